@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm start`: from a fresh clone to a serving API on :8080. Installs dependencies if missing,
+# brings up the local stack (or uses the services the configured URLs point at), builds,
+# migrates, creates a demo tenant on the first run and prints its keys, then serves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+bash scripts/stack.sh up
+say "building"
+npx tsc -p tsconfig.json
+node bin/doorman.js migrate
+
+demo="$STACK_DIR/demo-tenant.json"
+if [ ! -s "$demo" ]; then
+  mkdir -p "$STACK_DIR"
+  node bin/doorman.js --json tenant create --name demo >"$demo.tmp" && mv "$demo.tmp" "$demo"
+  chmod 600 "$demo"
+  say "created a demo tenant; its keys (also kept in $demo for local use only):"
+else
+  say "demo tenant keys (from $demo):"
+fi
+node -e 'const d=require(process.argv[1]); console.error("  tenant  "+d.tenant_id); for (const [k,v] of Object.entries(d.keys)) console.error("  "+k.padEnd(8)+v)' "$demo"
+exec node bin/doorman.js serve

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `npm test`: install dependencies if missing, bring up the stack, type-check, run the suite
+# against a separate test database (doorman_test) and Redis database 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+export DATABASE_URL="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"
+export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
+export PG_EXTRA_DATABASES=""
+bash scripts/stack.sh up
+
+echo "[test] type-checking"
+npx tsc -p tsconfig.test.json --noEmit
+echo "[test] running the suite"
+npx mocha "$@"

@@ -1,0 +1,27 @@
+// Builds the Express app from its dependencies without listening. Middleware order is the
+// verdict flow's: request id and log line, (rate limit), authentication, body, route.
+import express, { type Express } from 'express';
+import type { Deps } from './deps.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { requestLogging } from './http/request-logging.js';
+import { healthRoutes } from './health/health-routes.js';
+import { contractRoutes } from './contract/contract-routes.js';
+import { createRequestValidator } from './contract/request-validator.js';
+import { deviceRoutes } from './devices/device-routes.js';
+import { eventRoutes } from './events/event-routes.js';
+
+export function createApp(deps: Deps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.config.trustProxy ?? false);
+  app.use(requestLogging(deps.logger));
+  app.use(healthRoutes(deps));
+  app.use(contractRoutes());
+  const validator = createRequestValidator();
+  app.use(deviceRoutes(deps, validator));
+  app.use(eventRoutes(deps, validator));
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

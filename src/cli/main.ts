@@ -1,0 +1,114 @@
+// The `doorman` ops CLI (design/operations.md). With --json every command prints exactly one
+// JSON document on stdout and exits 0, or one line on stderr and exits non-zero.
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { createDeps, type Deps } from '../deps.js';
+import { migrateGraph, migratePostgres } from '../db/migrate.js';
+import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
+import { AppError } from '../http/app-error.js';
+import { serve } from '../server.js';
+
+type Printer = (json: unknown, human: string) => void;
+
+const program = new Command('doorman')
+  .description('Doorman abuse screening: operations')
+  .option('--json', 'print exactly one JSON document on stdout')
+  .showHelpAfterError();
+
+function isJson(): boolean {
+  return Boolean(program.opts().json);
+}
+
+const print: Printer = (json, human) => {
+  process.stdout.write(isJson() ? `${JSON.stringify(json)}\n` : `${human}\n`);
+};
+
+// Runs a command with deps, always closing them; errors become one line on stderr.
+function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { keepOpen?: boolean } = {}) {
+  return async (...args: unknown[]) => {
+    const deps = createDeps(loadConfig(), {});
+    if (isJson()) deps.logger.level = 'warn';
+    try {
+      await fn(deps, ...args);
+    } finally {
+      if (!options.keepOpen) await deps.close();
+    }
+  };
+}
+
+program
+  .command('migrate')
+  .description('apply Postgres migrations and the Neo4j schema (idempotent)')
+  .action(
+    withDeps(async (deps) => {
+      const applied = await migratePostgres(deps.config, deps.logger);
+      const statements = await migrateGraph(deps.graph, deps.cypher);
+      print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
+    }),
+  );
+
+program
+  .command('serve')
+  .description('run the API (and the webhook worker unless --no-worker)')
+  .option('--no-worker', 'do not run the webhook worker in this process')
+  .action(withDeps(async (deps) => void (await serve(deps)), { keepOpen: true }));
+
+const tenant = program.command('tenant').description('tenants');
+tenant
+  .command('create')
+  .description('create a tenant and its four first keys (shown once)')
+  .requiredOption('--name <name>', 'tenant name')
+  .action(
+    withDeps(async (deps, opts: { name: string }) => {
+      const { tenantId, keys } = await createTenant(deps.db, opts.name);
+      print(
+        { tenant_id: tenantId, keys },
+        [`Tenant ${tenantId} (${opts.name}). Keys are shown once; store them now:`, ...Object.entries(keys).map(([k, v]) => `  ${k.padEnd(8)} ${v}`)].join('\n'),
+      );
+    }),
+  );
+
+const key = program.command('key').description('API keys');
+key
+  .command('create')
+  .description('mint a new key for a tenant (shown once)')
+  .requiredOption('--tenant <id>', 'tenant id')
+  .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
+  .addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+  .action(
+    withDeps(async (deps, opts: { tenant: string; kind: 'secret' | 'publishable'; mode: 'live' | 'test' }) => {
+      const created = await createKey(deps.db, opts.tenant, opts.kind, opts.mode);
+      print({ key: created }, `New ${opts.mode} ${opts.kind} key (shown once): ${created}`);
+    }),
+  );
+key
+  .command('revoke <key>')
+  .description('revoke a key at once (401 from its next request on)')
+  .action(
+    withDeps(async (deps, raw: string) => {
+      await revokeApiKey(deps.db, raw);
+      print({ revoked: true }, 'Key revoked.');
+    }),
+  );
+
+function describe(err: unknown): string {
+  if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');
+  if (err instanceof AppError) {
+    const issues = (err.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+    return [err.message, ...issues.map((i) => `${i.path} ${i.message}`)].join(' ');
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+program.exitOverride();
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  const code = (err as { code?: string }).code;
+  // commander has already printed help or a usage error.
+  if (typeof code === 'string' && code.startsWith('commander.')) {
+    process.exit(code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2);
+  }
+  process.stderr.write(`doorman: ${describe(err).split('\n')[0]}\n`);
+  process.exit(1);
+}

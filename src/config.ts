@@ -1,0 +1,102 @@
+// Configuration: read once from the environment, validated, frozen. The only reader of process.env.
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly neo4jUri: string;
+  readonly neo4jUser: string;
+  readonly neo4jPassword: string | undefined;
+  readonly redisUrl: string;
+  readonly rateLimitPerMinute: number;
+  readonly rateLimitWindowSeconds: number;
+  readonly trustProxy: string | undefined;
+  readonly deviceTokenTtlSeconds: number;
+  readonly dnsServers: readonly string[];
+  readonly rdapBaseUrl: string | undefined;
+  readonly intelDir: string;
+  readonly signalDeadlineMs: number;
+  readonly healthTimeoutMs: number;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : v;
+  };
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, fallback: string, protocols: string[]) => {
+    const v = str(name, fallback);
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) problems.push(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
+    } catch {
+      problems.push(`${name} is not a URL (got "${v}")`);
+    }
+    return v;
+  };
+
+  let databaseUrl = url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']);
+  try {
+    // libpq's rule, which node-postgres does not apply when $USER is unset: no user in the URL
+    // means the operating-system user.
+    const u = new URL(databaseUrl);
+    if (!u.username) {
+      u.username = encodeURIComponent(os.userInfo().username);
+      databaseUrl = u.toString();
+    }
+  } catch { /* reported above */ }
+
+  const dnsServers = str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean);
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const rdap = env.RDAP_BASE_URL ? url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined;
+
+  const config: Config = {
+    port: int('PORT', 8080, 0, 65535),
+    host: str('HOST', '127.0.0.1'),
+    databaseUrl,
+    neo4jUri: url('NEO4J_URI', 'bolt://127.0.0.1:7687', ['bolt:', 'neo4j:', 'bolt+s:', 'neo4j+s:', 'bolt+ssc:', 'neo4j+ssc:']),
+    neo4jUser: str('NEO4J_USER', 'neo4j'),
+    neo4jPassword: env.NEO4J_PASSWORD || undefined,
+    redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    trustProxy: env.TRUST_PROXY || undefined,
+    deviceTokenTtlSeconds: int('DEVICE_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    dnsServers,
+    rdapBaseUrl: rdap,
+    intelDir: str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
+    signalDeadlineMs: int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
+    healthTimeoutMs: int('HEALTH_TIMEOUT_MS', 1000, 50, 30_000),
+    logLevel,
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,34 @@
+// Applies the Postgres migrations (plain .sql files in migrations/, via node-pg-migrate, which
+// takes an advisory lock so concurrent starts are safe) and the Neo4j schema (cypher/schema/).
+// Both are idempotent.
+import path from 'node:path';
+import { runner } from 'node-pg-migrate';
+import type { Driver } from 'neo4j-driver';
+import type { Logger } from 'pino';
+import { repoDir, type Config } from '../config.js';
+import { splitStatements, type CypherCatalog } from '../graph/cypher-catalog.js';
+
+export async function migratePostgres(config: Config, logger: Logger): Promise<string[]> {
+  const applied = await runner({
+    databaseUrl: config.databaseUrl,
+    dir: path.join(repoDir, 'migrations'),
+    migrationsTable: 'pgmigrations',
+    direction: 'up',
+    count: Infinity,
+    checkOrder: true,
+    log: (msg: string) => logger.debug({ msg }, 'migration'),
+    logger: { debug: () => undefined, info: () => undefined, warn: (m: string) => logger.warn(m), error: (m: string) => logger.error(m) },
+  });
+  return applied.map((m) => m.name);
+}
+
+export async function migrateGraph(graph: Driver, cypher: CypherCatalog): Promise<number> {
+  let count = 0;
+  for (const name of cypher.names().filter((n) => n.startsWith('schema/')).sort()) {
+    for (const statement of splitStatements(cypher.get(name))) {
+      await graph.executeQuery(statement);
+      count++;
+    }
+  }
+  return count;
+}

@@ -1,0 +1,25 @@
+// The handle store functions take: the pool, or a client inside a transaction.
+import type pg from 'pg';
+
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+export interface Scope {
+  readonly tenantId: string;
+  readonly mode: 'live' | 'test';
+}
+
+// Runs fn inside one short transaction on a dedicated client.
+export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

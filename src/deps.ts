@@ -1,0 +1,89 @@
+// The composition root: builds every connection and shared service once. createApp(deps)
+// uses them; tests override one by spreading ({ ...deps, clock }).
+import pg from 'pg';
+import neo4j, { type Driver } from 'neo4j-driver';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createLogger } from './logger.js';
+import { loadCypher, type CypherCatalog } from './graph/cypher-catalog.js';
+import { createSecretCache, type SecretCache } from './secrets.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  db: pg.Pool;
+  graph: Driver;
+  redis: Redis;
+  cypher: CypherCatalog;
+  secrets: SecretCache;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export function createPool(config: Config): pg.Pool {
+  return new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: 20,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+  });
+}
+
+export function createGraphDriver(config: Config): Driver {
+  const auth = config.neo4jPassword ? neo4j.auth.basic(config.neo4jUser, config.neo4jPassword) : undefined;
+  return neo4j.driver(config.neo4jUri, auth, {
+    maxConnectionPoolSize: 50,
+    connectionAcquisitionTimeout: 3000,
+    connectionTimeout: 3000,
+    disableLosslessIntegers: true,
+  });
+}
+
+// Commands fail at once while Redis is down (no offline queue), so the verdict path can treat
+// velocity as a missing signal instead of waiting; the client keeps reconnecting behind it.
+export function createRedis(config: Config, logger: Logger): Redis {
+  const redis = new Redis(config.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(100 * times, 2000),
+  });
+  let lastLogged = 0;
+  redis.on('error', (err: Error) => {
+    // A down Redis emits an error per reconnect attempt; one line every 10 s is enough.
+    if (Date.now() - lastLogged > 10_000) {
+      lastLogged = Date.now();
+      logger.warn({ err: err.message }, 'redis unavailable');
+    }
+  });
+  return redis;
+}
+
+export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const db = overrides.db ?? createPool(config);
+  db.on('error', (err) => logger.warn({ err: err.message }, 'postgres idle client error'));
+  const graph = overrides.graph ?? createGraphDriver(config);
+  const redis = overrides.redis ?? createRedis(config, logger);
+  const deps: Deps = {
+    config,
+    logger,
+    db,
+    graph,
+    redis,
+    cypher: overrides.cypher ?? loadCypher(),
+    secrets: overrides.secrets ?? createSecretCache(db),
+    clock: overrides.clock ?? systemClock,
+    async close() {
+      await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
+    },
+  };
+  return deps;
+}

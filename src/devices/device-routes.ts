@@ -1,0 +1,29 @@
+// POST /v1/device: the one browser-facing endpoint. CORS is enabled here and nowhere else, and
+// only a publishable key is accepted.
+import { Router } from 'express';
+import cors from 'cors';
+import type { Deps } from '../deps.js';
+import { authenticate } from '../http/authenticate.js';
+import { jsonBody } from '../http/json-body.js';
+import { validated } from '../http/validated.js';
+import type { RequestValidator } from '../contract/request-validator.js';
+import { issueDeviceToken } from './issue-device-token.js';
+
+export function deviceRoutes(deps: Deps, validator: RequestValidator): Router {
+  const router = Router();
+  // Any origin: publishable keys are meant to sit in page source. No cookies are involved.
+  const browser = cors({ origin: true, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type'], maxAge: 600 });
+  router.options('/v1/device', browser);
+  router.post(
+    '/v1/device',
+    browser,
+    authenticate(deps.db, 'publishable'),
+    ...jsonBody(deps.config.bodyLimitBytes),
+    async (req, res) => {
+      const body = validated<{ components: Record<string, unknown> }>(validator, 'DeviceRequest', req.body);
+      const result = await issueDeviceToken(deps, req.scope!, body.components);
+      res.json({ device_token: result.deviceToken, expires_at: result.expiresAt.toISOString() });
+    },
+  );
+  return router;
+}

@@ -1,0 +1,50 @@
+// GET /v1/events, GET /v1/events/{id}, PATCH /v1/events/{id}: HTTP only; the SQL is in the store.
+import { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { AppError } from '../http/app-error.js';
+import { authenticate } from '../http/authenticate.js';
+import { jsonBody } from '../http/json-body.js';
+import { validated } from '../http/validated.js';
+import type { RequestValidator } from '../contract/request-validator.js';
+import { findEvent, listEvents, type Verdict } from './event-store.js';
+import { decodeCursor, encodeCursor } from './event-cursor.js';
+import { toWire } from './event-wire.js';
+import { attachUser, type AfterBind } from './attach-user.js';
+
+interface ListQuery {
+  limit: number;
+  event_type?: string;
+  verdict?: Verdict;
+  cursor?: string;
+}
+
+export function eventRoutes(deps: Deps, validator: RequestValidator, afterBind?: AfterBind): Router {
+  const router = Router();
+  const secret = authenticate(deps.db, 'secret');
+
+  router.get('/v1/events', secret, async (req, res) => {
+    // The validator coerces and fills defaults in place: give it a copy of the query.
+    const query = validated<ListQuery>(validator, 'EventListQuery', { ...(req.query as Record<string, unknown>) });
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const page = await listEvents(deps.db, req.scope!, { limit: query.limit, eventType: query.event_type, verdict: query.verdict, after });
+    const last = page.events.at(-1);
+    res.json({
+      events: page.events.map(toWire),
+      ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }),
+    });
+  });
+
+  router.get('/v1/events/:id', secret, async (req, res) => {
+    const event = await findEvent(deps.db, req.scope!, String(req.params.id));
+    if (!event) throw new AppError('not_found', `No event ${String(req.params.id)}.`);
+    res.json(toWire(event));
+  });
+
+  router.patch('/v1/events/:id', secret, ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
+    const body = validated<{ external_user_id: string }>(validator, 'AttachUserRequest', req.body);
+    await attachUser(deps, req.scope!, { eventId: String(req.params.id), externalUserId: body.external_user_id }, afterBind);
+    res.json({ ok: true });
+  });
+
+  return router;
+}

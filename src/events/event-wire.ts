@@ -1,0 +1,15 @@
+// StoredEvent on the wire (contract §2.5): snake_case, optional fields absent rather than null.
+import type { StoredEvent } from './event-store.js';
+
+export function toWire(e: StoredEvent): Record<string, unknown> {
+  return {
+    id: e.id,
+    event_type: e.eventType,
+    verdict: e.verdict,
+    reasons: e.reasons,
+    policy_version: e.policyVersion,
+    created_at: e.createdAt.toISOString(),
+    ...(e.externalUserId !== undefined && { external_user_id: e.externalUserId }),
+    ...(e.recommendedAction !== undefined && { recommended_action: e.recommendedAction }),
+  };
+}

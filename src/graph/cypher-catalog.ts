@@ -1,0 +1,46 @@
+// Every Cypher statement lives in cypher/ as one file, loaded once at boot and asked for by
+// name; asking for an unknown name is a programming error and throws.
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoDir } from '../config.js';
+
+export interface CypherCatalog {
+  get(name: string): string;
+  names(): string[];
+}
+
+function walk(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? walk(full) : entry.name.endsWith('.cypher') ? [full] : [];
+  });
+}
+
+// Names are paths below cypher/ without the extension: `schema/001-constraints`, `graph/link-event`.
+export function loadCypher(dir = path.join(repoDir, 'cypher')): CypherCatalog {
+  const statements = new Map<string, string>();
+  for (const file of walk(dir).sort()) {
+    const name = path.relative(dir, file).replace(/\\/g, '/').replace(/\.cypher$/, '');
+    statements.set(name, fs.readFileSync(file, 'utf8'));
+  }
+  return {
+    get(name) {
+      const text = statements.get(name);
+      if (text === undefined) throw new Error(`unknown Cypher statement "${name}"`);
+      return text;
+    },
+    names: () => [...statements.keys()],
+  };
+}
+
+// Schema files may hold several statements separated by semicolons; comments are dropped.
+export function splitStatements(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('//'))
+    .join('\n')
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,45 @@
+// Dependency health: Postgres, Neo4j and Redis probed in parallel, each under a short timeout.
+import type { Deps } from '../deps.js';
+import { redisReady } from '../redis-ready.js';
+
+export interface Check {
+  status: 'up' | 'down';
+  latency_ms: number;
+  error?: string;
+}
+
+export interface Health {
+  status: 'ok' | 'unavailable';
+  checks: { postgres: Check; neo4j: Check; redis: Check };
+}
+
+async function probe(timeoutMs: number, fn: () => Promise<unknown>): Promise<Check> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([fn(), timeout]);
+    return { status: 'up', latency_ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: 'down', latency_ms: Math.round(performance.now() - started), error: message.split('\n')[0] };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function checkHealth(deps: Pick<Deps, 'db' | 'graph' | 'redis' | 'config'>): Promise<Health> {
+  const t = deps.config.healthTimeoutMs;
+  const [postgres, neo4j, redis] = await Promise.all([
+    probe(t, () => deps.db.query('SELECT 1')),
+    probe(t, () => deps.graph.executeQuery('RETURN 1')),
+    probe(t, async () => {
+      await redisReady(deps.redis, t);
+      return deps.redis.ping();
+    }),
+  ]);
+  const allUp = [postgres, neo4j, redis].every((c) => c.status === 'up');
+  return { status: allUp ? 'ok' : 'unavailable', checks: { postgres, neo4j, redis } };
+}

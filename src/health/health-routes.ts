@@ -1,0 +1,20 @@
+// GET /health: unauthenticated and unmetered; 200 when every dependency answers, 503 otherwise.
+import { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { checkHealth } from './check-health.js';
+
+export function healthRoutes(deps: Deps): Router {
+  const router = Router();
+  router.get('/health', async (_req, res) => {
+    const health = await checkHealth(deps);
+    res.set('Cache-Control', 'no-store');
+    if (health.status === 'ok') {
+      res.json(health);
+      return;
+    }
+    // A 503 is still an error response (contract §7): it carries error and message beside the report.
+    const down = Object.entries(health.checks).filter(([, c]) => c.status === 'down').map(([name]) => name);
+    res.status(503).json({ error: 'internal', message: `Dependency down: ${down.join(', ')}.`, ...health });
+  });
+  return router;
+}

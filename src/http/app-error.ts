@@ -1,0 +1,30 @@
+// The one error class domain code throws. It carries a contract error code; only
+// http/error-handler.ts knows which HTTP status each code maps to.
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'idempotency_conflict'
+  | 'conflict'
+  | 'rate_limited'
+  | 'internal';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  static invalid(issues: Issue[], message = 'The request failed validation.'): AppError {
+    return new AppError('invalid_request', message, { issues });
+  }
+}

@@ -1,0 +1,36 @@
+// Runs the API: listens, and shuts down cleanly on SIGTERM/SIGINT (stop accepting, finish
+// in-flight requests, close the stores).
+import http from 'node:http';
+import { createApp } from './app.js';
+import type { Deps } from './deps.js';
+import { redisReady } from './redis-ready.js';
+
+export async function serve(deps: Deps): Promise<http.Server> {
+  // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
+  await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
+  const app = createApp(deps);
+  const server = http.createServer(app);
+  // Keep-alive longer than common load balancers' idle timeouts, so they close first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.config.port, deps.config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : deps.config.port;
+  deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    server.close(() => void deps.close().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  return server;
+}

@@ -1,0 +1,63 @@
+// The email facts one event is judged on: syntax, disposable and freemail domains, MX, domain age.
+// Facts only; the engine's rules turn them into reasons. A lookup that fails is reported, not thrown.
+import { isDisposableDomain } from './disposable-domains.js';
+import type { DomainAgeProvider } from './domain-age-provider.js';
+import { isFreemailDomain } from './freemail-domains.js';
+import { lookupFailureOf, type LookupFailure } from './lookup-error.js';
+import type { MxChecker, MxStatus } from './mx-checker.js';
+import { parseEmail } from './parse-email.js';
+
+export type EmailSignal = {
+  malformed: boolean;
+  disposable: boolean;
+  freemail: boolean;
+  // The A-label domain and its eTLD+1; absent when the address has no usable domain.
+  domain?: string;
+  registrableDomain?: string;
+  // Absent when not asked (malformed address) or when the lookup failed; the error says which.
+  mx?: MxStatus;
+  mxError?: LookupFailure;
+  // Absent when the provider is off or the registry has no date.
+  domainAgeDays?: number;
+  domainAgeError?: LookupFailure;
+};
+
+export type EmailSignalsDeps = {
+  mx: MxChecker;
+  domainAge: DomainAgeProvider;
+  now: () => Date;
+};
+
+export type EmailSignals = { collect(rawEmail: string): Promise<EmailSignal> };
+
+export function createEmailSignals(deps: EmailSignalsDeps): EmailSignals {
+  return {
+    async collect(rawEmail) {
+      const parsed = parseEmail(rawEmail);
+      const signal: EmailSignal = { malformed: !parsed.ok, disposable: false, freemail: false };
+      if (parsed.asciiDomain) signal.domain = parsed.asciiDomain;
+      // A malformed address is judged on its syntax alone: no DNS or RDAP traffic for garbage input.
+      if (!parsed.ok || !parsed.registrableDomain) return signal;
+
+      const { asciiDomain: domain, registrableDomain } = parsed;
+      signal.registrableDomain = registrableDomain;
+      signal.disposable = isDisposableDomain(domain, registrableDomain);
+      signal.freemail = isFreemailDomain(domain, registrableDomain);
+
+      // Both lookups run at once, each under its own timeout, so collect() ends within the longer one.
+      const [mx, age] = await Promise.allSettled([
+        deps.mx.check(domain),
+        // Registries know registrable domains only: `mail.example.co.uk` is asked as `example.co.uk`.
+        deps.domainAge.ageDays(registrableDomain, deps.now()),
+      ]);
+      if (mx.status === 'fulfilled') signal.mx = mx.value;
+      else signal.mxError = lookupFailureOf(mx.reason);
+      if (age.status === 'fulfilled') {
+        if (age.value !== null) signal.domainAgeDays = age.value;
+      } else {
+        signal.domainAgeError = lookupFailureOf(age.reason);
+      }
+      return signal;
+    },
+  };
+}

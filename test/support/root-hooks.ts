@@ -1,0 +1,15 @@
+// Root hooks: migrate the test stores once before the run; close every connection after it.
+import { migrateGraph, migratePostgres } from '../../src/db/migrate.js';
+import { closeAllTestDeps, testDeps } from './test-deps.js';
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    const deps = testDeps();
+    await migratePostgres(deps.config, deps.logger);
+    await migrateGraph(deps.graph, deps.cypher);
+  },
+  async afterAll() {
+    await closeAllTestDeps();
+  },
+};
