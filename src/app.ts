@@ -1,22 +1,26 @@
 // Builds the Express app from its dependencies without listening. Middleware order is the
-// verdict flow's: request id and log line, (rate limit), authentication, body, route.
+// verdict flow's: request id and log line, rate limit, authentication, body, route.
 import express, { type Express } from 'express';
 import type { Deps } from './deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
+import { rateLimit } from './http/rate-limit.js';
 import { healthRoutes } from './health/health-routes.js';
 import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
-import { deviceRoutes } from './devices/device-routes.js';
+import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.set('trust proxy', deps.config.trustProxy ?? false);
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
+  // Unmetered: the health probe, and CORS preflights (browsers cannot send a key on them).
   app.use(healthRoutes(deps));
+  app.use(deviceCors());
+  app.use(rateLimit(deps));
   app.use(contractRoutes());
   const validator = createRequestValidator();
   app.use(deviceRoutes(deps, validator));

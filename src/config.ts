@@ -15,7 +15,8 @@ export interface Config {
   readonly redisUrl: string;
   readonly rateLimitPerMinute: number;
   readonly rateLimitWindowSeconds: number;
-  readonly trustProxy: string | undefined;
+  // Express's `trust proxy`: false (default), a hop count, or addresses/subnets such as 'loopback'.
+  readonly trustProxy: boolean | number | string;
   readonly deviceTokenTtlSeconds: number;
   readonly dnsServers: readonly string[];
   readonly rdapBaseUrl: string | undefined;
@@ -87,7 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
-    trustProxy: env.TRUST_PROXY || undefined,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     deviceTokenTtlSeconds: int('DEVICE_TOKEN_TTL_SECONDS', 900, 30, 86_400),
     dnsServers,
     rdapBaseUrl: rdap,
@@ -99,4 +100,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
 }

@@ -9,14 +9,27 @@ import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { issueDeviceToken } from './issue-device-token.js';
 
+// Any origin: publishable keys are meant to sit in page source. No cookies are involved.
+const browser = cors({
+  origin: true,
+  methods: ['POST'],
+  allowedHeaders: ['Authorization', 'Content-Type'],
+  exposedHeaders: ['X-Request-Id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'],
+  maxAge: 600,
+});
+
+// Mounted before the rate limiter: preflights are answered unmetered (a browser cannot send a
+// key on them), and a 429 still carries CORS headers so page scripts can read it.
+export function deviceCors(): Router {
+  const router = Router();
+  router.use('/v1/device', browser);
+  return router;
+}
+
 export function deviceRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
-  // Any origin: publishable keys are meant to sit in page source. No cookies are involved.
-  const browser = cors({ origin: true, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type'], maxAge: 600 });
-  router.options('/v1/device', browser);
   router.post(
     '/v1/device',
-    browser,
     authenticate(deps.db, 'publishable'),
     ...jsonBody(deps.config.bodyLimitBytes),
     async (req, res) => {

@@ -1,0 +1,58 @@
+// Fixed-window rate limit shared by every instance through Redis (contract §7, §8): one budget
+// of RATE_LIMIT_PER_MINUTE per API key and window, or per client IP when no plausible key is
+// presented. It runs before authentication and body parsing, so a 429 leaves no trace.
+// Redis down: a per-instance in-memory limiter with the same budget takes over (logged).
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Deps } from '../deps.js';
+import { bearerToken, parseKey } from '../tenants/api-key.js';
+import { AppError } from './app-error.js';
+
+// The Redis key never holds the API key itself, only a hash of it.
+export function bucketFor(req: Request): string {
+  const token = bearerToken(req.get('authorization'));
+  if (token && parseKey(token)) return `key:${createHash('sha256').update(token).digest('hex').slice(0, 40)}`;
+  return `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+}
+
+function setHeaders(res: Response, limit: number, r: RateLimiterRes): void {
+  res.set({
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(Math.max(0, r.remainingPoints)),
+    // Seconds until the window resets (not an epoch time), like retry-after.
+    'x-ratelimit-reset': String(Math.ceil(r.msBeforeNext / 1000)),
+  });
+}
+
+export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'>, keyPrefix = 'ratelimit'): RequestHandler {
+  const points = deps.config.rateLimitPerMinute;
+  const duration = deps.config.rateLimitWindowSeconds;
+  const limiter = new RateLimiterRedis({
+    storeClient: deps.redis,
+    keyPrefix,
+    points,
+    duration,
+    // Go to the insurance limiter at once when the connection is not ready, instead of waiting.
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+  });
+  let lastWarned = 0;
+
+  return async (req, res, next) => {
+    if (deps.redis.status !== 'ready' && Date.now() - lastWarned > 10_000) {
+      lastWarned = Date.now();
+      deps.logger.warn('redis unavailable: rate limiting per instance in memory');
+    }
+    try {
+      setHeaders(res, points, await limiter.consume(bucketFor(req)));
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      setHeaders(res, points, err);
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      res.set('retry-after', String(retryAfter));
+      throw new AppError('rate_limited', `Rate limit of ${points} requests per ${duration} s exceeded; retry after ${retryAfter} s.`);
+    }
+    next();
+  };
+}
