@@ -132,6 +132,8 @@ server.memory.pagecache.size=$PAGECACHE
 dbms.usage_report.enabled=false
 db.tx_log.preallocate=false
 dbms.security.auth_enabled=false
+# Internal 5.26 setting (default 5 s, paid once per Bolt event-loop group): makes 'down' ~10 s faster.
+internal.dbms.bolt.netty_server_shutdown_quiet_period=1
 EOF
   mv "$CONF_DIR/neo4j.conf.tmp" "$CONF_DIR/neo4j.conf"
 }

@@ -10,6 +10,7 @@ import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
 import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
+import { verdictRoutes } from './verdicts/verdict-routes.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -24,6 +25,7 @@ export function createApp(deps: Deps): Express {
   app.use(contractRoutes());
   const validator = createRequestValidator();
   app.use(deviceRoutes(deps, validator));
+  app.use(verdictRoutes(deps, validator));
   app.use(eventRoutes(deps, validator));
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -22,6 +22,8 @@ export interface Config {
   readonly rdapBaseUrl: string | undefined;
   readonly intelDir: string;
   readonly signalDeadlineMs: number;
+  readonly dnsTimeoutMs: number;
+  readonly rdapTimeoutMs: number;
   readonly healthTimeoutMs: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -94,6 +96,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rdapBaseUrl: rdap,
     intelDir: str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
     signalDeadlineMs: int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
+    // Below the signal deadline, so a slow resolver is reported as such (timeout_failopen)
+    // while the rest of the email facts still arrive in time.
+    dnsTimeoutMs: int('DNS_TIMEOUT_MS', 100, 5, 10_000),
+    rdapTimeoutMs: int('RDAP_TIMEOUT_MS', 100, 5, 10_000),
     healthTimeoutMs: int('HEALTH_TIMEOUT_MS', 1000, 50, 30_000),
     logLevel,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),

@@ -8,6 +8,13 @@ import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import { loadCypher, type CypherCatalog } from './graph/cypher-catalog.js';
 import { createSecretCache, type SecretCache } from './secrets.js';
+import { createIpIntel, type IpIntel } from './signals/ip/ip-intel.js';
+import { createEmailSignals, type EmailSignals } from './signals/email/email-signals.js';
+import { createMxChecker } from './signals/email/mx-checker.js';
+import { createDomainAgeProvider } from './signals/email/domain-age-provider.js';
+import { defaultPolicy, type Policy } from './engine/policy.js';
+import { defaultRules } from './engine/rule-table.js';
+import type { Rule } from './engine/rule.js';
 
 export interface Clock {
   now(): Date;
@@ -21,6 +28,12 @@ export interface Deps {
   redis: Redis;
   cypher: CypherCatalog;
   secrets: SecretCache;
+  ipIntel: IpIntel;
+  emailSignals: EmailSignals;
+  engine: { rules: readonly Rule[]; policy: Policy };
+  metrics: { failOpen: number };
+  // Resolves once in-process data (ip intelligence) is loaded; serve() awaits it before listening.
+  warmup: Promise<void>;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -72,6 +85,17 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   db.on('error', (err) => logger.warn({ err: err.message }, 'postgres idle client error'));
   const graph = overrides.graph ?? createGraphDriver(config);
   const redis = overrides.redis ?? createRedis(config, logger);
+  const clock = overrides.clock ?? systemClock;
+  const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
+  const warmup = overrides.warmup ?? ipIntel.reload().then(
+    () => undefined,
+    (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
+  );
+  const emailSignals = overrides.emailSignals ?? createEmailSignals({
+    mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
+    domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
+    now: () => clock.now(),
+  });
   const deps: Deps = {
     config,
     logger,
@@ -80,7 +104,12 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     redis,
     cypher: overrides.cypher ?? loadCypher(),
     secrets: overrides.secrets ?? createSecretCache(db),
-    clock: overrides.clock ?? systemClock,
+    ipIntel,
+    emailSignals,
+    engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },
+    metrics: overrides.metrics ?? { failOpen: 0 },
+    warmup,
+    clock,
     async close() {
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },

@@ -7,6 +7,8 @@ import { migrateGraph, migratePostgres } from '../db/migrate.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
 import { serve } from '../server.js';
+import { changeList } from '../lists/manage-lists.js';
+import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -88,6 +90,22 @@ key
     withDeps(async (deps, raw: string) => {
       await revokeApiKey(deps.db, raw);
       print({ revoked: true }, 'Key revoked.');
+    }),
+  );
+
+program
+  .command('list <action>')
+  .description('add to or remove from a tenant allow/block list (action: add | remove)')
+  .requiredOption('--tenant <id>', 'tenant id')
+  .addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+  .addOption(new Option('--list <list>', 'which list').choices(['allow', 'block']).makeOptionMandatory())
+  .addOption(new Option('--kind <kind>', 'identifier kind').choices([...LIST_KINDS]).makeOptionMandatory())
+  .requiredOption('--value <value>', 'the identifier')
+  .action(
+    withDeps(async (deps, action: string, opts: { tenant: string; mode: 'live' | 'test'; list: 'allow' | 'block'; kind: ListKind; value: string }) => {
+      if (action !== 'add' && action !== 'remove') throw AppError.invalid([{ path: 'action', message: 'must be add or remove' }]);
+      await changeList(deps.db, { tenantId: opts.tenant, mode: opts.mode }, { action, list: opts.list, kind: opts.kind, value: opts.value });
+      print({ ok: true }, `${action === 'add' ? 'Added' : 'Removed'} ${opts.kind} ${opts.value} ${action === 'add' ? 'to' : 'from'} the ${opts.mode} ${opts.list} list.`);
     }),
   );
 

@@ -68,9 +68,9 @@ async function fetchRegistration(baseUrl: string, domain: string, timeoutMs: num
 function registrationTime(body: unknown): number | null {
   const events = (body as { events?: unknown } | null)?.events;
   if (!Array.isArray(events)) return null;
-  const registration = events.find(
-    (event) => typeof event === 'object' && event !== null && (event as { eventAction?: unknown }).eventAction === 'registration',
-  ) as { eventDate?: unknown } | undefined;
+  const registration = (events as Array<{ eventAction?: unknown; eventDate?: unknown } | null>).find(
+    (event) => typeof event === 'object' && event?.eventAction === 'registration',
+  );
   const at = typeof registration?.eventDate === 'string' ? Date.parse(registration.eventDate) : NaN;
   return Number.isNaN(at) ? null : at;
 }

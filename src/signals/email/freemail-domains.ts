@@ -11,7 +11,8 @@ const FREEMAIL_DOMAINS: ReadonlySet<string> = new Set([
   // Google, Microsoft, Yahoo, AOL, Apple
   'gmail.com', 'googlemail.com',
   'outlook.com', 'hotmail.com', 'live.com', 'msn.com',
-  'hotmail.co.uk', 'hotmail.fr', 'hotmail.de', 'hotmail.it', 'hotmail.es', 'live.co.uk', 'live.fr', 'outlook.fr', 'outlook.de',
+  'hotmail.co.uk', 'hotmail.fr', 'hotmail.de', 'hotmail.it', 'hotmail.es',
+  'live.co.uk', 'live.fr', 'outlook.fr', 'outlook.de',
   'yahoo.com', 'ymail.com', 'rocketmail.com',
   'yahoo.co.uk', 'yahoo.fr', 'yahoo.de', 'yahoo.it', 'yahoo.es', 'yahoo.co.jp', 'yahoo.com.br', 'yahoo.co.in',
   'aol.com', 'aim.com',
@@ -22,7 +23,8 @@ const FREEMAIL_DOMAINS: ReadonlySet<string> = new Set([
   'fastmail.com', 'fastmail.fm', 'hey.com', 'zoho.com', 'zohomail.com',
   // European portals
   'gmx.com', 'gmx.de', 'gmx.net', 'gmx.at', 'gmx.ch', 'web.de', 'mail.com', 'freenet.de', 't-online.de',
-  'orange.fr', 'free.fr', 'laposte.net', 'sfr.fr', 'libero.it', 'virgilio.it', 'seznam.cz', 'wp.pl', 'o2.pl', 'onet.pl', 'interia.pl',
+  'orange.fr', 'free.fr', 'laposte.net', 'sfr.fr', 'libero.it', 'virgilio.it',
+  'seznam.cz', 'wp.pl', 'o2.pl', 'onet.pl', 'interia.pl',
   // Russia, Asia, Latin America
   'yandex.ru', 'yandex.com', 'ya.ru', 'mail.ru', 'bk.ru', 'inbox.ru', 'list.ru', 'rambler.ru',
   'qq.com', '163.com', '126.com', 'sina.com', 'aliyun.com', 'naver.com', 'daum.net', 'hanmail.net',

@@ -38,15 +38,20 @@ async function resolveStatus(resolver: Resolver, domain: string): Promise<MxStat
   const mx = await answer(resolver.resolveMx(domain));
   if (mx === 'nxdomain') return 'no_mx';
   // RFC 7505: the exchange "." (which c-ares gives as '') says the domain accepts no mail.
-  if (mx.length > 0) return mx.every((record) => record.exchange === '' || record.exchange === '.') ? 'null_mx' : 'ok';
+  if (mx.length > 0) return mx.every((record) => isNullExchange(record.exchange)) ? 'null_mx' : 'ok';
 
   // No MX: an A or AAAA record is an implicit MX. One family answering is enough, even if the other failed.
-  const [v4, v6] = await Promise.allSettled([answer(resolver.resolve4(domain)), answer(resolver.resolve6(domain))]);
-  const found = [v4, v6].some((result) => result.status === 'fulfilled' && Array.isArray(result.value) && result.value.length > 0);
-  if (found) return 'ok';
-  const failed = [v4, v6].find((result) => result.status === 'rejected');
+  const families = await Promise.allSettled([answer(resolver.resolve4(domain)), answer(resolver.resolve6(domain))]);
+  const hasAddress = (result: (typeof families)[number]) =>
+    result.status === 'fulfilled' && result.value !== 'nxdomain' && result.value.length > 0;
+  if (families.some(hasAddress)) return 'ok';
+  const failed = families.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   return 'no_mx';
+}
+
+function isNullExchange(exchange: string): boolean {
+  return exchange === '' || exchange === '.';
 }
 
 // Turns a DNS promise into records, 'nxdomain', or a LookupError for everything that is not an answer.
@@ -67,7 +72,8 @@ async function answer<T>(query: Promise<T[]>): Promise<T[] | 'nxdomain'> {
 async function withDeadline<T>(work: Promise<T>, timeoutMs: number, domain: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new LookupError('timeout', `DNS lookup for ${domain} ran past ${timeoutMs} ms`)), timeoutMs);
+    const error = new LookupError('timeout', `DNS lookup for ${domain} ran past ${timeoutMs} ms`);
+    timer = setTimeout(() => reject(error), timeoutMs);
   });
   try {
     return await Promise.race([work, deadline]);

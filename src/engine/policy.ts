@@ -1,0 +1,64 @@
+// The default policy as data: per rule, its effect on each event type it runs on, and its
+// thresholds and windows (design/default-policy.md). A rule runs only on the event types its
+// `effects` name. Change the numbers here and bump `version`: stored events keep theirs.
+import type { Effect, EventType } from './types.js';
+
+export type Effects = Partial<Record<EventType, Effect>>;
+
+export interface RulePolicy {
+  effects: Effects;
+  // Fires when the count (including this event) is greater than `over`.
+  over?: number;
+  // A second, harsher step: block when the count is greater than `blockOver`.
+  blockOver?: number;
+  // Fires when the count (including this event) is at least `atLeast`.
+  atLeast?: number;
+  windowSeconds?: number;
+  maxAmount?: number;
+  underDays?: number;
+  minAccounts?: number;
+}
+
+export interface Policy {
+  version: string;
+  rules: Record<string, RulePolicy>;
+}
+
+const ALL: EventType[] = ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'];
+const on = (effect: Effect, types: EventType[] = ALL): Effects => Object.fromEntries(types.map((t) => [t, effect]));
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+export const defaultPolicy: Policy = {
+  version: '2026-11-22.1',
+  rules: {
+    blocklisted: { effects: on('block') },
+    allowlisted: { effects: on('allow') },
+    cluster_confirmed_abuse: { effects: on('block') },
+    malformed_email: { effects: { ...on('review'), signup: 'block', trial_start: 'block' } },
+    disposable_email: { effects: { ...on('info'), trial_start: 'block', signup: 'review', checkout_attempt: 'review' } },
+    invalid_mx: { effects: on('review', ['signup', 'trial_start']) },
+    young_domain: { effects: on('review', ['signup', 'trial_start']), underDays: 30 },
+    tor_exit: { effects: { ...on('review'), checkout_attempt: 'block' } },
+    proxy_ip: { effects: { ...on('review'), login: 'info' } },
+    datacenter_ip: { effects: on('review', ['signup', 'trial_start', 'checkout_attempt']) },
+    velocity_ip_signups: { effects: on('review', ['signup']), over: 5, blockOver: 20, windowSeconds: HOUR },
+    velocity_device_signups: { effects: on('block', ['signup']), over: 3, windowSeconds: DAY },
+    velocity_domain_signups: { effects: on('review', ['signup']), over: 20, windowSeconds: HOUR },
+    velocity_card_attempts: { effects: on('block', ['checkout_attempt']), over: 5, windowSeconds: HOUR },
+    velocity_ip_card_attempts: { effects: on('block', ['checkout_attempt']), over: 3, windowSeconds: HOUR },
+    card_probe_pattern: { effects: on('block', ['checkout_attempt']), atLeast: 5, windowSeconds: 600, maxAmount: 100 },
+    prepaid_card: { effects: on('review', ['checkout_attempt']) },
+    velocity_cluster_trials: { effects: on('block', ['trial_start']), windowSeconds: 90 * DAY },
+    velocity_distinct_cards: { effects: on('review', ['checkout_attempt']), over: 3, windowSeconds: DAY },
+    velocity_card_countries: { effects: on('review', ['checkout_attempt']), over: 2, windowSeconds: DAY },
+    cluster_chargeback: { effects: { ...on('info'), checkout_attempt: 'review' } },
+    ato_new_device: { effects: on('review', ['login']) },
+    ato_account_device_burst: { effects: on('block', ['login']), over: 3, windowSeconds: HOUR },
+    identity_cluster: { effects: { ...on('info'), signup: 'review', trial_start: 'review' }, minAccounts: 3 },
+    cluster_trusted: { effects: on('info') },
+    timeout_failopen: { effects: on('info') },
+    partial_enrichment: { effects: on('info') },
+  },
+};

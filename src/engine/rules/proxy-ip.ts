@@ -1,0 +1,4 @@
+// proxy_ip: the address is a known proxy or VPN endpoint.
+import { fired, type Rule } from '../rule.js';
+
+export const proxyIp: Rule = { code: 'proxy_ip', evaluate: (s) => (s.ip?.proxy ? fired() : undefined) };

@@ -1,0 +1,105 @@
+// The engine's vocabulary: the Signals it reads, the Findings rules make, the Decision it returns.
+// The engine is pure: no I/O, no clock, no logger, no imports from outside engine/.
+
+export type EventType = 'signup' | 'trial_start' | 'trial_convert' | 'checkout_attempt' | 'login';
+export type Verdict = 'allow' | 'review' | 'block';
+// 'info' explains without changing the verdict.
+export type Effect = Verdict | 'info';
+export type RecommendedAction = 'challenge' | 'hold';
+export type Scalar = string | number | boolean;
+
+export interface EmailSignal {
+  malformed: boolean;
+  disposable: boolean;
+  freemail: boolean;
+  domain?: string;
+  registrableDomain?: string;
+  mx?: 'ok' | 'no_mx' | 'null_mx';
+  domainAgeDays?: number;
+}
+
+export interface IpSignal {
+  address: string;
+  torExit: boolean;
+  proxy: boolean;
+  datacenter: boolean;
+}
+
+export interface PaymentSignal {
+  cardFingerprint?: string;
+  funding?: 'credit' | 'debit' | 'prepaid' | 'unknown';
+  country?: string;
+  amount?: number;
+  currency?: string;
+}
+
+// Counts include the event being judged; windows come from the policy.
+export interface VelocitySignal {
+  ipSignups?: number;
+  deviceSignups?: number;
+  domainSignups?: number;
+  cardAttempts?: number;
+  ipDistinctCards?: number;
+  cardSmallAttempts?: number;
+  ipSmallAttempts?: number;
+  accountDistinctDevices?: number;
+}
+
+export interface ListHit {
+  list: 'allow' | 'block';
+  kind: string;
+  value: string;
+}
+
+// Facts of the event's identity cluster, read from the graph in one round trip.
+export interface GraphSignal {
+  clusterId: string;
+  linkedAccounts: number;
+  trialStartsWithin90Days: number;
+  confirmedAbuse: boolean;
+  chargebacks: number;
+  trusted: boolean;
+  suppressedCodes: string[];
+  distinctCards24h: number;
+  distinctCardCountries24h: number;
+  accountHasHistory: boolean;
+  deviceSeenForAccount: boolean;
+}
+
+export interface MissingSignal {
+  source: string;
+  reason: 'timeout' | 'unavailable';
+}
+
+export interface Signals {
+  eventType: EventType;
+  email?: EmailSignal;
+  ip?: IpSignal;
+  deviceId?: string;
+  payment?: PaymentSignal;
+  velocity?: VelocitySignal;
+  lists?: ListHit[];
+  graph?: GraphSignal;
+  missing: MissingSignal[];
+}
+
+export interface Finding {
+  code: string;
+  effect: Effect;
+  detail?: Record<string, Scalar>;
+  recommendedAction?: RecommendedAction;
+}
+
+export interface Reason {
+  code: string;
+  detail?: Record<string, Scalar>;
+}
+
+export interface Decision {
+  verdict: Verdict;
+  reasons: Reason[];
+  policyVersion: string;
+  recommendedAction?: RecommendedAction;
+  // Set when a rule or the engine threw and the decision failed open.
+  fault?: string;
+}

@@ -1,0 +1,32 @@
+// SQL for list_entries.
+import type { Queryable, Scope } from '../db/queryable.js';
+import type { ListHit } from '../engine/types.js';
+import type { ListKind } from './list-values.js';
+
+export async function addListEntry(db: Queryable, scope: Scope, list: 'allow' | 'block', kind: ListKind, value: string): Promise<void> {
+  await db.query(
+    'INSERT INTO list_entries (tenant_id, mode, list, kind, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
+    [scope.tenantId, scope.mode, list, kind, value],
+  );
+}
+
+export async function removeListEntry(db: Queryable, scope: Scope, list: 'allow' | 'block', kind: ListKind, value: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'DELETE FROM list_entries WHERE tenant_id = $1 AND mode = $2 AND list = $3 AND kind = $4 AND value = $5',
+    [scope.tenantId, scope.mode, list, kind, value],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// Every entry matching one of the event's identifiers: one indexed query, bounded by the
+// number of identifiers an event carries.
+export async function matchLists(db: Queryable, scope: Scope, candidates: { kind: string; value: string }[]): Promise<ListHit[]> {
+  if (candidates.length === 0) return [];
+  const { rows } = await db.query<ListHit>(
+    `SELECT l.list, l.kind, l.value FROM list_entries l
+       JOIN unnest($3::text[], $4::text[]) AS c(kind, value) ON l.kind = c.kind AND l.value = c.value
+      WHERE l.tenant_id = $1 AND l.mode = $2`,
+    [scope.tenantId, scope.mode, candidates.map((c) => c.kind), candidates.map((c) => c.value)],
+  );
+  return rows;
+}

@@ -1,0 +1,119 @@
+// Gathers the facts one event is judged on, in parallel under one deadline (SIGNAL_DEADLINE_MS).
+// Cheap in-process facts (ip intelligence, payment, email syntax) are computed inline; device
+// token, email DNS/RDAP, lists and velocity are collectors whose failure or lateness only
+// removes their signal and notes it in `missing`.
+import type { Scope } from '../db/queryable.js';
+import type { Deps } from '../deps.js';
+import type { EmailSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import { verifyDeviceToken } from '../devices/device-token.js';
+import { DEVICE_SECRET } from '../devices/issue-device-token.js';
+import { matchLists } from '../lists/list-store.js';
+import { listCandidates } from '../lists/list-values.js';
+import { domainAndParents } from '../signals/email/domain-and-parents.js';
+import { isFreemailDomain } from '../signals/email/freemail-domains.js';
+import { parseEmail } from '../signals/email/parse-email.js';
+import { countersFor, readVelocity } from '../velocity/velocity-store.js';
+import type { VerdictRequest } from './verdict-request.js';
+import { deadlineAfter, withDeadline, type Gathered } from './with-deadline.js';
+
+export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'secrets' | 'ipIntel' | 'emailSignals' | 'engine' | 'config' | 'logger'>;
+
+export interface Collected {
+  signals: Signals;
+  velocityCounters: ReturnType<typeof countersFor>;
+}
+
+function paymentSignal(req: VerdictRequest): PaymentSignal | undefined {
+  const p = req.payment;
+  if (!p || req.event_type !== 'checkout_attempt') return undefined;
+  return {
+    ...(p.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
+    ...(p.card_funding !== undefined && { funding: p.card_funding }),
+    ...(p.card_country !== undefined && { country: p.card_country.toLowerCase() }),
+    ...(p.amount !== undefined && { amount: p.amount }),
+    ...(p.currency !== undefined && { currency: p.currency.toLowerCase() }),
+  };
+}
+
+function emailMissing(email: EmailSignal & { mxError?: string; domainAgeError?: string }): MissingSignal[] {
+  const missing: MissingSignal[] = [];
+  if (email.mxError) missing.push({ source: 'dns', reason: email.mxError === 'timeout' ? 'timeout' : 'unavailable' });
+  if (email.domainAgeError) missing.push({ source: 'rdap', reason: email.domainAgeError === 'timeout' ? 'timeout' : 'unavailable' });
+  return missing;
+}
+
+export async function collectSignals(deps: VerdictDeps, scope: Scope, req: VerdictRequest, eventId: string, now: Date): Promise<Collected> {
+  const deadline = deadlineAfter(deps.config.signalDeadlineMs);
+  const missing: MissingSignal[] = [];
+  const note = <T>(source: string, g: Gathered<T>): T | undefined => {
+    if (g.ok) return g.value;
+    missing.push({ source, reason: g.missing });
+    if (g.missing === 'unavailable') deps.logger.warn({ source, err: String(g.error) }, 'signal unavailable');
+    return undefined;
+  };
+  try {
+    const ipFlags = req.ip ? deps.ipIntel.lookup(req.ip) : undefined;
+    const payment = paymentSignal(req);
+
+    const emailP = req.email ? withDeadline(deps.emailSignals.collect(req.email), deadline.promise) : undefined;
+    const deviceP = req.device_token
+      ? withDeadline(
+          deps.secrets.get(DEVICE_SECRET).then((secret) => verifyDeviceToken(secret, scope, req.device_token!, now)),
+          deadline.promise,
+        )
+      : undefined;
+
+    // Lists and velocity need the device id and the email's domain (from syntax alone, so they
+    // need not wait for DNS): they start once the token is verified.
+    const parsed = req.email ? parseEmail(req.email) : undefined;
+    const domain = parsed?.ok && parsed.registrableDomain ? { full: parsed.asciiDomain, registrable: parsed.registrableDomain } : undefined;
+    const deviceId = deviceP ? note('device', await deviceP) : undefined;
+
+    const counters = countersFor(
+      scope,
+      {
+        eventType: req.event_type,
+        eventId,
+        ip: req.ip,
+        deviceId,
+        domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
+        card: payment?.cardFingerprint,
+        amount: payment?.amount,
+      },
+      deps.engine.policy,
+    );
+    const [lists, velocity] = await Promise.all([
+      withDeadline(
+        matchLists(deps.db, scope, listCandidates({
+          email: req.email,
+          emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
+          ip: req.ip,
+          deviceId,
+          cardFingerprint: payment?.cardFingerprint,
+          externalUserId: req.external_user_id,
+        })),
+        deadline.promise,
+      ),
+      withDeadline(readVelocity(deps.redis, counters, now.getTime()), deadline.promise),
+    ]);
+    const email = emailP ? note('email', await emailP) : undefined;
+
+    const signals: Signals = {
+      eventType: req.event_type,
+      ...(email && { email: { malformed: email.malformed, disposable: email.disposable, freemail: email.freemail,
+        ...(email.domain && { domain: email.domain }), ...(email.registrableDomain && { registrableDomain: email.registrableDomain }),
+        ...(email.mx && { mx: email.mx }), ...(email.domainAgeDays !== undefined && { domainAgeDays: email.domainAgeDays }) } }),
+      ...(ipFlags && req.ip && { ip: { address: req.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
+      ...(deviceId && { deviceId }),
+      ...(payment && { payment }),
+      lists: note('lists', lists) ?? [],
+      ...(counters.length > 0 && { velocity: note('velocity', velocity) }),
+      missing,
+    };
+    if (email) missing.push(...emailMissing(email));
+    if (signals.velocity === undefined) delete signals.velocity;
+    return { signals, velocityCounters: counters };
+  } finally {
+    deadline.cancel();
+  }
+}

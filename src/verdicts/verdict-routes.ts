@@ -1,0 +1,29 @@
+// POST /v1/verdict: HTTP only. Validation, then the use case; the body sent is the exact string
+// the use case stored for replay.
+import { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { authenticate } from '../http/authenticate.js';
+import { jsonBody } from '../http/json-body.js';
+import { validated } from '../http/validated.js';
+import type { RequestValidator } from '../contract/request-validator.js';
+import { decideVerdict } from './decide-verdict.js';
+import type { VerdictRequest } from './verdict-request.js';
+
+// Contract §4.1: up to 255 characters; a longer or empty value is ignored as if absent.
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  return header && header.length <= 255 ? header : undefined;
+}
+
+export function verdictRoutes(deps: Deps, validator: RequestValidator): Router {
+  const router = Router();
+  router.post('/v1/verdict', authenticate(deps.db, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
+    const request = validated<VerdictRequest>(validator, 'VerdictRequest', req.body);
+    const body = await decideVerdict(deps, req.scope!, {
+      request,
+      rawBody: req.rawBody ?? Buffer.alloc(0),
+      idempotencyKey: idempotencyKeyOf(req.get('idempotency-key')),
+    });
+    res.type('application/json').send(body);
+  });
+  return router;
+}
