@@ -7,8 +7,10 @@
 # Usage: scripts/neo4j.sh up|down|status|logs [N]
 #
 # Environment:
-#   NEO4J_BOLT_PORT   Bolt port on 127.0.0.1 (default: port of a local NEO4J_URI, else 7687).
+#   NEO4J_BOLT_PORT   Bolt port on 127.0.0.1 (default: port of a loopback NEO4J_URI, else 7687).
 #                     Another port gets its own state folder, $STACK_DIR/neo4j-<port>.
+#   NEO4J_URI         when it names another host (and NEO4J_BOLT_PORT is unset), up/status only
+#                     check that it answers; nothing is started or stopped.
 #   NEO4J_HEAP        -Xms/-Xmx (default 1g)      NEO4J_PAGECACHE  page cache (default 512m)
 #   STACK_DIR         default <repo>/.stack       DOORMAN_CACHE    default ~/.cache/doorman
 #   NEO4J_JAVA        java binary (default /usr/lib/jvm/java-17-openjdk-amd64/bin/java)
@@ -35,12 +37,21 @@ say() { printf '[neo4j] %s\n' "$*" >&2; }
 die() { printf '[neo4j] error: %s\n' "$*" >&2; exit 1; }
 
 # Bolt port: NEO4J_BOLT_PORT, else the port of a loopback NEO4J_URI, else 7687.
-uri_port() {
-  node -e 'try { const u = new URL(process.argv[1]);
-    if (/^(localhost|127\.[0-9.]+|\[::1\])$/.test(u.hostname)) process.stdout.write(u.port) } catch {}' "$1"
+# A NEO4J_URI on another host (and no NEO4J_BOLT_PORT) is only checked, never started.
+# uri_info URI prints "local <port>" or "remote".
+uri_info() {
+  node -e 'let u; try { u = new URL(process.argv[1]) } catch { process.exit(0) }
+    const local = /^(localhost|127\.[0-9.]+|\[::1\])$/.test(u.hostname);
+    process.stdout.write(local ? "local " + u.port : "remote")' "$1"
 }
 PORT="${NEO4J_BOLT_PORT:-}"
-if [ -z "$PORT" ] && [ -n "${NEO4J_URI:-}" ]; then PORT="$(uri_port "$NEO4J_URI")"; fi
+REMOTE_URI=""
+if [ -z "$PORT" ] && [ -n "${NEO4J_URI:-}" ]; then
+  case "$(uri_info "$NEO4J_URI")" in
+    remote) REMOTE_URI="$NEO4J_URI" ;;
+    "local "*) PORT="$(uri_info "$NEO4J_URI" | cut -d' ' -f2)" ;;
+  esac
+fi
 PORT="${PORT:-7687}"
 case "$PORT" in ''|*[!0-9]*) die "NEO4J_BOLT_PORT must be a number, got '$PORT'";; esac
 BOLT_URI="bolt://127.0.0.1:$PORT"
@@ -256,6 +267,24 @@ logs() {
   [ -f "$CONSOLE_LOG" ] || die "no log yet at $CONSOLE_LOG"
   tail -n "${1:-50}" "$CONSOLE_LOG"
 }
+
+# NEO4J_URI names another host: nothing to start or stop here, only check it answers.
+remote() {
+  case "$1" in
+    up|status)
+      local rc=0
+      node "$SCRIPT_DIR/wait-neo4j.mjs" --uri "$REMOTE_URI" --timeout "$([ "$1" = up ] && echo 30 || echo 3)" || rc=$?
+      if [ "$rc" = 0 ] || [ "$rc" = 2 ]; then say "NEO4J_URI=$REMOTE_URI answers (not a local server; nothing started)"; return 0; fi
+      say "NEO4J_URI=$REMOTE_URI does not answer (not a local server; nothing started)"
+      [ "$1" = status ] && return 3
+      return 1 ;;
+    down) say "NEO4J_URI=$REMOTE_URI is not local; nothing to stop" ;;
+    logs) die "NEO4J_URI=$REMOTE_URI is not local; no local log" ;;
+  esac
+}
+if [ -n "$REMOTE_URI" ]; then
+  case "${1:-}" in up|down|status|logs) remote "$1"; exit $? ;; esac
+fi
 
 case "${1:-}" in
   up) up ;;
