@@ -2,7 +2,8 @@
 // defence; the first is never putting them in a log object at all.
 import { pino, type Logger } from 'pino';
 
-export function createLogger(level: string): Logger {
+// `toStderr` keeps stdout clean for the CLI's --json document.
+export function createLogger(level: string, toStderr = false): Logger {
   return pino({
     level,
     base: { service: 'doorman' },
@@ -11,5 +12,5 @@ export function createLogger(level: string): Logger {
       paths: ['authorization', '*.authorization', 'headers.authorization', 'key', '*.key', 'secret', '*.secret', 'components', '*.components'],
       censor: '[redacted]',
     },
-  });
+  }, pino.destination(toStderr ? 2 : 1));
 }

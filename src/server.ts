@@ -4,6 +4,10 @@ import http from 'node:http';
 import { createApp } from './app.js';
 import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
+import { watchIntelReloads } from './signals/ip/intel-reload.js';
+import { deleteExpiredKeys } from './verdicts/idempotency-store.js';
+
+const HOUSEKEEPING_MS = 10 * 60_000;
 
 export async function serve(deps: Deps): Promise<http.Server> {
   // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
@@ -22,11 +26,19 @@ export async function serve(deps: Deps): Promise<http.Server> {
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
   deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
 
+  const intelWatch = watchIntelReloads(deps);
+  // Expired idempotency records are already ignored; deleting them keeps the table small.
+  const housekeeping = setInterval(() => {
+    deleteExpiredKeys(deps.db, deps.clock.now()).catch((err: Error) => deps.logger.warn({ err: err.message }, 'housekeeping failed'));
+  }, HOUSEKEEPING_MS).unref();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     deps.logger.info({ signal }, 'shutting down');
+    clearInterval(housekeeping);
+    void intelWatch.close();
     server.close(() => void deps.close().finally(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

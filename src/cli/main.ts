@@ -3,12 +3,14 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
+import { createLogger } from '../logger.js';
 import { migrateGraph, migratePostgres } from '../db/migrate.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
 import { serve } from '../server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
+import { requestIntelReload } from '../signals/ip/intel-reload.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -28,8 +30,10 @@ const print: Printer = (json, human) => {
 // Runs a command with deps, always closing them; errors become one line on stderr.
 function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { keepOpen?: boolean } = {}) {
   return async (...args: unknown[]) => {
-    const deps = createDeps(loadConfig(), {});
-    if (isJson()) deps.logger.level = 'warn';
+    const config = loadConfig();
+    // A server logs to stdout; a one-shot command logs to stderr, quietly, beside its output.
+    const logger = options.keepOpen ? createLogger(config.logLevel) : createLogger(isJson() ? 'warn' : config.logLevel, true);
+    const deps = createDeps(config, { logger });
     try {
       await fn(deps, ...args);
     } finally {
@@ -106,6 +110,20 @@ program
       if (action !== 'add' && action !== 'remove') throw AppError.invalid([{ path: 'action', message: 'must be add or remove' }]);
       await changeList(deps.db, { tenantId: opts.tenant, mode: opts.mode }, { action, list: opts.list, kind: opts.kind, value: opts.value });
       print({ ok: true }, `${action === 'add' ? 'Added' : 'Removed'} ${opts.kind} ${opts.value} ${action === 'add' ? 'to' : 'from'} the ${opts.mode} ${opts.list} list.`);
+    }),
+  );
+
+program
+  .command('intel')
+  .description('ip intelligence files (INTEL_DIR)')
+  .command('reload')
+  .description('check the files, then tell every running instance to reload them (no restart)')
+  .action(
+    withDeps(async (deps) => {
+      // Load here first, so a broken folder fails this command instead of silently in the fleet.
+      const loaded = await deps.ipIntel.reload();
+      await requestIntelReload(deps);
+      print({ ok: true, counts: loaded.counts, skipped: loaded.skipped }, `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`);
     }),
   );
 

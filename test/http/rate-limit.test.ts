@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.js';
 import { aTenant, bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { startRedis, startServer, until } from '../support/processes.js';
+import { aSignup, verdictHarness } from '../support/verdict-harness.js';
 
 const deps = testDeps();
 
@@ -76,6 +77,26 @@ describe('rate limiting', function () {
     // Another client IP behind the same proxy has its own bucket.
     const otherIp = await request(app).get('/v1/events').set('X-Forwarded-For', '203.0.113.9').set(bearer('nonsense'));
     expect(otherIp.status).to.equal(401);
+  });
+
+  it('leaves no trace of a rate-limited verdict: no event, no velocity, no idempotency record', async () => {
+    const h = await verdictHarness({ RATE_LIMIT_PER_MINUTE: '2' });
+    const signup = (i: number) => aSignup({ ip: '100.64.95.1', email: `rl${i}@shop-mail.com` });
+    await h.verdict(signup(1)).expect(200);
+    await h.verdict(signup(2)).expect(200);
+    const limited = await h.verdict(signup(3), { 'Idempotency-Key': 'limited-attempt' });
+    expect(limited.status).to.equal(429);
+    const { rows } = await h.deps.db.query(
+      `SELECT (SELECT count(*)::int FROM events WHERE tenant_id = $1) AS events,
+              (SELECT count(*)::int FROM idempotency_keys WHERE tenant_id = $1) AS keys`,
+      [h.tenant.tenantId],
+    );
+    expect(rows[0]).to.deep.equal({ events: 2, keys: 0 });
+    // Velocity saw the two accepted signups and this one; the limited one was never counted.
+    const fresh = createApp({ ...h.deps, config: { ...h.deps.config, rateLimitPerMinute: 600 } });
+    const next = await request(fresh).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(signup(4));
+    const stored = await h.deps.db.query('SELECT signals FROM events WHERE id = $1', [next.body.id]);
+    expect(stored.rows[0].signals.velocity.ipSignups).to.equal(3);
   });
 
   it('never meters /health', async () => {

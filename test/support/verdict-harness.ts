@@ -70,7 +70,7 @@ export interface Harness {
   deps: Deps;
   app: Express;
   tenant: TestTenant;
-  verdict(body: object, headers?: Record<string, string>): Promise<request.Response>;
+  verdict(body: object, headers?: Record<string, string>): request.Test;
 }
 
 export async function verdictHarness(env: Record<string, string> = {}, overrides: Partial<Deps> = {}): Promise<Harness> {

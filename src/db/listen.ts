@@ -1,0 +1,44 @@
+// A dedicated Postgres connection that LISTENs on a channel and calls back on each NOTIFY,
+// reconnecting after a failure. Used for fleet-wide signals such as "reload intelligence".
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export function listen(databaseUrl: string, channel: string, onNotify: (payload: string) => void, logger: Logger): { close(): Promise<void> } {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async () => {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) onNotify(msg.payload ?? '');
+    });
+    c.on('error', (err) => {
+      logger.warn({ channel, err: err.message }, 'listen connection lost; reconnecting');
+      void c.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), 5000);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      client = c;
+    } catch (err) {
+      logger.warn({ channel, err: String(err) }, 'cannot listen; retrying in 5 s');
+      void c.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), 5000);
+    }
+  };
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
+
+export async function notify(db: Pick<pg.Pool, 'query'>, channel: string, payload = ''): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
+}
