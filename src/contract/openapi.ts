@@ -157,6 +157,8 @@ const schemas = {
       policy_version: { $ref: '#/components/schemas/PolicyVersion' },
       created_at: { type: 'string', format: 'date-time', description: 'RFC 3339, UTC: the moment of judgement.' },
       external_user_id: { type: 'string', description: 'Present when sent at verdict time or attached later.' },
+      recommended_action: { type: 'string', description: 'Additive field: the advice given with the verdict, when there was one.' },
+      context: { type: 'object', description: 'Additive field: the `context` sent with the verdict call, echoed back as stored.' },
     },
     examples: [storedEventExample],
   },

@@ -18,6 +18,7 @@ export interface StoredEvent {
   createdAt: Date;
   externalUserId?: string;
   email?: string;
+  context?: Record<string, unknown>;
 }
 
 export interface NewEvent extends StoredEvent {
@@ -35,9 +36,11 @@ interface EventRow {
   created_at: Date;
   external_user_id: string | null;
   email: string | null;
+  context?: Record<string, unknown> | null;
 }
 
-const COLUMNS = 'id, event_type, verdict, reasons, policy_version, recommended_action, created_at, external_user_id, email';
+const COLUMNS = `id, event_type, verdict, reasons, policy_version, recommended_action, created_at, external_user_id, email,
+  request->'context' AS context`;
 
 function fromRow(row: EventRow): StoredEvent {
   return {
@@ -50,6 +53,7 @@ function fromRow(row: EventRow): StoredEvent {
     createdAt: row.created_at,
     externalUserId: row.external_user_id ?? undefined,
     email: row.email ?? undefined,
+    context: row.context ?? undefined,
   };
 }
 

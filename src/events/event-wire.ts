@@ -11,5 +11,6 @@ export function toWire(e: StoredEvent): Record<string, unknown> {
     created_at: e.createdAt.toISOString(),
     ...(e.externalUserId !== undefined && { external_user_id: e.externalUserId }),
     ...(e.recommendedAction !== undefined && { recommended_action: e.recommendedAction }),
+    ...(e.context !== undefined && { context: e.context }),
   };
 }

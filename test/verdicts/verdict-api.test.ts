@@ -76,6 +76,7 @@ describe('POST /v1/verdict', () => {
       expect(stored.status).to.equal(200);
       expect(stored.body).to.include({ id: res.body.id, event_type: 'signup', verdict: 'allow', policy_version: res.body.policy_version, external_user_id: 'user_42' });
       expect(new Date(stored.body.created_at).toISOString()).to.equal(stored.body.created_at);
+      expect(stored.body.context).to.deep.equal({ plan: 'pro' });
     });
 
     it('stores the signals the engine saw, and payment normalised to lowercase', async () => {
