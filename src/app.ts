@@ -11,6 +11,7 @@ import { createRequestValidator } from './contract/request-validator.js';
 import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
 import { verdictRoutes } from './verdicts/verdict-routes.js';
+import { linkBoundUser } from './events/link-bound-user.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -26,7 +27,7 @@ export function createApp(deps: Deps): Express {
   const validator = createRequestValidator();
   app.use(deviceRoutes(deps, validator));
   app.use(verdictRoutes(deps, validator));
-  app.use(eventRoutes(deps, validator));
+  app.use(eventRoutes(deps, validator, linkBoundUser(deps)));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -27,6 +27,7 @@ export interface Config {
   readonly healthTimeoutMs: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
+  readonly hubThreshold: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     healthTimeoutMs: int('HEALTH_TIMEOUT_MS', 1000, 50, 30_000),
     logLevel,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    // An identifier shared by more accounts than this stops linking them (a hub).
+    hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -15,6 +15,9 @@ import { createDomainAgeProvider } from './signals/email/domain-age-provider.js'
 import { defaultPolicy, type Policy } from './engine/policy.js';
 import { defaultRules } from './engine/rule-table.js';
 import type { Rule } from './engine/rule.js';
+import type PgBoss from 'pg-boss';
+import { createBoss } from './jobs/job-queue.js';
+import { warmGraph } from './graph/warm-graph.js';
 
 export interface Clock {
   now(): Date;
@@ -26,6 +29,8 @@ export interface Deps {
   db: pg.Pool;
   graph: Driver;
   redis: Redis;
+  // The job queue; started by serve/worker/migrate, usable for enqueueing (send) without start.
+  boss: PgBoss;
   cypher: CypherCatalog;
   secrets: SecretCache;
   ipIntel: IpIntel;
@@ -55,6 +60,8 @@ export function createGraphDriver(config: Config): Driver {
     maxConnectionPoolSize: 50,
     connectionAcquisitionTimeout: 3000,
     connectionTimeout: 3000,
+    // Health probes and analyst queries use managed transactions; do not let them retry long.
+    maxTransactionRetryTime: 2000,
     disableLosslessIntegers: true,
   });
 }
@@ -85,12 +92,17 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   db.on('error', (err) => logger.warn({ err: err.message }, 'postgres idle client error'));
   const graph = overrides.graph ?? createGraphDriver(config);
   const redis = overrides.redis ?? createRedis(config, logger);
+  const boss = overrides.boss ?? createBoss(config.databaseUrl, logger);
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
-  const warmup = overrides.warmup ?? ipIntel.reload().then(
-    () => undefined,
-    (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
-  );
+  const cypher = overrides.cypher ?? loadCypher();
+  const warmup = overrides.warmup ?? Promise.all([
+    ipIntel.reload().then(
+      () => undefined,
+      (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
+    ),
+    warmGraph(graph, cypher).catch((err: Error) => logger.warn({ err: err.message }, 'graph warm-up failed')),
+  ]).then(() => undefined);
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
@@ -102,7 +114,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     db,
     graph,
     redis,
-    cypher: overrides.cypher ?? loadCypher(),
+    boss,
+    cypher,
     secrets: overrides.secrets ?? createSecretCache(db),
     ipIntel,
     emailSignals,
@@ -111,6 +124,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     warmup,
     clock,
     async close() {
+      await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };

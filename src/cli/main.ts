@@ -4,7 +4,8 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../logger.js';
-import { migrateGraph, migratePostgres } from '../db/migrate.js';
+import { migrateGraph, migrateJobQueue, migratePostgres } from '../db/migrate.js';
+import { startWorkers } from '../jobs/workers.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
 import { serve } from '../server.js';
@@ -48,6 +49,7 @@ program
   .action(
     withDeps(async (deps) => {
       const applied = await migratePostgres(deps.config, deps.logger);
+      await migrateJobQueue(deps.boss);
       const statements = await migrateGraph(deps.graph, deps.cypher);
       print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
     }),
@@ -57,7 +59,24 @@ program
   .command('serve')
   .description('run the API (and the webhook worker unless --no-worker)')
   .option('--no-worker', 'do not run the webhook worker in this process')
-  .action(withDeps(async (deps) => void (await serve(deps)), { keepOpen: true }));
+  .action(
+    withDeps(async (deps, opts: { worker: boolean }) => {
+      await serve(deps);
+      if (opts.worker) await startWorkers(deps);
+    }, { keepOpen: true }),
+  );
+
+program
+  .command('worker')
+  .description('run only the job workers (webhook deliveries, graph repairs)')
+  .action(
+    withDeps(async (deps) => {
+      await startWorkers(deps);
+      const stop = () => void deps.close().finally(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    }, { keepOpen: true }),
+  );
 
 const tenant = program.command('tenant').description('tenants');
 tenant

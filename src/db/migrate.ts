@@ -5,6 +5,8 @@ import path from 'node:path';
 import { runner } from 'node-pg-migrate';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from 'pino';
+import type PgBoss from 'pg-boss';
+import { ensureQueues } from '../jobs/job-queue.js';
 import { repoDir, type Config } from '../config.js';
 import { splitStatements, type CypherCatalog } from '../graph/cypher-catalog.js';
 
@@ -20,6 +22,13 @@ export async function migratePostgres(config: Config, logger: Logger): Promise<s
     logger: { debug: () => undefined, info: () => undefined, warn: (m: string) => logger.warn(m), error: (m: string) => logger.error(m) },
   });
   return applied.map((m) => m.name);
+}
+
+// pg-boss installs and migrates its own schema (pgboss) when started; queues are created once.
+export async function migrateJobQueue(boss: PgBoss): Promise<void> {
+  await boss.start();
+  await ensureQueues(boss);
+  await boss.stop({ graceful: false, wait: true });
 }
 
 export async function migrateGraph(graph: Driver, cypher: CypherCatalog): Promise<number> {

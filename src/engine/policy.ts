@@ -17,6 +17,8 @@ export interface RulePolicy {
   maxAmount?: number;
   underDays?: number;
   minAccounts?: number;
+  // cluster_trusted: a conversion at least this many days old.
+  minDays?: number;
 }
 
 export interface Policy {
@@ -57,7 +59,7 @@ export const defaultPolicy: Policy = {
     ato_new_device: { effects: on('review', ['login']) },
     ato_account_device_burst: { effects: on('block', ['login']), over: 3, windowSeconds: HOUR },
     identity_cluster: { effects: { ...on('info'), signup: 'review', trial_start: 'review' }, minAccounts: 3 },
-    cluster_trusted: { effects: on('info') },
+    cluster_trusted: { effects: on('info'), minDays: 30 },
     timeout_failopen: { effects: on('info') },
     partial_enrichment: { effects: on('info') },
   },

@@ -20,6 +20,14 @@ import {
   velocityIpSignups,
 } from './rules/velocity-count.js';
 import { youngDomain } from './rules/young-domain.js';
+import { identityCluster } from './rules/identity-cluster.js';
+import { velocityClusterTrials } from './rules/velocity-cluster-trials.js';
+import { clusterConfirmedAbuse } from './rules/cluster-confirmed-abuse.js';
+import { clusterTrusted } from './rules/cluster-trusted.js';
+import { clusterChargeback } from './rules/cluster-chargeback.js';
+import { velocityCardCountries, velocityDistinctCards } from './rules/cluster-cards.js';
+import { atoNewDevice } from './rules/ato-new-device.js';
+import { atoAccountDeviceBurst } from './rules/ato-account-device-burst.js';
 
 export const defaultRules: readonly Rule[] = [
   blocklisted,
@@ -38,6 +46,15 @@ export const defaultRules: readonly Rule[] = [
   velocityIpCardAttempts,
   cardProbePattern,
   prepaidCard,
+  clusterConfirmedAbuse,
+  identityCluster,
+  velocityClusterTrials,
+  velocityDistinctCards,
+  velocityCardCountries,
+  clusterChargeback,
+  clusterTrusted,
+  atoNewDevice,
+  atoAccountDeviceBurst,
   timeoutFailopen,
   partialEnrichment,
 ];

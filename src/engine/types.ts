@@ -51,15 +51,18 @@ export interface ListHit {
   value: string;
 }
 
-// Facts of the event's identity cluster, read from the graph in one round trip.
+// Facts of the event's identity cluster, read from the graph in one round trip, as they stood
+// before this event. Ages are whole days, computed by the collector (the engine has no clock).
 export interface GraphSignal {
-  clusterId: string;
+  clusterId?: string;
   linkedAccounts: number;
-  trialStartsWithin90Days: number;
+  daysSinceLastTrialStart?: number;
   confirmedAbuse: boolean;
+  falsePositive: boolean;
   chargebacks: number;
-  trusted: boolean;
+  daysSinceConversion?: number;
   suppressedCodes: string[];
+  // Including this event's card.
   distinctCards24h: number;
   distinctCardCountries24h: number;
   accountHasHistory: boolean;

@@ -19,6 +19,7 @@ export interface VelocityInput {
   domain?: string;
   card?: string;
   amount?: number;
+  account?: string;
 }
 
 interface Counter {
@@ -59,6 +60,9 @@ export function countersFor(scope: Scope, input: VelocityInput, policy: Policy):
       add('cardSmallAttempts', 'probe_card', input.card, 'card_probe_pattern');
       add('ipSmallAttempts', 'probe_ip', input.ip, 'card_probe_pattern');
     }
+  }
+  if (input.eventType === 'login' && input.deviceId) {
+    add('accountDistinctDevices', 'login_account_devices', input.account, 'ato_account_device_burst', digest(input.deviceId));
   }
   return counters;
 }

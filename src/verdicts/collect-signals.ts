@@ -4,7 +4,9 @@
 // removes their signal and notes it in `missing`.
 import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
-import type { EmailSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import { eventIdentifiers } from '../graph/event-identifiers.js';
+import { linkEvent, linkParams, type ClusterFacts, type LinkParams } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import { DEVICE_SECRET } from '../devices/issue-device-token.js';
 import { matchLists } from '../lists/list-store.js';
@@ -16,11 +18,37 @@ import { countersFor, readVelocity } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
 import { deadlineAfter, withDeadline, type Gathered } from './with-deadline.js';
 
-export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'secrets' | 'ipIntel' | 'emailSignals' | 'engine' | 'config' | 'logger'>;
+export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'engine' | 'config' | 'logger'>;
 
 export interface Collected {
   signals: Signals;
   velocityCounters: ReturnType<typeof countersFor>;
+  // What was sent to the graph; replayed by the repair job when the graph was missing.
+  graphLink?: LinkParams;
+}
+
+const DAY_MS = 86_400_000;
+
+function graphSignal(facts: ClusterFacts, nowMs: number): GraphSignal | undefined {
+  if (!facts.clusterId) return undefined;
+  const days = (at: number | null) => (at === null ? undefined : Math.floor((nowMs - at) / DAY_MS));
+  const signal: GraphSignal = {
+    clusterId: facts.clusterId,
+    linkedAccounts: facts.accounts,
+    confirmedAbuse: facts.confirmedAbuse,
+    falsePositive: facts.falsePositive,
+    chargebacks: facts.chargebacks,
+    suppressedCodes: facts.suppressed,
+    distinctCards24h: facts.distinctCards24h,
+    distinctCardCountries24h: facts.distinctCountries24h,
+    accountHasHistory: facts.accountEvents > 0,
+    deviceSeenForAccount: facts.deviceSeen,
+  };
+  const sinceTrial = days(facts.lastTrialStartAt);
+  if (sinceTrial !== undefined) signal.daysSinceLastTrialStart = sinceTrial;
+  const sinceConversion = days(facts.convertedAt);
+  if (sinceConversion !== undefined) signal.daysSinceConversion = sinceConversion;
+  return signal;
 }
 
 function paymentSignal(req: VerdictRequest): PaymentSignal | undefined {
@@ -79,10 +107,19 @@ export async function collectSignals(deps: VerdictDeps, scope: Scope, req: Verdi
         domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
         card: payment?.cardFingerprint,
         amount: payment?.amount,
+        account: req.external_user_id,
       },
       deps.engine.policy,
     );
-    const [lists, velocity] = await Promise.all([
+    const ids = eventIdentifiers({ email: req.email, deviceId, card: payment?.cardFingerprint, identity: req.identity });
+    const graphLink = req.external_user_id || ids.length > 0
+      ? linkParams(scope, {
+          eventId, eventType: req.event_type, at: now.getTime(), account: req.external_user_id ?? null, ids,
+          card: payment?.cardFingerprint ?? null, cardCountry: payment?.country ?? null,
+          hubThreshold: deps.config.hubThreshold, clusterId: eventId.replace(/^evt_/, 'clu_'), newEvent: true,
+        })
+      : undefined;
+    const [lists, velocity, graph] = await Promise.all([
       withDeadline(
         matchLists(deps.db, scope, listCandidates({
           email: req.email,
@@ -95,7 +132,10 @@ export async function collectSignals(deps: VerdictDeps, scope: Scope, req: Verdi
         deadline.promise,
       ),
       withDeadline(readVelocity(deps.redis, counters, now.getTime()), deadline.promise),
+      graphLink ? withDeadline(linkEvent(deps.graph, deps.cypher, graphLink, deps.config.signalDeadlineMs), deadline.promise) : undefined,
     ]);
+    const facts = graph ? note('graph', graph) : undefined;
+    const clusterSignal = facts ? graphSignal(facts, now.getTime()) : undefined;
     const email = emailP ? note('email', await emailP) : undefined;
 
     const signals: Signals = {
@@ -108,11 +148,12 @@ export async function collectSignals(deps: VerdictDeps, scope: Scope, req: Verdi
       ...(payment && { payment }),
       lists: note('lists', lists) ?? [],
       ...(counters.length > 0 && { velocity: note('velocity', velocity) }),
+      ...(clusterSignal && { graph: clusterSignal }),
       missing,
     };
     if (email) missing.push(...emailMissing(email));
     if (signals.velocity === undefined) delete signals.velocity;
-    return { signals, velocityCounters: counters };
+    return { signals, velocityCounters: counters, graphLink };
   } finally {
     deadline.cancel();
   }

@@ -50,7 +50,8 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   try {
     const eventId = newId('evt');
     const now = deps.clock.now();
-    const { signals, velocityCounters } = await collectSignals(deps, scope, req, eventId, now);
+    const { signals, velocityCounters, graphLink } = await collectSignals(deps, scope, req, eventId, now);
+    const graphMissing = signals.missing.some((m) => m.source === 'graph');
     const decision = evaluate(signals, deps.engine.rules, deps.engine.policy);
     if (decision.fault) {
       deps.metrics.failOpen += 1;
@@ -65,13 +66,14 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     });
     await writeJudgedEvent(
       deps.db,
+      deps.boss,
       scope,
       {
         id: eventId, eventType: req.event_type, verdict: decision.verdict, reasons: decision.reasons,
         policyVersion: decision.policyVersion, recommendedAction: decision.recommendedAction, createdAt: now,
         externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals,
       },
-      { idempotencyKey: key, response: body },
+      { idempotencyKey: key, response: body, graphRepair: graphMissing ? graphLink : undefined },
     );
     // Sent before the response on the same Redis connection, so the caller's next request reads
     // after it; not awaited, so the response does not wait for it.

@@ -46,7 +46,7 @@ describe('engine: evaluate', () => {
 
   it('drops codes suppressed for the cluster, but never a list or confirmed abuse', () => {
     const graph = {
-      clusterId: 'c', linkedAccounts: 1, trialStartsWithin90Days: 0, confirmedAbuse: false, chargebacks: 0, trusted: false,
+      clusterId: 'c', linkedAccounts: 1, confirmedAbuse: false, falsePositive: false, chargebacks: 0,
       suppressedCodes: ['proxy_ip', 'blocklisted'], distinctCards24h: 0, distinctCardCountries24h: 0, accountHasHistory: false, deviceSeenForAccount: false,
     };
     const d = run({ ip: ip({ proxy: true }), lists: [{ list: 'block', kind: 'ip', value: 'x' }], graph });

@@ -1,5 +1,5 @@
 // Root hooks: migrate the test stores once before the run; close every connection after it.
-import { migrateGraph, migratePostgres } from '../../src/db/migrate.js';
+import { migrateGraph, migrateJobQueue, migratePostgres } from '../../src/db/migrate.js';
 import { closeAllTestDeps, testDeps } from './test-deps.js';
 
 export const mochaHooks = {
@@ -7,6 +7,7 @@ export const mochaHooks = {
     this.timeout(120_000);
     const deps = testDeps();
     await migratePostgres(deps.config, deps.logger);
+    await migrateJobQueue(deps.boss);
     await migrateGraph(deps.graph, deps.cypher);
   },
   async afterAll() {
