@@ -12,6 +12,7 @@ import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
 import { verdictRoutes } from './verdicts/verdict-routes.js';
 import { linkBoundUser } from './events/link-bound-user.js';
+import { feedbackRoutes } from './feedback/feedback-routes.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -28,6 +29,7 @@ export function createApp(deps: Deps): Express {
   app.use(deviceRoutes(deps, validator));
   app.use(verdictRoutes(deps, validator));
   app.use(eventRoutes(deps, validator, linkBoundUser(deps)));
+  app.use(feedbackRoutes(deps, validator));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
