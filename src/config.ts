@@ -28,6 +28,7 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
+  readonly pgPoolMax: number;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
+    pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -48,7 +48,7 @@ export const systemClock: Clock = { now: () => new Date() };
 export function createPool(config: Config): pg.Pool {
   return new pg.Pool({
     connectionString: config.databaseUrl,
-    max: 20,
+    max: config.pgPoolMax,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
   });

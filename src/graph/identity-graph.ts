@@ -57,17 +57,12 @@ export async function linkEvent(graph: Driver, cypher: CypherCatalog, params: Li
   for (let attempt = 1; ; attempt++) {
     const session = graph.session();
     try {
-      const tx = await session.beginTransaction(timeoutMs ? { timeout: timeoutMs } : undefined);
-      try {
-        const result = await tx.run(query, params);
-        await tx.commit();
-        const record = result.records[0];
-        if (!record) throw new Error('link-event returned no row');
-        return record.toObject() as ClusterFacts;
-      } catch (err) {
-        if (tx.isOpen()) await tx.rollback().catch(() => undefined);
-        throw err;
-      }
+      // One statement in an auto-commit transaction: one round trip (no BEGIN/COMMIT messages).
+      // It is atomic on its own; retrying is done here, not by the driver.
+      const result = await session.run(query, params, timeoutMs ? { timeout: timeoutMs } : undefined);
+      const record = result.records[0];
+      if (!record) throw new Error('link-event returned no row');
+      return record.toObject() as ClusterFacts;
     } catch (err) {
       if (attempt >= MAX_ATTEMPTS || !retryable(err)) throw err;
       // A little jitter so the two sides of a deadlock do not collide again at once.

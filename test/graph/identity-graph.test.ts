@@ -5,7 +5,7 @@ import request from 'supertest';
 import { startWorkers } from '../../src/jobs/workers.js';
 import { bearer } from '../support/fixtures.js';
 import { freePort, until } from '../support/processes.js';
-import { testDeps } from '../support/test-deps.js';
+import { ownTestDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, codes, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 const detailOf = (res: request.Response, code: string) => (res.body.reasons as { code: string; detail?: Record<string, unknown> }[]).find((r) => r.code === code)?.detail;
@@ -164,7 +164,7 @@ describe('identity graph', function () {
     );
     expect(responses.map((r) => r.status)).to.deep.equal(Array(50).fill(200));
     // Any link that lost a race was queued for repair; the worker completes it.
-    const worker = testDeps();
+    const worker = ownTestDeps();
     await startWorkers(worker, 1);
     await until('one cluster with all 50 accounts', async () => {
       const { records } = await h.deps.graph.executeQuery(
@@ -184,7 +184,7 @@ describe('identity graph', function () {
     const { rows } = await down.deps.db.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'graph-repair' AND data->>'eventId' = $1`, [res.body.id]);
     expect(rows[0].n).to.equal(1);
     // Neo4j is back (the worker reaches the real server): the queued job writes the links.
-    const worker = testDeps();
+    const worker = ownTestDeps();
     await startWorkers(worker, 1);
     await until('the event to be linked', async () => {
       const { records } = await worker.graph.executeQuery(

@@ -1,11 +1,11 @@
 // Root hooks: migrate the test stores once before the run; close every connection after it.
 import { migrateGraph, migrateJobQueue, migratePostgres } from '../../src/db/migrate.js';
-import { closeAllTestDeps, testDeps } from './test-deps.js';
+import { closeAllTestDeps, ownTestDeps } from './test-deps.js';
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
-    const deps = testDeps();
+    const deps = ownTestDeps();
     await migratePostgres(deps.config, deps.logger);
     await migrateJobQueue(deps.boss);
     await migrateGraph(deps.graph, deps.cypher);

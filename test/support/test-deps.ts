@@ -9,6 +9,8 @@ export const testEnv: NodeJS.ProcessEnv = {
   DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://localhost:5432/doorman_test',
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/1',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  // Many deps are open at once in a run (and servers in child processes): keep pools small.
+  PG_POOL_MAX: '4',
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -16,15 +18,27 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 const opened: Deps[] = [];
+const shared = new Map<string, Deps>();
 
-// Deps are closed by the root hook after the run, so tests need not track them.
+// Deps are closed by the root hook after the run, so tests need not track them. Deps without
+// object overrides are shared per configuration: connections stay few however many tests run.
 export function testDeps(envOverrides: Record<string, string> = {}, overrides: Partial<Deps> = {}): Deps {
+  const cacheKey = Object.keys(overrides).length === 0 ? JSON.stringify(Object.entries(envOverrides).sort()) : undefined;
+  const cached = cacheKey === undefined ? undefined : shared.get(cacheKey);
+  if (cached) return cached;
   const config = testConfig(envOverrides);
   const deps = createDeps(config, { logger: pino({ level: config.logLevel }), ...overrides });
   opened.push(deps);
+  if (cacheKey !== undefined) shared.set(cacheKey, deps);
   return deps;
 }
 
+// A private set of deps (never shared), for tests that stop, start or count something in them.
+export function ownTestDeps(envOverrides: Record<string, string> = {}): Deps {
+  return testDeps(envOverrides, { metrics: { failOpen: 0 } });
+}
+
 export async function closeAllTestDeps(): Promise<void> {
+  shared.clear();
   await Promise.all(opened.splice(0).map((d) => d.close()));
 }
