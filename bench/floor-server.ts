@@ -16,7 +16,7 @@ import { countersFor, readVelocity, recordVelocity } from '../src/velocity/veloc
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
 const deps = createDeps(loadConfig());
-await deps.warmup;
+await deps.warmup();
 
 const server = http.createServer(async (req, res) => {
   try {

@@ -37,8 +37,9 @@ export interface Deps {
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
   metrics: { failOpen: number };
-  // Resolves once in-process data (ip intelligence) is loaded; serve() awaits it before listening.
-  warmup: Promise<void>;
+  // Loads in-process data (ip intelligence) and warms the graph's query plan, once; serve()
+  // awaits it before listening. One-shot CLI commands never call it.
+  warmup(): Promise<void>;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -96,13 +97,14 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
   const cypher = overrides.cypher ?? loadCypher();
-  const warmup = overrides.warmup ?? Promise.all([
+  let warming: Promise<void> | undefined;
+  const warmup = overrides.warmup ?? (() => (warming ??= Promise.all([
     ipIntel.reload().then(
       () => undefined,
       (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
     ),
     warmGraph(graph, cypher).catch((err: Error) => logger.warn({ err: err.message }, 'graph warm-up failed')),
-  ]).then(() => undefined);
+  ]).then(() => undefined)));
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),

@@ -12,7 +12,7 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 export async function serve(deps: Deps): Promise<http.Server> {
   // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
   await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
-  await deps.warmup;
+  await deps.warmup();
   const app = createApp(deps);
   const server = http.createServer(app);
   // Keep-alive longer than common load balancers' idle timeouts, so they close first.

@@ -78,7 +78,7 @@ export async function verdictHarness(env: Record<string, string> = {}, overrides
   // A generous deadline: this machine is shared and noisy, and a verdict test asserts what was
   // decided, not how fast. Tests of the deadline itself set their own.
   const deps = testDeps({ DNS_SERVERS: dns.server, RDAP_BASE_URL: rdap.url, INTEL_DIR: intelDir, SIGNAL_DEADLINE_MS: '2000', ...env }, overrides);
-  await deps.warmup;
+  await deps.warmup();
   const app = createApp(deps);
   const tenant = await aTenant(deps);
   return {

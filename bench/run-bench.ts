@@ -1,0 +1,143 @@
+// `npm run bench`: verdict latency and throughput against the I/O floor, and cost as stored
+// data grows. Needs the local stack up (scripts/bench.sh brings it up and builds). Every load
+// targets loopback, is bounded in count and time, and stops by itself. Writes
+// docs/benchmarks.md and docs/benchmarks-latency.svg.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import { createTenant } from '../src/tenants/manage-tenants.js';
+import { startDnsStandIn } from '../test/support/dns-stand-in.js';
+import { closedLoop, openLoop, type LoadResult, type NextRequest } from './load-generator.js';
+import { sampleProcess } from './process-stats.js';
+import { seedEvents, seedGraph } from './seed-growth.js';
+import { BENCH_DOMAINS, createTraffic } from './traffic.js';
+import { writeReport, type Run } from './report.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const RATES = QUICK ? [100, 200] : [100, 200, 400];
+const STEP_SECONDS = QUICK ? 5 : 20;
+const SUSTAIN_SECONDS = QUICK ? 10 : 60;
+const SATURATION_SECONDS = QUICK ? 5 : 15;
+const SATURATION_CONCURRENCY = 32;
+const GROWTH = QUICK ? [10_000, 100_000] : [10_000, 1_000_000];
+// The contract's 600/min per key would cap one key at 10 req/s; the bench raises it (and says so).
+const RATE_LIMIT = '10000000';
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function startProcess(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const child = spawn('node', args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    const up = await fetch(`http://127.0.0.1:${port}/v1/verdict`, { method: 'POST', body: '{}' }).then(() => true, () => false);
+    if (up) return child;
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+async function measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>): Promise<Run> {
+  const stats = sampleProcess(child.pid!);
+  const result = await load();
+  const { cpuPercent, rssMbMax } = stats();
+  log(`${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}%, rss ${rssMbMax} MB`);
+  return { label, ...result, cpuPercent, rssMbMax };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const config = loadConfig();
+  const deps = createDeps(config);
+  const dns = await startDnsStandIn(Object.fromEntries(BENCH_DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
+  const tenant = await createTenant(deps.db, `bench-${Date.now()}`);
+  const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+  const env = { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, DEVICE_TOKEN_TTL_SECONDS: '3600' };
+
+  const verdictPort = await freePort();
+  const verdict = await startProcess(['bin/doorman.js', 'serve', '--no-worker'], env, verdictPort);
+  const floorPort = await freePort();
+  const floor = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], env, floorPort);
+
+  log('minting device tokens');
+  const tokens: string[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const res = await fetch(`http://127.0.0.1:${verdictPort}/v1/device`, {
+      method: 'POST', headers: { authorization: `Bearer ${tenant.keys.pk_test}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ components: { canvas: `c${i}`, screen: '1920x1080' } }),
+    });
+    tokens.push(((await res.json()) as { device_token: string }).device_token);
+  }
+  const traffic = (seed: number): NextRequest => {
+    const next = createTraffic(seed, tokens);
+    return () => ({ path: '/v1/verdict', headers: { authorization: `Bearer ${tenant.keys.sk_test}` }, body: JSON.stringify(next()) });
+  };
+
+  log('warming up');
+  await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(1), 100, QUICK ? 2 : 5);
+  await openLoop(`http://127.0.0.1:${floorPort}`, traffic(1), 100, QUICK ? 2 : 5);
+
+  const rates: { rate: number; verdict: Run; floor: Run }[] = [];
+  for (const rate of RATES) {
+    const v = await measure(`verdict @${rate}/s`, verdict, () => openLoop(`http://127.0.0.1:${verdictPort}`, traffic(rate), rate, STEP_SECONDS));
+    const f = await measure(`floor @${rate}/s`, floor, () => openLoop(`http://127.0.0.1:${floorPort}`, traffic(rate), rate, STEP_SECONDS));
+    rates.push({ rate, verdict: v, floor: f });
+  }
+  const saturation = {
+    verdict: await measure('verdict saturation', verdict, () => closedLoop(`http://127.0.0.1:${verdictPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
+    floor: await measure('floor saturation', floor, () => closedLoop(`http://127.0.0.1:${floorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
+  };
+
+  const growth: { events: number; run: Run }[] = [];
+  let loaded = 0;
+  for (const size of GROWTH) {
+    log(`loading stored history up to ${size} events`);
+    const t = Date.now();
+    await seedEvents(deps, scope, loaded, size);
+    await seedGraph(deps, scope, loaded, size);
+    loaded = size;
+    log(`loaded in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    growth.push({ events: size, run: await measure(`verdict @200/s, ${size} stored`, verdict, () => openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size), 200, SUSTAIN_SECONDS)) });
+  }
+
+  await Promise.all([stop(verdict), stop(floor)]);
+  await dns.close();
+  await deps.close();
+
+  writeReport({
+    quick: QUICK,
+    machine: { cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), cpu: os.cpus()[0]?.model ?? '', load: os.loadavg().map((l) => l.toFixed(1)).join(' ') },
+    versions: {
+      node: process.version,
+      postgres: execSync('psql --version').toString().trim(),
+      redis: execSync('redis-server --version').toString().trim().split(' ').slice(0, 3).join(' '),
+      neo4j: '5.26.30 Community',
+    },
+    settings: { stepSeconds: STEP_SECONDS, sustainSeconds: SUSTAIN_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, rateLimit: RATE_LIMIT },
+    rates, saturation, growth,
+    minutes: (Date.now() - started) / 60_000,
+  });
+  log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);
+}
+
+await main();
