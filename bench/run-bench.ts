@@ -5,12 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { createTenant } from '../src/tenants/manage-tenants.js';
 import { startDnsStandIn } from '../test/support/dns-stand-in.js';
+import { freePort } from '../test/support/free-port.js';
 import { closedLoop, openLoop, type LoadResult, type NextRequest } from './load-generator.js';
 import { sampleProcess } from './process-stats.js';
 import { seedEvents, seedGraph } from './seed-growth.js';
@@ -28,14 +28,6 @@ const GROWTH = QUICK ? [10_000, 100_000] : [10_000, 1_000_000];
 const RATE_LIMIT = '10000000';
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function startProcess(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = spawn('node', args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -39,7 +39,10 @@ export function createTraffic(seed: number, deviceTokens: string[], users = 20_0
       user_agent: 'Mozilla/5.0 (bench)',
       identity: { phone: random() < 0.01 ? '0000000000' : `+1555${String(Math.floor(u / 3)).padStart(7, '0')}` },
     };
-    if (deviceTokens.length > 0 && random() < 0.5) body.device_token = deviceTokens[Math.floor(u / 2) % deviceTokens.length];
+    // Users 2k and 2k+1 share a device (a couple, a family laptop); the rest bring their own
+    // tokens only while there are tokens left, so no device links dozens of users.
+    const device = deviceTokens[Math.floor(u / 2)];
+    if (device && random() < 0.8) body.device_token = device;
     if (eventType === 'checkout_attempt') {
       body.payment = {
         card_fingerprint: `card_${random() < 0.05 ? pick(['shared_a', 'shared_b', 'test_card']) : Math.floor(u / 2)}`,

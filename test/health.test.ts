@@ -1,18 +1,11 @@
 // GET /health: unauthenticated; 200 with every dependency up, 503 naming the one that is down.
 import { expect } from 'chai';
-import net from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { testDeps } from './support/test-deps.js';
+import { freePort } from './support/free-port.js';
 
-// A loopback port with nothing listening: bind, note it, close.
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const deadPort = freePort;
 
 describe('GET /health', () => {
   it('answers 200 with each dependency up and its latency', async () => {

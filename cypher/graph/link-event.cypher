@@ -6,6 +6,7 @@
 // Parameters: $tenantId, $mode, $eventId, $eventType, $at (epoch ms), $account (string|null),
 //   $ids (list of {kind, value}, distinct), $card (string|null), $cardCountry (string|null),
 //   $hubThreshold (int), $clusterId (id for a new cluster), $newEvent (bool: count this event).
+// Writes are kept to what changes, so hot shared nodes are rarely write-locked.
 // Returns one row: clusterId, accounts, confirmedAbuse, falsePositive, chargebacks, convertedAt,
 //   lastTrialStartAt, suppressed, distinctCards24h, distinctCountries24h, accountEvents,
 //   deviceSeen, hubs.
@@ -19,17 +20,18 @@ CALL {
   WITH e
   UNWIND CASE WHEN $account IS NULL THEN [] ELSE [$account] END AS externalId
   MERGE (a:Account {tenantId: $tenantId, mode: $mode, externalId: externalId})
-    ON CREATE SET a.firstSeenAt = $at, a.events = 0
+    ON CREATE SET a.firstSeenAt = $at, a.history = false
   MERGE (e)-[:BY]->(a)
-  RETURN collect(a) AS accounts, sum(a.events) AS accountEvents
+  RETURN collect(a) AS accounts, sum(CASE WHEN a.history THEN 1 ELSE 0 END) AS accountEvents
 }
 
 CALL {
   WITH e, accounts
   UNWIND $ids AS id
   MERGE (i:Identifier {tenantId: $tenantId, mode: $mode, kind: id.kind, value: id.value})
-    ON CREATE SET i.accounts = 0, i.hub = false, i.firstSeenAt = $at
-  SET i.lastSeenAt = $at
+    ON CREATE SET i.accounts = 0, i.hub = false, i.firstSeenAt = $at, i.lastSeenAt = $at
+  // Written at most once a minute: a shared identifier is not write-locked by every event.
+  FOREACH (_ IN CASE WHEN i.lastSeenAt < $at - 60000 THEN [1] ELSE [] END | SET i.lastSeenAt = $at)
   FOREACH (_ IN CASE WHEN id.kind = 'email' THEN [1] ELSE [] END | SET i:Email)
   FOREACH (_ IN CASE WHEN id.kind = 'device' THEN [1] ELSE [] END | SET i:Device)
   FOREACH (_ IN CASE WHEN id.kind = 'card' THEN [1] ELSE [] END | SET i:Card)
@@ -45,7 +47,7 @@ CALL {
     RETURN sum(CASE WHEN created THEN 0 ELSE 1 END) AS alreadyLinked
   }
   // The hub guard: past the threshold an identifier links no further accounts into clusters.
-  SET i.hub = i.hub OR i.accounts > $hubThreshold
+  FOREACH (_ IN CASE WHEN NOT i.hub AND i.accounts > $hubThreshold THEN [1] ELSE [] END | SET i.hub = true)
   RETURN collect(i) AS identifiers,
          sum(CASE WHEN i.kind = 'device' AND alreadyLinked > 0 THEN 1 ELSE 0 END) AS deviceSeen,
          [x IN collect(i) WHERE x.hub | x.kind] AS hubs
@@ -112,11 +114,11 @@ WITH e, fresh, accounts, accountEvents, deviceSeen, hubs, c, lastTrialStartAt,
 WITH e, fresh, accounts, accountEvents, deviceSeen, hubs, c, lastTrialStartAt, cardsNow,
      reduce(s = [], x IN cardsNow | CASE WHEN split(x, '|')[1] IN s THEN s ELSE s + split(x, '|')[1] END) AS distinctCards,
      reduce(s = [], x IN cardsNow | CASE WHEN split(x, '|')[2] = '' OR split(x, '|')[2] IN s THEN s ELSE s + split(x, '|')[2] END) AS distinctCountries
-FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL THEN [1] ELSE [] END |
-  SET c.recentCards = cardsNow[-50..],
-      c.lastTrialStartAt = CASE WHEN $eventType = 'trial_start' THEN $at ELSE c.lastTrialStartAt END,
-      c.convertedAt = CASE WHEN $eventType = 'trial_convert' AND c.convertedAt IS NULL THEN $at ELSE c.convertedAt END)
-FOREACH (a IN CASE WHEN fresh THEN accounts ELSE [] END | SET a.events = a.events + 1)
+// Only events that change a fact write the cluster node: most events leave it unlocked.
+FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL AND $card IS NOT NULL THEN [1] ELSE [] END | SET c.recentCards = cardsNow[-50..])
+FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL AND $eventType = 'trial_start' THEN [1] ELSE [] END | SET c.lastTrialStartAt = $at)
+FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL AND $eventType = 'trial_convert' AND c.convertedAt IS NULL THEN [1] ELSE [] END | SET c.convertedAt = $at)
+FOREACH (a IN CASE WHEN fresh THEN [x IN accounts WHERE NOT x.history] ELSE [] END | SET a.history = true)
 RETURN c.id AS clusterId, coalesce(c.accounts, 0) AS accounts, coalesce(c.confirmedAbuse, false) AS confirmedAbuse,
        coalesce(c.falsePositive, false) AS falsePositive, coalesce(c.chargebacks, 0) AS chargebacks,
        c.convertedAt AS convertedAt, lastTrialStartAt, coalesce(c.suppressed, []) AS suppressed,

@@ -3,19 +3,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { testEnv } from './test-deps.js';
+import { freePort } from './free-port.js';
 
 const children = new Set<ChildProcess>();
 after(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
