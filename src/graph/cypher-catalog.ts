@@ -17,12 +17,22 @@ function walk(dir: string): string[] {
   });
 }
 
+// The text sent on every call: without comment lines and indentation, so the driver encodes and
+// the server hashes (plan-cache key) less. Line breaks stay, so error positions remain readable.
+function compact(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('//'))
+    .join('\n');
+}
+
 // Names are paths below cypher/ without the extension: `schema/001-constraints`, `graph/link-event`.
 export function loadCypher(dir = path.join(repoDir, 'cypher')): CypherCatalog {
   const statements = new Map<string, string>();
   for (const file of walk(dir).sort()) {
     const name = path.relative(dir, file).replace(/\\/g, '/').replace(/\.cypher$/, '');
-    statements.set(name, fs.readFileSync(file, 'utf8'));
+    statements.set(name, compact(fs.readFileSync(file, 'utf8')));
   }
   return {
     get(name) {
