@@ -88,7 +88,9 @@ ${r.growth.map((g) => row(`${g.events.toLocaleString('en')} events stored`, g.ru
 
 Stored history is bulk-loaded (\`bench/seed-growth.ts\`: INSERT … SELECT in Postgres, batched
 UNWIND in Neo4j: an account, an email and a cluster per four events) into the same tenant and
-mode the traffic uses.
+mode the traffic uses; then both stores are settled (VACUUM ANALYZE, checkpoints) and the verdict
+runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what changed between them:
+\`docs/benchmarks-history.md\`.
 
 ## Targets
 

@@ -13,7 +13,7 @@ import { startDnsStandIn } from '../test/support/dns-stand-in.js';
 import { freePort } from '../test/support/free-port.js';
 import { closedLoop, openLoop, type LoadResult, type NextRequest } from './load-generator.js';
 import { sampleProcess } from './process-stats.js';
-import { seedEvents, seedGraph } from './seed-growth.js';
+import { removeGraph, seedEvents, seedGraph, settle } from './seed-growth.js';
 import { BENCH_DOMAINS, createTraffic } from './traffic.js';
 import { writeReport, type Run } from './report.js';
 
@@ -108,11 +108,16 @@ async function main(): Promise<void> {
     await seedEvents(deps, scope, loaded, size);
     await seedGraph(deps, scope, loaded, size);
     loaded = size;
-    log(`loaded in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    await settle(deps);
+    log(`loaded and settled in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    // Unmeasured: caches warm up on the grown data first.
+    await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size + 1), 200, QUICK ? 3 : 10);
     growth.push({ events: size, run: await measure(`verdict @200/s, ${size} stored`, verdict, () => openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size), 200, SUSTAIN_SECONDS)) });
   }
 
   await Promise.all([stop(verdict), stop(floor)]);
+  log('removing the run\'s graph data');
+  await removeGraph(deps, scope);
   await dns.close();
   await deps.close();
 

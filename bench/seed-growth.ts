@@ -16,7 +16,6 @@ export async function seedEvents(deps: Deps, scope: Scope, from: number, to: num
        FROM generate_series($3::int, $4::int) AS i`,
     [scope.tenantId, scope.mode, from, to - 1],
   );
-  await deps.db.query('ANALYZE events');
 }
 
 const GRAPH_BATCH = 20_000;
@@ -42,5 +41,26 @@ export async function seedGraph(deps: Deps, scope: Scope, from: number, to: numb
        CREATE (e)-[:USED]->(m)`,
       { tenantId: scope.tenantId, mode: scope.mode, start, end },
     );
+  }
+}
+
+// After a bulk load both stores have background work to do (autovacuum, checkpoints); do it now
+// so the measurement that follows is of serving, not of the load's aftermath.
+export async function settle(deps: Deps): Promise<void> {
+  await deps.db.query('VACUUM ANALYZE events');
+  await deps.db.query('CHECKPOINT');
+  await deps.graph.executeQuery('CALL db.checkpoint()');
+}
+
+// The run's graph data goes when the run ends (Neo4j Community has one database to share).
+export async function removeGraph(deps: Deps, scope: Scope): Promise<void> {
+  const session = deps.graph.session();
+  try {
+    await session.run(
+      `MATCH (n {tenantId: $tenantId, mode: $mode}) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS`,
+      { tenantId: scope.tenantId, mode: scope.mode },
+    );
+  } finally {
+    await session.close();
   }
 }
