@@ -31,6 +31,7 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 async function startProcess(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = spawn('node', args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
@@ -137,4 +138,7 @@ async function main(): Promise<void> {
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);
 }
 
+// Children must not outlive a failed run.
+let children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 await main();
