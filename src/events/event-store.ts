@@ -57,7 +57,8 @@ function fromRow(row: EventRow): StoredEvent {
   };
 }
 
-export const insertEventSql = `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
+// Parameters $1..$13, in the order of insertEventParams; the verdict's write embeds it in a CTE.
+export const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
   recommended_action, created_at, external_user_id, email, request, signals)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 
@@ -67,10 +68,6 @@ export function insertEventParams(scope: Scope, e: NewEvent): unknown[] {
     e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
     JSON.stringify(e.request), JSON.stringify(e.signals),
   ];
-}
-
-export async function insertEvent(db: Queryable, scope: Scope, e: NewEvent): Promise<void> {
-  await db.query(insertEventSql, insertEventParams(scope, e));
 }
 
 export async function findEvent(db: Queryable, scope: Scope, id: string): Promise<StoredEvent | undefined> {

@@ -4,7 +4,7 @@ import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import { AppError } from '../http/app-error.js';
 import { generateKey, hashKey, keyHint, parseKey, type KeyKind, type Mode } from './api-key.js';
-import { insertKey, insertTenant, revokeKey, tenantExists, type KeyRow } from './key-store.js';
+import { insertKey, insertTenant, revokeKey, tenantExists } from './key-store.js';
 
 export interface TenantKeys {
   sk_live: string;
@@ -43,5 +43,3 @@ export async function revokeApiKey(db: pg.Pool, key: string): Promise<void> {
   if (!parseKey(key)) throw AppError.invalid([{ path: 'key', message: 'is not a Doorman API key' }]);
   if (!(await revokeKey(db, hashKey(key)))) throw new AppError('not_found', 'No such API key.');
 }
-
-export type { KeyRow };

@@ -14,6 +14,7 @@ import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
 import { parseEmail } from '../signals/email/parse-email.js';
+import type { EmailSignal as CollectedEmail } from '../signals/email/email-signals.js';
 import { countersFor, readVelocity } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
 import { deadlineAfter, withDeadline, type Gathered } from './with-deadline.js';
@@ -63,11 +64,13 @@ function paymentSignal(req: VerdictRequest): PaymentSignal | undefined {
   };
 }
 
-function emailMissing(email: EmailSignal & { mxError?: string; domainAgeError?: string }): MissingSignal[] {
+// The email facts the engine reads, and the lookups that failed (DNS, RDAP) as missing signals.
+function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: MissingSignal[] } {
+  const { mxError, domainAgeError, ...signal } = email;
   const missing: MissingSignal[] = [];
-  if (email.mxError) missing.push({ source: 'dns', reason: email.mxError === 'timeout' ? 'timeout' : 'unavailable' });
-  if (email.domainAgeError) missing.push({ source: 'rdap', reason: email.domainAgeError === 'timeout' ? 'timeout' : 'unavailable' });
-  return missing;
+  if (mxError) missing.push({ source: 'dns', reason: mxError });
+  if (domainAgeError) missing.push({ source: 'rdap', reason: domainAgeError });
+  return { signal, missing };
 }
 
 export async function collectSignals(deps: VerdictDeps, scope: Scope, req: VerdictRequest, eventId: string, now: Date): Promise<Collected> {
@@ -136,23 +139,22 @@ export async function collectSignals(deps: VerdictDeps, scope: Scope, req: Verdi
     ]);
     const facts = graph ? note('graph', graph) : undefined;
     const clusterSignal = facts ? graphSignal(facts, now.getTime()) : undefined;
-    const email = emailP ? note('email', await emailP) : undefined;
+    const gatheredEmail = emailP ? note('email', await emailP) : undefined;
+    const email = gatheredEmail ? emailFacts(gatheredEmail) : undefined;
+    const velocitySignal = counters.length > 0 ? note('velocity', velocity) : undefined;
 
     const signals: Signals = {
       eventType: req.event_type,
-      ...(email && { email: { malformed: email.malformed, disposable: email.disposable, freemail: email.freemail,
-        ...(email.domain && { domain: email.domain }), ...(email.registrableDomain && { registrableDomain: email.registrableDomain }),
-        ...(email.mx && { mx: email.mx }), ...(email.domainAgeDays !== undefined && { domainAgeDays: email.domainAgeDays }) } }),
+      ...(email && { email: email.signal }),
       ...(ipFlags && req.ip && { ip: { address: req.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
       ...(deviceId && { deviceId }),
       ...(payment && { payment }),
       lists: note('lists', lists) ?? [],
-      ...(counters.length > 0 && { velocity: note('velocity', velocity) }),
+      ...(velocitySignal && { velocity: velocitySignal }),
       ...(clusterSignal && { graph: clusterSignal }),
       missing,
     };
-    if (email) missing.push(...emailMissing(email));
-    if (signals.velocity === undefined) delete signals.velocity;
+    if (email) missing.push(...email.missing);
     return { signals, velocityCounters: counters, graphLink };
   } finally {
     deadline.cancel();

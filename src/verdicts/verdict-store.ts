@@ -4,19 +4,17 @@
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import { inTransaction, type Queryable, type Scope } from '../db/queryable.js';
-import { insertEventParams, type NewEvent } from '../events/event-store.js';
+import { INSERT_EVENT_SQL, insertEventParams, type NewEvent } from '../events/event-store.js';
 import type { LinkParams } from '../graph/identity-graph.js';
 import { inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 
-const WRITE_SQL = (review: number, key: number, response: number) => `WITH event AS (
-    INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
-      recommended_action, created_at, external_user_id, email, request, signals)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)),
+// $1..$13 are the event's (INSERT_EVENT_SQL); $14 review?, $15 idempotency key, $16 response.
+const WRITE_SQL = `WITH event AS (${INSERT_EVENT_SQL}),
   review AS (
-    INSERT INTO reviews (tenant_id, mode, event_id, created_at) SELECT $1, $2, $3, $9 WHERE $${review}::boolean),
+    INSERT INTO reviews (tenant_id, mode, event_id, created_at) SELECT $1, $2, $3, $9 WHERE $14::boolean),
   idempotency AS (
-    UPDATE idempotency_keys SET state = 'done', event_id = $3, response = $${response}
-     WHERE tenant_id = $1 AND mode = $2 AND key = $${key}::text)
+    UPDATE idempotency_keys SET state = 'done', event_id = $3, response = $16
+     WHERE tenant_id = $1 AND mode = $2 AND key = $15::text)
   SELECT 1`;
 
 export async function writeJudgedEvent(
@@ -26,11 +24,8 @@ export async function writeJudgedEvent(
   event: NewEvent,
   extra: { idempotencyKey?: string; response: string; graphRepair?: LinkParams },
 ): Promise<void> {
-  const params = insertEventParams(scope, event);
-  const review = params.push(event.verdict === 'review');
-  const key = params.push(extra.idempotencyKey ?? null);
-  const response = params.push(extra.response);
-  const write = (q: Queryable) => q.query(WRITE_SQL(review, key, response), params);
+  const params = [...insertEventParams(scope, event), event.verdict === 'review', extra.idempotencyKey ?? null, extra.response];
+  const write = (q: Queryable) => q.query(WRITE_SQL, params);
   const repair = extra.graphRepair;
   if (!repair) {
     await write(db);

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer } from '../support/fixtures.js';
+import { deleteExpiredKeys } from '../../src/verdicts/idempotency-store.js';
 import { aSignup, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 describe('POST /v1/verdict with an Idempotency-Key', () => {
@@ -88,6 +89,19 @@ describe('POST /v1/verdict with an Idempotency-Key', () => {
     expect((await send(bad, 'bad-then-good')).status).to.equal(400);
     const good = await send(JSON.stringify(aSignup({ ip: '100.64.90.7' })), 'bad-then-good');
     expect(good.status).to.equal(200);
+  });
+
+  it('forgets a key after 24 h: an expired record is taken over, and housekeeping deletes it', async () => {
+    const raw = JSON.stringify(aSignup({ ip: '100.64.90.8' }));
+    const first = await send(raw, 'old-key');
+    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [h.tenant.tenantId]);
+    const other = await send(JSON.stringify(aSignup({ ip: '100.64.90.9' })), 'old-key');
+    expect(other.status).to.equal(200);
+    expect(other.body.id).to.not.equal(first.body.id);
+    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [h.tenant.tenantId]);
+    expect(await deleteExpiredKeys(h.deps.db, new Date())).to.be.at.least(1);
+    const { rows } = await h.deps.db.query('SELECT 1 FROM idempotency_keys WHERE tenant_id = $1', [h.tenant.tenantId]);
+    expect(rows).to.deep.equal([]);
   });
 
   it('is ignored harmlessly on other endpoints', async () => {
