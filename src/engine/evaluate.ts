@@ -5,14 +5,13 @@
 //   4. a trusted cluster turns a review caused only by velocity, ip or cluster-size rules into allow;
 //   5. otherwise the most severe effect left: block > review > allow.
 // Any exception fails open: allow with no reasons, the fault reported to the caller to log.
+import { NEVER_SUPPRESSED } from './never-suppressed.js';
 import type { Policy } from './policy.js';
 import type { Rule } from './rule.js';
 import type { Decision, Effect, Finding, RecommendedAction, Signals, Verdict } from './types.js';
 
 const SEVERITY: Record<Effect, number> = { info: 0, allow: 0, review: 1, block: 2 };
 
-// Never suppressed by feedback: lists and confirmed abuse are the tenant's explicit word.
-const UNSUPPRESSIBLE = new Set(['blocklisted', 'allowlisted', 'cluster_confirmed_abuse', 'timeout_failopen', 'partial_enrichment']);
 
 // What trust may soften (default-policy.md: "velocity, ip or cluster-size rules").
 const TRUST_SOFTENS = (code: string) =>
@@ -53,7 +52,7 @@ function actionFor(findings: Finding[], verdict: Verdict): RecommendedAction | u
 export function evaluate(signals: Signals, rules: readonly Rule[], policy: Policy): Decision {
   try {
     const suppressed = new Set(signals.graph?.suppressedCodes ?? []);
-    const findings = applyTrust(runRules(signals, rules, policy).filter((f) => UNSUPPRESSIBLE.has(f.code) || !suppressed.has(f.code)));
+    const findings = applyTrust(runRules(signals, rules, policy).filter((f) => NEVER_SUPPRESSED.has(f.code) || !suppressed.has(f.code)));
     const verdict = verdictOf(findings);
     const recommendedAction = actionFor(findings, verdict);
     return {

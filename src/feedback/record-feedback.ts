@@ -2,13 +2,11 @@
 // subject's linked identity cluster (design/default-policy.md, Feedback).
 import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
+import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import { AppError } from '../http/app-error.js';
 import { normalizeEmail } from '../signals/email/normalize-email.js';
 import { markApplied, recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
 
-// Never suppressed by false_positive: the tenant's own lists, convictions, and notes about
-// missing signals are not patterns that misfired.
-const NOT_SUPPRESSIBLE = new Set(['blocklisted', 'allowlisted', 'cluster_confirmed_abuse', 'cluster_trusted', 'timeout_failopen', 'partial_enrichment']);
 
 const ANCHOR: Record<SubjectKind, string> = { event_id: 'event', external_user_id: 'account', email: 'email' };
 
@@ -22,7 +20,7 @@ export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>
   const { kind, value } = input.subject;
   const events = await subjectEvents(deps.db, scope, kind, value);
   const anchorValue = kind === 'email' ? (normalizeEmail(value) ?? value.trim().toLowerCase()) : value;
-  const codes = events.codes.filter((c) => !NOT_SUPPRESSIBLE.has(c));
+  const codes = events.codes.filter((c) => !NEVER_SUPPRESSED.has(c));
 
   // Resolve in the graph first only when Postgres knows nothing (an email seen in another spelling).
   if (!events.found && kind !== 'email') throw new AppError('not_found', `No ${kind} ${value} in this tenant and mode.`);
