@@ -1,18 +1,17 @@
 // The floor: a bare node:http server on the same drivers and the same store functions that
-// does only a verdict's mandatory I/O (key lookup, list lookup, velocity read, the graph link,
-// the event write, the velocity record) with no validation, signals logic, engine or Express.
-// The verdict's latency over this one's is what our own code costs.
+// does only a verdict's mandatory I/O in this design (the key lookup, one velocity round trip,
+// one read-only Cypher, one Postgres write with the event and its graph link) with no
+// validation, signals logic, engine or Express. The verdict's latency over this one's is what
+// our own code costs. (The links it writes are applied by the verdict server's graph writer.)
 import http from 'node:http';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { newId } from '../src/db/new-id.js';
 import { defaultPolicy } from '../src/engine/policy.js';
-import { eventIdentifiers } from '../src/graph/event-identifiers.js';
-import { linkEvent } from '../src/graph/identity-graph.js';
-import { matchLists } from '../src/lists/list-store.js';
+import { graphLinkOf, readClusterFacts } from '../src/graph/identity-graph.js';
 import { bearerToken, hashKey } from '../src/tenants/api-key.js';
 import { findKey } from '../src/tenants/key-store.js';
-import { countersFor, readVelocity, recordVelocity } from '../src/velocity/velocity-store.js';
+import { countersFor, countVelocity } from '../src/velocity/velocity-store.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
 const deps = createDeps(loadConfig());
@@ -30,22 +29,19 @@ const server = http.createServer(async (req, res) => {
     const now = new Date();
     const card = body.payment?.card_fingerprint;
     const counters = countersFor(scope, { eventType: body.event_type, eventId, ip: body.ip, card, amount: body.payment?.amount, account: body.external_user_id }, defaultPolicy);
-    const ids = eventIdentifiers({ email: body.email, card, identity: body.identity });
+    const link = graphLinkOf(scope, {
+      eventId, eventType: body.event_type, at: now.getTime(), account: body.external_user_id, email: body.email, card,
+      cardCountry: body.payment?.card_country, identity: body.identity,
+    }, 25);
     await Promise.all([
-      matchLists(deps.db, scope, [{ kind: 'ip', value: body.ip ?? '' }, { kind: 'email', value: body.email ?? '' }]),
-      readVelocity(deps.redis, counters, now.getTime()),
-      linkEvent(deps.graph, deps.cypher, {
-        tenantId: scope.tenantId, mode: scope.mode, eventId, eventType: body.event_type, at: now.getTime(),
-        account: body.external_user_id ?? null, ids, card: card ?? null, cardCountry: body.payment?.card_country ?? null,
-        hubThreshold: 25, clusterId: eventId.replace('evt_', 'clu_'), newEvent: true,
-      }),
+      countVelocity(deps.redis, counters, now.getTime()),
+      link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
     const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
-    await writeJudgedEvent(deps.db, deps.boss, scope, {
+    await writeJudgedEvent(deps.db, scope, {
       id: eventId, eventType: body.event_type, verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version,
       createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
-    }, { response });
-    recordVelocity(deps.redis, counters, now.getTime()).catch(() => undefined);
+    }, { response, link });
     res.writeHead(200, { 'content-type': 'application/json' }).end(response);
   } catch (err) {
     res.writeHead(500).end(String(err));

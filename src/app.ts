@@ -1,17 +1,17 @@
 // Builds the Express app from its dependencies without listening. Middleware order is the
-// verdict flow's: request id and log line, rate limit, authentication, body, route.
+// verdict flow's: request id and log line, (warm-up gate,) rate limit, authentication, body, route.
 import express, { type Express } from 'express';
 import type { Deps } from './deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
 import { rateLimit } from './http/rate-limit.js';
+import { warmGate } from './http/warm-gate.js';
 import { healthRoutes } from './health/health-routes.js';
 import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
 import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
 import { verdictRoutes } from './verdicts/verdict-routes.js';
-import { linkBoundUser } from './events/link-bound-user.js';
 import { feedbackRoutes } from './feedback/feedback-routes.js';
 
 export function createApp(deps: Deps): Express {
@@ -22,13 +22,14 @@ export function createApp(deps: Deps): Express {
   app.use(requestLogging(deps.logger));
   // Unmetered: the health probe, and CORS preflights (browsers cannot send a key on them).
   app.use(healthRoutes(deps));
+  app.use(warmGate(deps));
   app.use(deviceCors());
   app.use(rateLimit(deps));
   app.use(contractRoutes());
   const validator = createRequestValidator();
   app.use(deviceRoutes(deps, validator));
   app.use(verdictRoutes(deps, validator));
-  app.use(eventRoutes(deps, validator, linkBoundUser(deps)));
+  app.use(eventRoutes(deps, validator));
   app.use(feedbackRoutes(deps, validator));
   app.use(notFoundHandler);
   app.use(errorHandler);

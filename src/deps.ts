@@ -17,7 +17,8 @@ import { defaultRules } from './engine/rule-table.js';
 import type { Rule } from './engine/rule.js';
 import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
-import { warmGraph } from './graph/warm-graph.js';
+import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
+import { warmUp } from './warm-up.js';
 
 export interface Clock {
   now(): Date;
@@ -37,9 +38,13 @@ export interface Deps {
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
   metrics: { failOpen: number };
-  // Loads in-process data (ip intelligence) and warms the graph's query plan, once; serve()
-  // awaits it before listening. One-shot CLI commands never call it.
+  // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
+  graphWriter: GraphWriter;
+  // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
+  // requests other than /health until it is done. One-shot CLI commands never call it.
   warmup(): Promise<void>;
+  // 'cold' until warmup() is called (nothing is held back), 'warming', then 'warm'.
+  warmState(): 'cold' | 'warming' | 'warm';
   clock: Clock;
   close(): Promise<void>;
 }
@@ -98,13 +103,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
   const cypher = overrides.cypher ?? loadCypher();
   let warming: Promise<void> | undefined;
-  const warmup = overrides.warmup ?? (() => (warming ??= Promise.all([
-    ipIntel.reload().then(
-      () => undefined,
-      (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
-    ),
-    warmGraph(graph, cypher).catch((err: Error) => logger.warn({ err: err.message }, 'graph warm-up failed')),
-  ]).then(() => undefined)));
+  let warm = false;
+  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config, graph, cypher, logger });
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
@@ -123,9 +123,12 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     emailSignals,
     engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },
     metrics: overrides.metrics ?? { failOpen: 0 },
-    warmup,
+    graphWriter,
+    warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
+    warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
     clock,
     async close() {
+      await graphWriter.stop();
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },

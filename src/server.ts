@@ -1,5 +1,6 @@
-// Runs the API: listens, and shuts down cleanly on SIGTERM/SIGINT (stop accepting, finish
-// in-flight requests, close the stores).
+// Runs the API: listens at once (answering /health, holding other requests while it warms up),
+// runs the graph writer, and shuts down cleanly on SIGTERM/SIGINT (stop accepting, finish
+// in-flight requests, stop the graph writer after its batch, close the stores).
 import http from 'node:http';
 import { createApp } from './app.js';
 import type { Deps } from './deps.js';
@@ -12,7 +13,8 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 export async function serve(deps: Deps): Promise<http.Server> {
   // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
   await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
-  await deps.warmup();
+  // Warming starts before listening, so the gate holds the first requests and /health says so.
+  const warming = deps.warmup();
   const app = createApp(deps);
   const server = http.createServer(app);
   // Keep-alive longer than common load balancers' idle timeouts, so they close first.
@@ -25,6 +27,8 @@ export async function serve(deps: Deps): Promise<http.Server> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
   deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
+  await deps.graphWriter.start();
+  await warming;
 
   const intelWatch = watchIntelReloads(deps);
   // Expired idempotency records are already ignored; deleting them keeps the table small.

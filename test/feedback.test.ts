@@ -11,7 +11,12 @@ describe('POST /v1/feedback', function () {
   beforeEach(async () => {
     h = await verdictHarness();
   });
-  const feedback = (body: object, key = h.tenant.keys.sk_test) => request(h.app).post('/v1/feedback').set(bearer(key)).send(body);
+  // Like a verdict, a report is followed by the next step of the story once its mark is applied.
+  const feedback = async (body: object, key = h.tenant.keys.sk_test) => {
+    const res = await request(h.app).post('/v1/feedback').set(bearer(key)).send(body);
+    await h.graphSettled();
+    return res;
+  };
 
   it('confirmed_abuse marks the whole cluster: a linked account is blocked afterwards', async () => {
     const bad = await h.verdict(aSignup({ external_user_id: 'fraudster', identity: { phone: '+1555100' } }));
@@ -25,7 +30,7 @@ describe('POST /v1/feedback', function () {
 
   it('a cluster that merges later inherits the mark', async () => {
     await h.verdict(aSignup({ external_user_id: 'x1', email: 'marked@shop-mail.com' }));
-    await feedback({ subject: { kind: 'email', value: 'Marked@shop-mail.com' }, outcome: 'confirmed_abuse' }).expect(200);
+    expect((await feedback({ subject: { kind: 'email', value: 'Marked@shop-mail.com' }, outcome: 'confirmed_abuse' })).status).to.equal(200);
     await h.verdict(aSignup({ external_user_id: 'y1', identity: { wallet: 'w9' }, ip: '100.64.8.3' }));
     const joins = await h.verdict(aSignup({ external_user_id: 'y2', identity: { wallet: 'w9' }, email: 'marked@shop-mail.com', ip: '100.64.8.4' }));
     expect(codes(joins)).to.include('cluster_confirmed_abuse');
@@ -36,7 +41,7 @@ describe('POST /v1/feedback', function () {
   it('false_positive suppresses the codes that misfired for that cluster, and counts as trust', async () => {
     const flagged = await h.verdict(aSignup({ external_user_id: 'good_user', ip: IPS.proxy }));
     expect(codes(flagged)).to.deep.equal(['proxy_ip']);
-    await feedback({ subject: { kind: 'external_user_id', value: 'good_user' }, outcome: 'false_positive', note: 'corporate VPN' }).expect(200);
+    expect((await feedback({ subject: { kind: 'external_user_id', value: 'good_user' }, outcome: 'false_positive', note: 'corporate VPN' })).status).to.equal(200);
     const again = await h.verdict({ event_type: 'checkout_attempt', external_user_id: 'good_user', ip: IPS.proxy, payment: { card_fingerprint: 'c', amount: 900 } });
     expect(again.body.verdict).to.equal('allow');
     expect(codes(again)).to.deep.equal(['cluster_trusted']);
@@ -50,8 +55,8 @@ describe('POST /v1/feedback', function () {
 
   it('chargeback: at least review on a checkout in the cluster, and it cancels trust', async () => {
     await h.verdict(aCheckout({ external_user_id: 'payer' }, { card_fingerprint: 'card_cb' }));
-    await feedback({ subject: { kind: 'external_user_id', value: 'payer' }, outcome: 'false_positive' }).expect(200);
-    await feedback({ subject: { kind: 'external_user_id', value: 'payer' }, outcome: 'chargeback' }).expect(200);
+    expect((await feedback({ subject: { kind: 'external_user_id', value: 'payer' }, outcome: 'false_positive' })).status).to.equal(200);
+    expect((await feedback({ subject: { kind: 'external_user_id', value: 'payer' }, outcome: 'chargeback' })).status).to.equal(200);
     const next = await h.verdict(aCheckout({ external_user_id: 'payer', ip: '100.64.8.9' }, { card_fingerprint: 'card_cb' }));
     expect(next.body.verdict).to.equal('review');
     expect(next.body.reasons).to.deep.include({ code: 'cluster_chargeback', detail: { chargebacks: 1 } });
@@ -62,8 +67,8 @@ describe('POST /v1/feedback', function () {
 
   it('stores an identical repost once, and a different outcome for the same subject too', async () => {
     const ev = await h.verdict(aCheckout({ external_user_id: 'dup' }, { card_fingerprint: 'card_dup' }));
-    for (let i = 0; i < 3; i++) await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' }).expect(200);
-    await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'false_positive' }).expect(200);
+    for (let i = 0; i < 3; i++) expect((await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' })).status).to.equal(200);
+    expect((await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'false_positive' })).status).to.equal(200);
     const { rows } = await h.deps.db.query('SELECT outcome FROM feedback WHERE tenant_id = $1 ORDER BY outcome', [h.tenant.tenantId]);
     expect(rows.map((r) => r.outcome)).to.deep.equal(['chargeback', 'false_positive']);
     const next = await h.verdict(aCheckout({ external_user_id: 'dup', ip: '100.64.8.10' }, { card_fingerprint: 'card_dup' }));
@@ -75,6 +80,7 @@ describe('POST /v1/feedback', function () {
     const past = createApp({ ...h.deps, clock: { now: () => longAgo } });
     await request(past).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
       .send({ event_type: 'trial_convert', external_user_id: 'loyal', identity: { phone: '+1555200' } }).expect(200);
+    await h.graphSettled();
     const now = await h.verdict(aSignup({ external_user_id: 'loyal', ip: IPS.datacenter }));
     expect(now.body.verdict).to.equal('allow');
     expect(codes(now)).to.deep.equal(['cluster_trusted', 'datacenter_ip']);

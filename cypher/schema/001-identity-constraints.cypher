@@ -3,9 +3,6 @@
 // so presence of tenantId and mode is guaranteed by the writing statements, not the schema.
 // Parameters: none. Returns: nothing. Idempotent (IF NOT EXISTS).
 CREATE CONSTRAINT account_key IF NOT EXISTS FOR (n:Account) REQUIRE (n.tenantId, n.mode, n.externalId) IS UNIQUE;
-CREATE CONSTRAINT email_key IF NOT EXISTS FOR (n:Email) REQUIRE (n.tenantId, n.mode, n.value) IS UNIQUE;
-CREATE CONSTRAINT device_key IF NOT EXISTS FOR (n:Device) REQUIRE (n.tenantId, n.mode, n.value) IS UNIQUE;
-CREATE CONSTRAINT card_key IF NOT EXISTS FOR (n:Card) REQUIRE (n.tenantId, n.mode, n.value) IS UNIQUE;
 CREATE CONSTRAINT identifier_key IF NOT EXISTS FOR (n:Identifier) REQUIRE (n.tenantId, n.mode, n.kind, n.value) IS UNIQUE;
 CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.tenantId, n.mode, n.id) IS UNIQUE;
 CREATE CONSTRAINT cluster_key IF NOT EXISTS FOR (n:Cluster) REQUIRE (n.tenantId, n.mode, n.id) IS UNIQUE;

@@ -1,5 +1,5 @@
 // Identifiers share one label and one natural key (kind, value), with Email, Device and Card as
-// extra labels for analysts; the per-label constraints of 001 are replaced by that one.
+// extra labels for analysts. Graphs created before that had per-label constraints; they go.
 // Parameters: none. Returns: nothing. Idempotent.
 DROP CONSTRAINT email_key IF EXISTS;
 DROP CONSTRAINT device_key IF EXISTS;

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../logger.js';
 import { migrateGraph, migrateJobQueue, migratePostgres } from '../db/migrate.js';
-import { startWorkers } from '../jobs/workers.js';
+import { startGraphWriter, startWorkers } from '../jobs/workers.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
 import { serve } from '../server.js';
@@ -49,7 +49,7 @@ program
   .action(
     withDeps(async (deps) => {
       const applied = await migratePostgres(deps.config, deps.logger);
-      await migrateJobQueue(deps.boss);
+      await migrateJobQueue(deps.config.databaseUrl, deps.logger);
       const statements = await migrateGraph(deps.graph, deps.cypher);
       print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
     }),
@@ -57,8 +57,8 @@ program
 
 program
   .command('serve')
-  .description('run the API (and the webhook worker unless --no-worker)')
-  .option('--no-worker', 'do not run the webhook worker in this process')
+  .description('run the API and the graph writer (and the job workers unless --no-worker)')
+  .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
   .action(
     withDeps(async (deps, opts: { worker: boolean }) => {
       await serve(deps);
@@ -68,9 +68,10 @@ program
 
 program
   .command('worker')
-  .description('run only the job workers (webhook deliveries, graph repairs)')
+  .description('run only the background work: the graph writer and the job workers')
   .action(
     withDeps(async (deps) => {
+      await startGraphWriter(deps);
       await startWorkers(deps);
       const stop = () => void deps.close().finally(() => process.exit(0));
       process.once('SIGTERM', stop);

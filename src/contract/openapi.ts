@@ -82,9 +82,12 @@ const schemas = {
         type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }], 'x-error-message': 'must be an IPv4 or IPv6 address',
         description: "The end user's address. Omit it rather than send your own server's address.", examples: ['203.0.113.7'],
       },
-      user_agent: { type: 'string', description: "The end user's User-Agent header, verbatim." },
-      device_token: { type: 'string', description: 'From POST /v1/device. Expired, tampered, cross-tenant or cross-mode tokens are silently dropped.' },
-      identity: stringMap(64, { type: 'string', maxLength: 512 }, 'Other identifiers (phone, wallet, ...). Keys up to 64 characters, string values up to 512; unknown keys are stored and linked.'),
+      user_agent: { type: 'string', maxLength: 1024, description: "The end user's User-Agent header, verbatim (up to 1024 characters)." },
+      device_token: { type: 'string', maxLength: 4096, description: 'From POST /v1/device. Expired, tampered, cross-tenant or cross-mode tokens are silently dropped.' },
+      identity: {
+        ...stringMap(64, { type: 'string', maxLength: 512 }, 'Other identifiers (phone, wallet, ...). At most 20 entries; keys up to 64 characters, string values up to 512; unknown keys are stored and linked.'),
+        maxProperties: 20,
+      },
       payment: ref('Payment'),
       context: { type: 'object', description: 'Free-form; stored and echoed, never validated, never used in a decision.' },
     },
@@ -98,7 +101,7 @@ const schemas = {
     description: 'Used for checkout_attempt, ignored on other event types. Open: unknown keys are accepted and ignored.',
     additionalProperties: true,
     properties: {
-      card_fingerprint: { type: 'string', description: 'Stable per-card id from the payment provider; never a card number.' },
+      card_fingerprint: { type: 'string', maxLength: 256, description: 'Stable per-card id from the payment provider; never a card number. Up to 256 characters.' },
       card_funding: { type: 'string', enum: ['credit', 'debit', 'prepaid', 'unknown'], description: 'Absent means unknown; unknown fires no rule.' },
       card_country: {
         type: 'string', pattern: '^[A-Za-z]{2}$', 'x-error-message': 'must be a two-letter country code',

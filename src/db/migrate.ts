@@ -5,7 +5,7 @@ import path from 'node:path';
 import { runner } from 'node-pg-migrate';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from 'pino';
-import type PgBoss from 'pg-boss';
+import PgBoss from 'pg-boss';
 import { ensureQueues } from '../jobs/job-queue.js';
 import { repoDir, type Config } from '../config.js';
 import { splitStatements, type CypherCatalog } from '../graph/cypher-catalog.js';
@@ -25,7 +25,11 @@ export async function migratePostgres(config: Config, logger: Logger): Promise<s
 }
 
 // pg-boss installs and migrates its own schema (pgboss) when started; queues are created once.
-export async function migrateJobQueue(boss: PgBoss): Promise<void> {
+// A boss of its own, without the supervisor and the scheduler: started only to migrate, it must
+// stop at once (a full boss stopped right after start leaves its first cron tick running).
+export async function migrateJobQueue(databaseUrl: string, logger: Logger): Promise<void> {
+  const boss = new PgBoss({ connectionString: databaseUrl, max: 2, schema: 'pgboss', supervise: false, schedule: false });
+  boss.on('error', (err: Error) => logger.warn({ err: err.message }, 'job queue error'));
   await boss.start();
   await ensureQueues(boss);
   await boss.stop({ graceful: false, wait: true });

@@ -9,7 +9,7 @@ import type { RequestValidator } from '../contract/request-validator.js';
 import { findEvent, listEvents, type Verdict } from './event-store.js';
 import { decodeCursor, encodeCursor } from './event-cursor.js';
 import { toWire } from './event-wire.js';
-import { attachUser, type AfterBind } from './attach-user.js';
+import { attachUser } from './attach-user.js';
 
 interface ListQuery {
   limit: number;
@@ -18,7 +18,7 @@ interface ListQuery {
   cursor?: string;
 }
 
-export function eventRoutes(deps: Deps, validator: RequestValidator, afterBind?: AfterBind): Router {
+export function eventRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
   const secret = authenticate(deps.db, 'secret');
 
@@ -42,7 +42,7 @@ export function eventRoutes(deps: Deps, validator: RequestValidator, afterBind?:
 
   router.patch('/v1/events/:id', secret, ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const body = validated<{ external_user_id: string }>(validator, 'AttachUserRequest', req.body);
-    await attachUser(deps, req.scope!, { eventId: String(req.params.id), externalUserId: body.external_user_id }, afterBind);
+    await attachUser(deps, req.scope!, { eventId: String(req.params.id), externalUserId: body.external_user_id });
     res.json({ ok: true });
   });
 

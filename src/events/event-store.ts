@@ -1,4 +1,5 @@
-// SQL for events: insert, fetch, keyset listing and the write-once user binding.
+// SQL for events: fetch, keyset listing and the write-once user binding. The event INSERT is the
+// verdict's (verdicts/verdict-store.ts): an event is only ever written with its decision.
 import type { Queryable, Scope } from '../db/queryable.js';
 
 export type Verdict = 'allow' | 'review' | 'block';
@@ -19,11 +20,6 @@ export interface StoredEvent {
   externalUserId?: string;
   email?: string;
   context?: Record<string, unknown>;
-}
-
-export interface NewEvent extends StoredEvent {
-  request: unknown;
-  signals: unknown;
 }
 
 interface EventRow {
@@ -55,19 +51,6 @@ function fromRow(row: EventRow): StoredEvent {
     email: row.email ?? undefined,
     context: row.context ?? undefined,
   };
-}
-
-// Parameters $1..$13, in the order of insertEventParams; the verdict's write embeds it in a CTE.
-export const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
-  recommended_action, created_at, external_user_id, email, request, signals)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
-
-export function insertEventParams(scope: Scope, e: NewEvent): unknown[] {
-  return [
-    scope.tenantId, scope.mode, e.id, e.eventType, e.verdict, JSON.stringify(e.reasons), e.policyVersion,
-    e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
-    JSON.stringify(e.request), JSON.stringify(e.signals),
-  ];
 }
 
 export async function findEvent(db: Queryable, scope: Scope, id: string): Promise<StoredEvent | undefined> {
@@ -105,24 +88,29 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
   return { events: rows.slice(0, f.limit).map(fromRow), more: rows.length > f.limit };
 }
 
-export type BindResult = 'bound' | 'same' | 'conflict' | 'missing';
+// The event's binding, read under a row lock (write-once: PATCH holds it until it commits, so
+// concurrent PATCHes see each other's value), with what its graph link needs.
+export interface BindingRow {
+  eventType: string;
+  createdAt: Date;
+  externalUserId?: string;
+  request: { email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; card_country?: string } };
+  deviceId?: string;
+}
 
-// Write-once: binds only when unbound; reports what was there otherwise, in one statement.
-export async function bindExternalUser(db: Queryable, scope: Scope, id: string, externalUserId: string): Promise<{ result: BindResult; event?: StoredEvent }> {
-  const { rows } = await db.query<EventRow & { bound_now: boolean }>(
-    `WITH updated AS (
-       UPDATE events SET external_user_id = $4
-        WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND external_user_id IS NULL
-        RETURNING ${COLUMNS}, true AS bound_now)
-     SELECT * FROM updated
-     UNION ALL
-     SELECT ${COLUMNS}, false AS bound_now FROM events
-      WHERE tenant_id = $1 AND mode = $2 AND id = $3 AND NOT EXISTS (SELECT 1 FROM updated)`,
-    [scope.tenantId, scope.mode, id, externalUserId],
+export async function lockBinding(tx: Queryable, scope: Scope, id: string): Promise<BindingRow | undefined> {
+  const { rows } = await tx.query<{ event_type: string; created_at: Date; external_user_id: string | null; request: BindingRow['request']; device_id: string | null }>(
+    `SELECT event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+      WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
+    [scope.tenantId, scope.mode, id],
   );
   const row = rows[0];
-  if (!row) return { result: 'missing' };
-  const event = fromRow(row);
-  if (row.bound_now) return { result: 'bound', event };
-  return { result: row.external_user_id === externalUserId ? 'same' : 'conflict', event };
+  return row && {
+    eventType: row.event_type, createdAt: row.created_at, externalUserId: row.external_user_id ?? undefined,
+    request: row.request, deviceId: row.device_id ?? undefined,
+  };
+}
+
+export async function bindExternalUser(tx: Queryable, scope: Scope, id: string, externalUserId: string): Promise<void> {
+  await tx.query('UPDATE events SET external_user_id = $4 WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, id, externalUserId]);
 }

@@ -1,31 +1,29 @@
 // SQL for feedback, and the Postgres side of resolving a feedback subject.
 import type { Queryable, Scope } from '../db/queryable.js';
+import type { GraphMark } from '../graph/graph-outbox-store.js';
 
 export type SubjectKind = 'event_id' | 'external_user_id' | 'email';
 export type Outcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
 
-// Returns whether the outcome still has to be applied to the graph (new, or never applied).
-export async function recordOutcome(db: Queryable, scope: Scope, kind: SubjectKind, value: string, outcome: Outcome, note?: string): Promise<boolean> {
-  const { rows } = await db.query<{ applied: boolean }>(
+// Records the outcome once per (subject, outcome) and, only when it is new, the mark the graph
+// writer applies to the subject's cluster, in one statement. Identical posts at the same moment:
+// the second waits on the primary key, then records nothing. Returns whether it was new.
+export async function recordOutcome(
+  db: Queryable,
+  scope: Scope,
+  input: { kind: SubjectKind; value: string; outcome: Outcome; note?: string },
+  mark: GraphMark,
+): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>(
     `WITH inserted AS (
        INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome, note)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING false AS applied)
-     SELECT applied FROM inserted
-     UNION ALL
-     SELECT applied_at IS NOT NULL FROM feedback
-      WHERE tenant_id = $1 AND mode = $2 AND subject_kind = $3 AND subject_value = $4 AND outcome = $5
-        AND NOT EXISTS (SELECT 1 FROM inserted)`,
-    [scope.tenantId, scope.mode, kind, value, outcome, note ?? null],
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1),
+     mark AS (
+       INSERT INTO graph_outbox (tenant_id, mode, kind, payload) SELECT $1, $2, 'mark', $7 FROM inserted)
+     SELECT count(*)::int AS n FROM inserted`,
+    [scope.tenantId, scope.mode, input.kind, input.value, input.outcome, input.note ?? null, JSON.stringify(mark)],
   );
-  return rows[0]?.applied !== true;
-}
-
-export async function markApplied(db: Queryable, scope: Scope, kind: SubjectKind, value: string, outcome: Outcome): Promise<void> {
-  await db.query(
-    `UPDATE feedback SET applied_at = now()
-      WHERE tenant_id = $1 AND mode = $2 AND subject_kind = $3 AND subject_value = $4 AND outcome = $5`,
-    [scope.tenantId, scope.mode, kind, value, outcome],
-  );
+  return rows[0]?.n === 1;
 }
 
 // The reason codes that fired on the subject's events (newest 100), and whether any exist.

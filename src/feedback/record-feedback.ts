@@ -1,14 +1,17 @@
 // Use case: record an outcome about an event, an account or an email, and spread it across the
-// subject's linked identity cluster (design/default-policy.md, Feedback).
+// subject's linked identity cluster (design/default-policy.md, Feedback). The outcome and its
+// graph mark are written in one statement; the graph writer applies the mark after every link
+// committed before it, so a mark about an event never races the event's own link.
+import neo4j from 'neo4j-driver';
 import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
+import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../http/app-error.js';
 import { normalizeEmail } from '../signals/email/normalize-email.js';
-import { markApplied, recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
+import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
 
-
-const ANCHOR: Record<SubjectKind, string> = { event_id: 'event', external_user_id: 'account', email: 'email' };
+const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
 
 export interface FeedbackInput {
   subject: { kind: SubjectKind; value: string };
@@ -16,24 +19,27 @@ export interface FeedbackInput {
   note?: string;
 }
 
-export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>, scope: Scope, input: FeedbackInput): Promise<void> {
+async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Scope, value: string): Promise<boolean> {
+  const { records } = await deps.graph.executeQuery(
+    deps.cypher.get('graph/email-known'),
+    { tenantId: scope.tenantId, mode: scope.mode, value },
+    { routing: neo4j.routing.READ },
+  );
+  return records[0]?.get('known') === true;
+}
+
+export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock'>, scope: Scope, input: FeedbackInput): Promise<void> {
   const { kind, value } = input.subject;
-  const events = await subjectEvents(deps.db, scope, kind, value);
   const anchorValue = kind === 'email' ? (normalizeEmail(value) ?? value.trim().toLowerCase()) : value;
-  const codes = events.codes.filter((c) => !NEVER_SUPPRESSED.has(c));
-
-  // Resolve in the graph first only when Postgres knows nothing (an email seen in another spelling).
-  if (!events.found && kind !== 'email') throw new AppError('not_found', `No ${kind} ${value} in this tenant and mode.`);
-  const pending = events.found ? await recordOutcome(deps.db, scope, kind, value, input.outcome, input.note) : true;
-  if (!pending) return;
-
-  const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/mark-cluster'), {
-    tenantId: scope.tenantId, mode: scope.mode, anchorKind: ANCHOR[kind], anchorValue, outcome: input.outcome, codes,
-  });
-  const found = records[0]?.get('found') === true;
-  if (!events.found) {
-    if (!found) throw new AppError('not_found', `No identity built from ${value} in this tenant and mode.`);
-    if (!(await recordOutcome(deps.db, scope, kind, value, input.outcome, input.note))) return;
+  const events = await subjectEvents(deps.db, scope, kind, value);
+  // An email Postgres knows only in another spelling (dots, a plus tag) may still be in the graph.
+  if (!events.found && !(kind === 'email' && (await emailKnownToGraph(deps, scope, anchorValue)))) {
+    throw new AppError('not_found', kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`);
   }
-  await markApplied(deps.db, scope, kind, value, input.outcome);
+  const recorded = await recordOutcome(deps.db, scope, { kind, value, outcome: input.outcome, note: input.note }, {
+    tenantId: scope.tenantId, mode: scope.mode, key: `feedback:${kind}:${value}:${input.outcome}`, at: deps.clock.now().getTime(),
+    anchorKind: ANCHOR[kind], anchorValue, outcome: input.outcome,
+    codes: events.codes.filter((c) => !NEVER_SUPPRESSED.has(c)),
+  });
+  if (recorded) wakeGraphWriters(deps.db);
 }

@@ -1,11 +1,13 @@
-// The identity graph's writes from the verdict path: link an event (one round trip) and get its
-// cluster's facts back. Parameters are plain data so a repair job can replay them verbatim.
-import type { Driver } from 'neo4j-driver';
+// The identity graph as the verdict path sees it: one read-only round trip for the facts of the
+// cluster an event would join, and the link (plain data) that the graph writer applies after
+// the event is committed. The one builder of links: the verdict and PATCH both use it.
+import neo4j, { type Driver } from 'neo4j-driver';
 import type { Scope } from '../db/queryable.js';
 import type { CypherCatalog } from './cypher-catalog.js';
-import type { GraphIdentifier } from './event-identifiers.js';
+import { eventIdentifiers, type GraphIdentifier } from './event-identifiers.js';
 
-export interface LinkParams {
+// What the graph gains from one event; stored in the outbox and applied verbatim.
+export interface GraphLink {
   tenantId: string;
   mode: string;
   eventId: string;
@@ -16,10 +18,31 @@ export interface LinkParams {
   card: string | null;
   cardCountry: string | null;
   hubThreshold: number;
-  clusterId: string;
-  newEvent: boolean;
 }
 
+export interface LinkInput {
+  eventId: string;
+  eventType: string;
+  at: number;
+  account?: string;
+  email?: string;
+  deviceId?: string;
+  card?: string;
+  cardCountry?: string;
+  identity?: Record<string, string>;
+}
+
+// Undefined when the event carries nothing that links (no account, no identifier).
+export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number): GraphLink | undefined {
+  const ids = eventIdentifiers({ email: input.email, deviceId: input.deviceId, card: input.card, identity: input.identity });
+  if (!input.account && ids.length === 0) return undefined;
+  return {
+    tenantId: scope.tenantId, mode: scope.mode, eventId: input.eventId, eventType: input.eventType, at: input.at,
+    account: input.account ?? null, ids, card: input.card ?? null, cardCountry: input.cardCountry ?? null, hubThreshold,
+  };
+}
+
+// The combined facts of the clusters the event touches, as if merged, before this event.
 export interface ClusterFacts {
   clusterId: string | null;
   accounts: number;
@@ -29,46 +52,26 @@ export interface ClusterFacts {
   convertedAt: number | null;
   lastTrialStartAt: number | null;
   suppressed: string[];
-  distinctCards24h: number;
-  distinctCountries24h: number;
-  accountEvents: number;
+  cards: { card: string; country: string }[];
+  accountHistory: boolean;
   deviceSeen: boolean;
-  hubs: string[];
 }
 
-const MAX_ATTEMPTS = 4;
+const DAY_MS = 86_400_000;
 
-// Worth another immediate try: deadlocks and lock timeouts between concurrent merges (transient),
-// and a cluster that a concurrent merge deleted after this statement read it. An unreachable
-// server is not retried here: the verdict goes on without the graph and the repair job retries.
-function retryable(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  if (code === 'ServiceUnavailable' || code === 'SessionExpired') return false;
-  return code.startsWith('Neo.TransientError.') || code === 'Neo.ClientError.Statement.EntityNotFound'
-    || code === 'Neo.ClientError.Schema.ConstraintValidationFailed';
-}
-
-export function linkParams(scope: Scope, p: Omit<LinkParams, 'tenantId' | 'mode'>): LinkParams {
-  return { tenantId: scope.tenantId, mode: scope.mode, ...p };
-}
-
-export async function linkEvent(graph: Driver, cypher: CypherCatalog, params: LinkParams, timeoutMs?: number): Promise<ClusterFacts> {
-  const query = cypher.get('graph/link-event');
-  for (let attempt = 1; ; attempt++) {
-    const session = graph.session();
-    try {
-      // One statement in an auto-commit transaction: one round trip (no BEGIN/COMMIT messages).
-      // It is atomic on its own; retrying is done here, not by the driver.
-      const result = await session.run(query, params, timeoutMs ? { timeout: timeoutMs } : undefined);
-      const record = result.records[0];
-      if (!record) throw new Error('link-event returned no row');
-      return record.toObject() as ClusterFacts;
-    } catch (err) {
-      if (attempt >= MAX_ATTEMPTS || !retryable(err)) throw err;
-      // A little jitter so the two sides of a deadlock do not collide again at once.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    } finally {
-      await session.close();
-    }
+// Read-only: a READ session takes no write locks (and a routing driver sends it to a reader).
+export async function readClusterFacts(graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number): Promise<ClusterFacts> {
+  const session = graph.session({ defaultAccessMode: neo4j.session.READ });
+  try {
+    const result = await session.run(
+      cypher.get('graph/read-cluster'),
+      { tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids, hubThreshold: link.hubThreshold, since: link.at - DAY_MS },
+      { timeout: timeoutMs },
+    );
+    const record = result.records[0];
+    if (!record) throw new Error('read-cluster returned no row');
+    return record.toObject() as ClusterFacts;
+  } finally {
+    await session.close();
   }
 }

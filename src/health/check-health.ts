@@ -1,4 +1,5 @@
 // Dependency health: Postgres, Neo4j and Redis probed in parallel, each under a short timeout.
+import { beforeDeadline, isDeadline } from '../deadline.js';
 import type { Deps } from '../deps.js';
 import { redisReady } from '../redis-ready.js';
 
@@ -15,18 +16,13 @@ export interface Health {
 
 async function probe(timeoutMs: number, fn: () => Promise<unknown>): Promise<Check> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const deadline = AbortSignal.timeout(timeoutMs);
   try {
-    await Promise.race([fn(), timeout]);
+    await beforeDeadline(fn(), deadline);
     return { status: 'up', latency_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = isDeadline(err, deadline) ? `no answer within ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
     return { status: 'down', latency_ms: Math.round(performance.now() - started), error: message.split('\n')[0] };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,4 +1,5 @@
-// GET /health: unauthenticated and unmetered; 200 when every dependency answers, 503 otherwise.
+// GET /health: unauthenticated and unmetered; 200 when every dependency answers and the process
+// is warm, 503 otherwise (status `unavailable`, or `warming` during start-up).
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { checkHealth } from './check-health.js';
@@ -8,6 +9,11 @@ export function healthRoutes(deps: Deps): Router {
   router.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);
     res.set('Cache-Control', 'no-store');
+    // Ready for traffic only once warm (a readiness probe keeps a warming instance out).
+    if (deps.warmState() === 'warming') {
+      res.status(503).json({ error: 'internal', message: 'Warming up: not serving verdicts yet.', ...health, status: 'warming' });
+      return;
+    }
     if (health.status === 'ok') {
       res.json(health);
       return;

@@ -15,6 +15,9 @@ export interface Issue {
 }
 
 export class AppError extends Error {
+  // An `internal` error that says the service cannot answer yet (warming up): 503, not 500.
+  unavailable = false;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -22,6 +25,12 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
+  }
+
+  static unavailable(message: string): AppError {
+    const err = new AppError('internal', message);
+    err.unavailable = true;
+    return err;
   }
 
   static invalid(issues: Issue[], message = 'The request failed validation.'): AppError {

@@ -11,6 +11,7 @@ const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 export function authenticate(db: Queryable, expected: KeyKind): RequestHandler {
   return async (req, _res, next) => {
+    const started = performance.now();
     const token = bearerToken(req.get('authorization'));
     if (!token) throw unauthorized('No API key: send it as "Authorization: Bearer <key>".');
     const parsed = parseKey(token);
@@ -26,6 +27,7 @@ export function authenticate(db: Queryable, expected: KeyKind): RequestHandler {
     if (!row || row.kind !== parsed.kind || row.mode !== parsed.mode) throw unauthorized('The API key is unknown.');
     if (row.revoked) throw unauthorized('The API key has been revoked.');
     req.scope = { tenantId: row.tenantId, mode: row.mode };
+    req.authMs = performance.now() - started;
     next();
   };
 }

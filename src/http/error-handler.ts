@@ -43,7 +43,7 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
 export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
   const body: Record<string, unknown> = { error: err.code, message: err.message };
   if (err.details) body.details = err.details;
-  res.status(STATUS[err.code]).json(body);
+  res.status(err.unavailable ? 503 : STATUS[err.code]).json(body);
 }
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {

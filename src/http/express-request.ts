@@ -9,6 +9,8 @@ declare global {
       scope?: Scope;
       // Set by the JSON body parser: the exact bytes received (idempotency compares them).
       rawBody?: Buffer;
+      // Set by authenticate(): how long the key lookup took (the verdict's Server-Timing).
+      authMs?: number;
     }
   }
 }

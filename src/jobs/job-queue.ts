@@ -4,9 +4,9 @@ import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 
-export const QUEUES = {
-  graphRepair: 'graph-repair',
-} as const;
+// Queue name → options. (Graph links are not jobs: they go through the graph outbox, applied in
+// order by the graph writer, src/graph/graph-writer.ts.)
+export const QUEUES: Record<string, PgBoss.Queue> = {};
 
 export function createBoss(databaseUrl: string, logger: Logger): PgBoss {
   const boss = new PgBoss({ connectionString: databaseUrl, max: 4, schema: 'pgboss' });
@@ -15,11 +15,8 @@ export function createBoss(databaseUrl: string, logger: Logger): PgBoss {
 }
 
 export async function ensureQueues(boss: PgBoss): Promise<void> {
-  for (const name of Object.values(QUEUES)) {
-    if (!(await boss.getQueue(name))) {
-      // Neo4j may stay down a while: retry with backoff for about a day.
-      await boss.createQueue(name, { name, retryLimit: 30, retryDelay: 5, retryBackoff: true, expireInMinutes: 5 });
-    }
+  for (const [name, options] of Object.entries(QUEUES)) {
+    if (!(await boss.getQueue(name))) await boss.createQueue(name, { ...options, name });
   }
 }
 

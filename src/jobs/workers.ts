@@ -1,12 +1,14 @@
-// Starts the job queue and its workers in this process (`doorman serve`, `doorman worker`).
-// A failing handler throws; pg-boss retries the job with backoff.
+// Starts the background work of a process (`doorman serve`, `doorman worker`): the graph writer
+// (the outbox to Neo4j) and the job queue with its workers. A failing job handler throws;
+// pg-boss retries the job with backoff.
 import type { Deps } from '../deps.js';
-import { repairGraphLinks } from '../graph/graph-repair-job.js';
-import type { LinkParams } from '../graph/identity-graph.js';
-import { ensureQueues, QUEUES } from './job-queue.js';
+import { ensureQueues } from './job-queue.js';
 
-export async function startWorkers(deps: Deps, pollingIntervalSeconds = 2): Promise<void> {
+export async function startGraphWriter(deps: Deps): Promise<void> {
+  await deps.graphWriter.start();
+}
+
+export async function startWorkers(deps: Deps): Promise<void> {
   await deps.boss.start();
   await ensureQueues(deps.boss);
-  await deps.boss.work<LinkParams>(QUEUES.graphRepair, { batchSize: 1, pollingIntervalSeconds }, (jobs) => repairGraphLinks(deps, jobs));
 }

@@ -1,6 +1,8 @@
 // Velocity counters in Redis: one sorted set per (scope, dimension, value), scored by time.
-// Reading the counts an event needs is one pipelined round trip; so is recording it, after the
-// event is stored. Sets are trimmed to their window and capped, and every key has a TTL.
+// Counting an event is one atomic script that adds it and returns the counts including it; a
+// request that fails before its commit takes its additions back. Sets are trimmed to their
+// window and capped, and every key has a TTL. Every key of a scope carries the same hash tag
+// ({tenant:mode}), so the script touches one slot and runs unchanged on a Redis Cluster.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Scope } from '../db/queryable.js';
@@ -28,7 +30,6 @@ interface Counter {
   windowMs: number;
   // The member recorded: the event id (counts events) or a value (counts distinct values).
   member: string;
-  distinct: boolean;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 22);
@@ -38,13 +39,13 @@ function windowMs(policy: Policy, code: string): number {
 }
 
 // The counters an event touches, from its type and identifiers: the single source for both
-// reading and recording, so the two cannot disagree.
+// counting and undoing, so the two cannot disagree.
 export function countersFor(scope: Scope, input: VelocityInput, policy: Policy): Counter[] {
-  const base = `vel:${scope.tenantId}:${scope.mode}`;
+  const base = `vel:{${scope.tenantId}:${scope.mode}}`;
   const counters: Counter[] = [];
   const add = (field: keyof VelocitySignal, dim: string, value: string | undefined, code: string, member = input.eventId) => {
     if (value !== undefined) {
-      counters.push({ field, key: `${base}:${dim}:${digest(value)}`, windowMs: windowMs(policy, code), member, distinct: member !== input.eventId });
+      counters.push({ field, key: `${base}:${dim}:${digest(value)}`, windowMs: windowMs(policy, code), member });
     }
   };
   if (input.eventType === 'signup') {
@@ -67,41 +68,72 @@ export function countersFor(scope: Scope, input: VelocityInput, policy: Policy):
   return counters;
 }
 
-// Counts including the event being judged. Rejects when Redis is unavailable.
-export async function readVelocity(redis: Redis, counters: Counter[], nowMs: number): Promise<VelocitySignal> {
-  if (counters.length === 0) return {};
-  const pipeline = redis.pipeline();
-  for (const c of counters) {
-    pipeline.zcount(c.key, nowMs - c.windowMs, '+inf');
-    if (c.distinct) pipeline.zscore(c.key, c.member);
-  }
-  const replies = (await pipeline.exec()) ?? [];
-  const signal: VelocitySignal = {};
-  let i = 0;
-  for (const c of counters) {
-    const [err, count] = replies[i++] ?? [];
-    if (err) throw err;
-    let alreadyCounted = false;
-    if (c.distinct) {
-      const [scoreErr, score] = replies[i++] ?? [];
-      if (scoreErr) throw scoreErr;
-      alreadyCounted = score !== null && Number(score) >= nowMs - c.windowMs;
-    }
-    signal[c.field] = Math.min(MAX_MEMBERS, Number(count) + (alreadyCounted ? 0 : 1));
-  }
-  return signal;
+// Adds the event to every counter and returns the counts including it, in one atomic step (one
+// Redis round trip), so parallel requests count one by one. For each counter it also returns the
+// member's previous score, so a request that fails before its commit can take its count back.
+// KEYS: the counters' keys. ARGV: now (ms), the cap, then per counter its window (ms) and member.
+const COUNT_SCRIPT = `
+local now = tonumber(ARGV[1])
+local cap = tonumber(ARGV[2])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[1 + 2 * i])
+  local member = ARGV[2 + 2 * i]
+  local previous = redis.call('ZSCORE', key, member)
+  redis.call('ZADD', key, now, member)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - window))
+  local n = redis.call('ZCARD', key)
+  if n > cap then
+    redis.call('ZREMRANGEBYRANK', key, 0, n - cap - 1)
+    n = cap
+  end
+  redis.call('PEXPIRE', key, window)
+  out[2 * i - 1] = n
+  out[2 * i] = previous or ''
+end
+return out`;
+
+export interface Counted {
+  signal: VelocitySignal;
+  // Undoes this request's additions (a failed write, a losing idempotency twin).
+  undo(): Promise<void>;
 }
 
-export async function recordVelocity(redis: Redis, counters: Counter[], nowMs: number): Promise<void> {
-  if (counters.length === 0) return;
-  const pipeline = redis.pipeline();
-  for (const c of counters) {
-    pipeline.zadd(c.key, nowMs, c.member);
-    pipeline.zremrangebyscore(c.key, '-inf', nowMs - c.windowMs);
-    pipeline.zremrangebyrank(c.key, 0, -(MAX_MEMBERS + 1));
-    pipeline.pexpire(c.key, c.windowMs);
-  }
-  const replies = (await pipeline.exec()) ?? [];
-  const failed = replies.find(([err]) => err);
-  if (failed) throw failed[0];
+type ScriptRedis = Redis & { countVelocity(numKeys: number, ...args: (string | number)[]): Promise<(number | string)[]> };
+
+function withScript(redis: Redis): ScriptRedis {
+  const r = redis as ScriptRedis;
+  // ioredis sends EVALSHA and falls back to EVAL once per connection when the script is unknown.
+  if (typeof r.countVelocity !== 'function') redis.defineCommand('countVelocity', { lua: COUNT_SCRIPT });
+  return r;
+}
+
+// Loads the script into Redis ahead of the first verdict (warm-up).
+export async function loadVelocityScript(redis: Redis): Promise<void> {
+  await withScript(redis).countVelocity(0, Date.now(), MAX_MEMBERS);
+}
+
+// Rejects when Redis is unavailable (the verdict goes on without velocity, and nothing counted).
+export async function countVelocity(redis: Redis, counters: Counter[], nowMs: number): Promise<Counted> {
+  if (counters.length === 0) return { signal: {}, undo: async () => undefined };
+  const args: (string | number)[] = [...counters.map((c) => c.key), nowMs, MAX_MEMBERS];
+  for (const c of counters) args.push(c.windowMs, c.member);
+  const replies = await withScript(redis).countVelocity(counters.length, ...args);
+  const signal: VelocitySignal = {};
+  counters.forEach((c, i) => {
+    signal[c.field] = Number(replies[2 * i]);
+  });
+  const previous = counters.map((_, i) => replies[2 * i + 1]);
+  return {
+    signal,
+    async undo() {
+      const pipeline = redis.pipeline();
+      counters.forEach((c, i) => {
+        const score = previous[i];
+        if (score === '' || score === undefined) pipeline.zrem(c.key, c.member);
+        else pipeline.zadd(c.key, String(score), c.member);
+      });
+      await pipeline.exec();
+    },
+  };
 }

@@ -1,9 +1,10 @@
 // POST /v1/verdict: HTTP only. Validation, then the use case; the body sent is the exact string
-// the use case stored for replay.
+// the use case stored for replay, with a Server-Timing header saying where the time went.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { authenticate } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
+import { Timings } from '../http/server-timing.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { decideVerdict } from './decide-verdict.js';
@@ -18,12 +19,15 @@ export function verdictRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
   router.post('/v1/verdict', authenticate(deps.db, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const request = validated<VerdictRequest>(validator, 'VerdictRequest', req.body);
+    const timings = new Timings();
+    if (req.authMs !== undefined) timings.record('auth', req.authMs);
     const body = await decideVerdict(deps, req.scope!, {
       request,
       rawBody: req.rawBody ?? Buffer.alloc(0),
       idempotencyKey: idempotencyKeyOf(req.get('idempotency-key')),
+      timings,
     });
-    res.type('application/json').send(body);
+    res.set('Server-Timing', timings.header()).type('application/json').send(body);
   });
   return router;
 }

@@ -25,6 +25,7 @@ describe('analyst queries (cypher/analyst)', function () {
     const token = (await request(h.app).post('/v1/device').set(bearer(h.tenant.keys.pk_test)).send({ components: { gpu: 'x' } })).body.device_token;
     await h.verdict({ event_type: 'login', external_user_id: 'ana', device_token: token });
     await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'bob' }, outcome: 'confirmed_abuse' }).expect(200);
+    await h.graphSettled();
   });
 
   it('event-cluster: the cluster of an event, with its facts', async () => {

@@ -2,10 +2,8 @@
 // hubs, cluster and account-takeover rules, isolation, concurrency, and repair after an outage.
 import { expect } from 'chai';
 import request from 'supertest';
-import { startWorkers } from '../../src/jobs/workers.js';
 import { bearer } from '../support/fixtures.js';
 import { freePort, until } from '../support/processes.js';
-import { ownTestDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, codes, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 const detailOf = (res: request.Response, code: string) => (res.body.reasons as { code: string; detail?: Record<string, unknown> }[]).find((r) => r.code === code)?.detail;
@@ -153,6 +151,7 @@ describe('identity graph', function () {
     const anonymous = await h.verdict(aSignup({ identity: { phone: '+1555321' } }));
     await h.verdict(aSignup({ external_user_id: 'known', identity: { phone: '+1555321' }, ip: '100.64.6.1' }));
     await request(h.app).patch(`/v1/events/${anonymous.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'late' }).expect(200);
+    await h.graphSettled();
     expect((await clusterOf(h, anonymous.body.id))?.accounts).to.equal(2);
   });
 
@@ -163,9 +162,6 @@ describe('identity graph', function () {
       ),
     );
     expect(responses.map((r) => r.status)).to.deep.equal(Array(50).fill(200));
-    // Any link that lost a race was queued for repair; the worker completes it.
-    const worker = ownTestDeps();
-    await startWorkers(worker, 1);
     await until('one cluster with all 50 accounts', async () => {
       const { records } = await h.deps.graph.executeQuery(
         'MATCH (c:Cluster {tenantId: $t, mode: "test"}) RETURN count(c) AS clusters, max(c.accounts) AS accounts',
@@ -176,22 +172,16 @@ describe('identity graph', function () {
     }, 45_000);
   });
 
-  it('answers 200 with partial_enrichment while Neo4j is unreachable, and the repair job links the event later', async () => {
+  it('answers 200 with partial_enrichment while Neo4j is unreachable, and the graph writer links the event later', async () => {
     const down = await verdictHarness({ NEO4J_URI: `bolt://127.0.0.1:${await freePort()}` });
     const res = await down.verdict(aSignup({ external_user_id: 'outage', identity: { phone: '+1555000111' } }));
     expect(res.status).to.equal(200);
     expect(res.body.reasons).to.deep.include({ code: 'partial_enrichment', detail: { sources: 'graph' } });
-    const { rows } = await down.deps.db.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'graph-repair' AND data->>'eventId' = $1`, [res.body.id]);
-    expect(rows[0].n).to.equal(1);
-    // Neo4j is back (the worker reaches the real server): the queued job writes the links.
-    const worker = ownTestDeps();
-    await startWorkers(worker, 1);
-    await until('the event to be linked', async () => {
-      const { records } = await worker.graph.executeQuery(
-        'MATCH (:Event {tenantId: $t, mode: "test", id: $id})-[:BY]->(a:Account)-[:IN]->(c:Cluster) RETURN a.externalId AS a',
-        { t: down.tenant.tenantId, id: res.body.id },
-      );
-      return records.length === 1 ? true : undefined;
-    }, 30_000);
+    // The link was written with the event; this process's graph writer reaches the real server.
+    const { records } = await h.deps.graph.executeQuery(
+      'MATCH (:Event {tenantId: $t, mode: "test", id: $id})-[:BY]->(a:Account)-[:IN]->(c:Cluster) RETURN a.externalId AS a',
+      { t: down.tenant.tenantId, id: res.body.id },
+    );
+    expect(records.map((r) => r.get('a'))).to.deep.equal(['outage']);
   });
 });

@@ -70,7 +70,21 @@ export interface Harness {
   deps: Deps;
   app: Express;
   tenant: TestTenant;
-  verdict(body: object, headers?: Record<string, string>): request.Test;
+  // A verdict, then a wait until its graph link is applied: the next step of a test's story
+  // comes after the link lag, as a user's next action does (the lag is measured by the bench).
+  verdict(body: object, headers?: Record<string, string>): Promise<request.Response>;
+  // Resolves once nothing of this tenant waits in the graph outbox.
+  graphSettled(): Promise<void>;
+}
+
+export async function graphSettled(deps: Deps, tenantId: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await deps.db.query('SELECT 1 FROM graph_outbox WHERE tenant_id = $1 AND failed_at IS NULL LIMIT 1', [tenantId]);
+    if (rows.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`graph outbox of ${tenantId} not applied within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 export async function verdictHarness(env: Record<string, string> = {}, overrides: Partial<Deps> = {}): Promise<Harness> {
@@ -81,11 +95,17 @@ export async function verdictHarness(env: Record<string, string> = {}, overrides
   await deps.warmup();
   const app = createApp(deps);
   const tenant = await aTenant(deps);
+  const settled = () => graphSettled(deps, tenant.tenantId);
   return {
     deps,
     app,
     tenant,
-    verdict: (body, headers = {}) => request(app).post('/v1/verdict').set(bearer(tenant.keys.sk_test)).set(headers).send(body),
+    async verdict(body, headers = {}) {
+      const res = await request(app).post('/v1/verdict').set(bearer(tenant.keys.sk_test)).set(headers).send(body);
+      await settled();
+      return res;
+    },
+    graphSettled: settled,
   };
 }
 

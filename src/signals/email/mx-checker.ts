@@ -1,6 +1,7 @@
 // Whether a domain can receive mail, asked of DNS: MX records, a null MX (RFC 7505), or no MX but an
 // address record (RFC 5321 §5.1 implicit MX). Answers are cached; a slow or broken server rejects.
 import { Resolver } from 'node:dns/promises';
+import { beforeDeadline, isDeadline } from '../../deadline.js';
 import { createCachedLookup } from './cached-lookup.js';
 import { LookupError } from './lookup-error.js';
 
@@ -29,7 +30,7 @@ export function createMxChecker(options: MxCheckerOptions): MxChecker {
   const lookup = createCachedLookup<MxStatus>({
     maxEntries: options.maxCacheEntries,
     ttlMs: options.cacheTtlMs,
-    load: (domain) => withDeadline(resolveStatus(resolver, domain), options.timeoutMs, domain),
+    load: (domain) => withinTimeout(resolveStatus(resolver, domain), options.timeoutMs, domain),
   });
   return { check: (domain) => lookup(domain.toLowerCase().replace(/\.$/, '')) };
 }
@@ -68,16 +69,13 @@ async function answer<T>(query: Promise<T[]>): Promise<T[] | 'nxdomain'> {
   }
 }
 
-// c-ares's timeout is per try and per server, and backs off; our own timer is the one that holds.
-async function withDeadline<T>(work: Promise<T>, timeoutMs: number, domain: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    const error = new LookupError('timeout', `DNS lookup for ${domain} ran past ${timeoutMs} ms`);
-    timer = setTimeout(() => reject(error), timeoutMs);
-  });
+// c-ares's timeout is per try and per server, and backs off; our own deadline is the one that holds.
+async function withinTimeout<T>(work: Promise<T>, timeoutMs: number, domain: string): Promise<T> {
+  const deadline = AbortSignal.timeout(timeoutMs);
   try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+    return await beforeDeadline(work, deadline);
+  } catch (error) {
+    if (isDeadline(error, deadline)) throw new LookupError('timeout', `DNS lookup for ${domain} ran past ${timeoutMs} ms`);
+    throw error;
   }
 }

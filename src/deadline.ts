@@ -1,0 +1,25 @@
+// One way to bound a wait: race the work against an AbortSignal, either a budget of its own
+// (AbortSignal.timeout) or one shared by several waits (the verdict's signal deadline). The work
+// is not cancelled, only no longer awaited; lookups that can be cancelled take the signal too.
+export function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+// Whether an error is the deadline's own (AbortSignal.timeout rejects with a TimeoutError).
+export function isDeadline(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted && error === signal.reason;
+}

@@ -1,0 +1,42 @@
+// Applies a batch of outbox rows to Neo4j in one write transaction, in seq order: each run of
+// consecutive rows of one kind is one UNWIND statement (graph/apply-links, graph/apply-marks).
+import neo4j, { type Driver } from 'neo4j-driver';
+import { newId } from '../db/new-id.js';
+import type { CypherCatalog } from './cypher-catalog.js';
+import type { OutboxRow } from './graph-outbox-store.js';
+
+function runsOfOneKind(rows: OutboxRow[]): OutboxRow[][] {
+  const runs: OutboxRow[][] = [];
+  for (const row of rows) {
+    const last = runs.at(-1);
+    if (last && last[0]!.kind === row.kind) last.push(row);
+    else runs.push([row]);
+  }
+  return runs;
+}
+
+export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number): Promise<void> {
+  const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
+  try {
+    await session.executeWrite(async (tx) => {
+      for (const run of runsOfOneKind(rows)) {
+        if (run[0]!.kind === 'link') {
+          // A cluster that a link creates gets a fresh id; a re-applied link finds its members
+          // in a cluster already and creates none.
+          await tx.run(cypher.get('graph/apply-links'), { links: run.map((r) => ({ ...r.payload, clusterId: newId('clu') })) });
+        } else {
+          await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
+        }
+      }
+    }, { timeout: timeoutMs });
+  } finally {
+    await session.close();
+  }
+}
+
+// A statement Neo4j refused as invalid (not an outage, not a transient conflict): retrying the
+// same row cannot succeed, so it is set aside instead of blocking its lane.
+export function isInvalidOp(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('Neo.ClientError.') && !code.startsWith('Neo.ClientError.Security.') && !code.startsWith('Neo.ClientError.Transaction.');
+}

@@ -1,0 +1,58 @@
+// Warming a process before it serves verdicts: in-process data (ip intelligence), connections
+// opened (Postgres, Neo4j), Neo4j's plans for the verdict's read and the writer's statements,
+// the graph's indexes read into Neo4j's page cache, the velocity script loaded into Redis, and
+// the engine run a few times so the JIT has compiled it. A cold start otherwise spends the first
+// verdicts' signal budget on plans and page faults (timeout_failopen on a healthy, idle service).
+import neo4j from 'neo4j-driver';
+import type { Deps } from './deps.js';
+import { evaluate } from './engine/evaluate.js';
+import { loadVelocityScript } from './velocity/velocity-store.js';
+
+const WARM = { tenantId: '__warmup__', mode: 'test' };
+
+// Index scans that pull each natural-key index into the page cache (bounded by a timeout each).
+const INDEX_SCANS = [
+  'MATCH (n:Identifier) USING INDEX n:Identifier(tenantId, mode, kind, value) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
+  'MATCH (n:Account) USING INDEX n:Account(tenantId, mode, externalId) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
+  'MATCH (n:Cluster) USING INDEX n:Cluster(tenantId, mode, id) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
+  'MATCH (n:Event) USING INDEX n:Event(tenantId, mode, id) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
+];
+
+async function warmGraph(deps: Deps): Promise<void> {
+  const read = { routing: neo4j.routing.READ, transactionConfig: { timeout: 20_000 } } as const;
+  await deps.graph.executeQuery(deps.cypher.get('graph/read-cluster'), {
+    ...WARM, account: 'warmup', ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }], hubThreshold: 25, since: 0,
+  }, read);
+  // Empty batches: planned and cached, nothing written.
+  await deps.graph.executeQuery(deps.cypher.get('graph/apply-links'), { links: [] });
+  await deps.graph.executeQuery(deps.cypher.get('graph/apply-marks'), { marks: [] });
+  for (const scan of INDEX_SCANS) await deps.graph.executeQuery(scan, {}, read);
+}
+
+async function openConnections(deps: Deps): Promise<void> {
+  const n = Math.min(deps.config.pgPoolMax, 4);
+  await Promise.all(Array.from({ length: n }, () => deps.db.query('SELECT 1')));
+  await Promise.all(Array.from({ length: 4 }, () => deps.graph.executeQuery('RETURN 1', {}, { routing: neo4j.routing.READ })));
+}
+
+function warmEngine(deps: Deps): void {
+  for (let i = 0; i < 500; i++) {
+    evaluate({ eventType: i % 2 ? 'signup' : 'checkout_attempt', velocity: { ipSignups: i % 30, cardAttempts: i % 9 }, missing: [] }, deps.engine.rules, deps.engine.policy);
+  }
+}
+
+export async function warmUp(deps: Deps): Promise<void> {
+  const started = performance.now();
+  const step = (name: string, work: Promise<unknown>) =>
+    work.catch((err: Error) => deps.logger.warn({ step: name, err: err.message }, 'warm-up step failed; serving anyway'));
+  await Promise.all([
+    deps.ipIntel.reload().then(
+      () => undefined,
+      (err: Error) => deps.logger.error({ err: err.message, dir: deps.config.intelDir }, 'ip intelligence not loaded: ip signals off'),
+    ),
+    step('connections', openConnections(deps)).then(() => step('graph', warmGraph(deps))),
+    step('redis', loadVelocityScript(deps.redis)),
+  ]);
+  warmEngine(deps);
+  deps.logger.info({ ms: Math.round(performance.now() - started) }, 'warmed up');
+}
