@@ -7,6 +7,9 @@ export interface LoadResult {
   sent: number;
   ok: number;
   errors: number;
+  // 200s decided without a signal source (timeout_failopen or partial_enrichment), by source.
+  failOpen: number;
+  failOpenSources: Record<string, number>;
   statuses: Record<string, number>;
   seconds: number;
   throughput: number;
@@ -23,24 +26,47 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-function summarise(latencies: number[], statuses: Record<string, number>, seconds: number): LoadResult {
+interface Tally {
+  statuses: Record<string, number>;
+  failOpen: number;
+  failOpenSources: Record<string, number>;
+}
+
+const newTally = (): Tally => ({ statuses: {}, failOpen: 0, failOpenSources: {} });
+
+function summarise(latencies: number[], tally: Tally, seconds: number): LoadResult {
+  const { statuses } = tally;
   latencies.sort((a, b) => a - b);
   const ok = statuses['200'] ?? 0;
   const sent = Object.values(statuses).reduce((a, b) => a + b, 0);
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
-    sent, ok, errors: sent - ok, statuses, seconds: round(seconds), throughput: round(ok / seconds),
+    sent, ok, errors: sent - ok, failOpen: tally.failOpen, failOpenSources: tally.failOpenSources, statuses, seconds: round(seconds), throughput: round(ok / seconds),
     p50: round(percentile(latencies, 0.5)), p90: round(percentile(latencies, 0.9)),
     p99: round(percentile(latencies, 0.99)), max: round(latencies.at(-1) ?? 0),
   };
 }
 
-async function send(pool: Pool, next: NextRequest, statuses: Record<string, number>): Promise<void> {
+type Reason = { code: string; detail?: { sources?: string } };
+
+async function send(pool: Pool, next: NextRequest, tally: Tally): Promise<void> {
   const r = next();
+  const { statuses } = tally;
   try {
     const res = await pool.request({ method: 'POST', path: r.path, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body });
-    await res.body.dump();
+    const text = await res.body.text();
     statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+    if (res.statusCode !== 200) return;
+    const missing = ((JSON.parse(text) as { reasons?: Reason[] }).reasons ?? [])
+      .filter((x) => x.code === 'timeout_failopen' || x.code === 'partial_enrichment');
+    if (missing.length === 0) return;
+    tally.failOpen += 1;
+    for (const m of missing) {
+      for (const source of String(m.detail?.sources ?? '?').split(',')) {
+        const key = `${m.code === 'timeout_failopen' ? 'timeout' : 'unavailable'}:${source}`;
+        tally.failOpenSources[key] = (tally.failOpenSources[key] ?? 0) + 1;
+      }
+    }
   } catch {
     statuses.network = (statuses.network ?? 0) + 1;
   }
@@ -49,7 +75,7 @@ async function send(pool: Pool, next: NextRequest, statuses: Record<string, numb
 export async function openLoop(origin: string, next: NextRequest, rate: number, seconds: number): Promise<LoadResult> {
   const pool = new Pool(origin, { connections: 64, pipelining: 1 });
   const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
+  const tally = newTally();
   const interval = 1000 / rate;
   const start = performance.now();
   const total = Math.round(rate * seconds);
@@ -58,30 +84,30 @@ export async function openLoop(origin: string, next: NextRequest, rate: number, 
     const scheduled = start + i * interval;
     const wait = scheduled - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(send(pool, next, statuses).then(() => void latencies.push(performance.now() - scheduled)));
+    inFlight.push(send(pool, next, tally).then(() => void latencies.push(performance.now() - scheduled)));
   }
   await Promise.all(inFlight);
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
-  return summarise(latencies, statuses, elapsed);
+  return summarise(latencies, tally, elapsed);
 }
 
 export async function closedLoop(origin: string, next: NextRequest, concurrency: number, seconds: number): Promise<LoadResult> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
   const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
+  const tally = newTally();
   const start = performance.now();
   const end = start + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
         const t = performance.now();
-        await send(pool, next, statuses);
+        await send(pool, next, tally);
         latencies.push(performance.now() - t);
       }
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
   await pool.close();
-  return summarise(latencies, statuses, elapsed);
+  return summarise(latencies, tally, elapsed);
 }

@@ -14,7 +14,8 @@ import { freePort } from '../test/support/free-port.js';
 import { closedLoop, openLoop, type LoadResult, type NextRequest } from './load-generator.js';
 import { sampleProcess } from './process-stats.js';
 import { removeGraph, seedEvents, seedGraph, settle } from './seed-growth.js';
-import { BENCH_DOMAINS, createTraffic } from './traffic.js';
+import { probeReadYourWrites, type ProbeResult } from './read-your-writes.js';
+import { BENCH_DOMAINS, createContendedTraffic, createTraffic } from './traffic.js';
 import { writeReport, type Run } from './report.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -24,6 +25,9 @@ const SUSTAIN_SECONDS = QUICK ? 10 : 60;
 const SATURATION_SECONDS = QUICK ? 5 : 15;
 const SATURATION_CONCURRENCY = 32;
 const GROWTH = QUICK ? [10_000, 100_000] : [10_000, 1_000_000];
+const CONTENDED_RATE = 150;
+// The read-your-writes probe runs beside the measured load: pairs per second.
+const PROBE_RATE = 5;
 // The contract's 600/min per key would cap one key at 10 req/s; the bench raises it (and says so).
 const RATE_LIMIT = '10000000';
 
@@ -81,9 +85,17 @@ async function main(): Promise<void> {
     });
     tokens.push(((await res.json()) as { device_token: string }).device_token);
   }
-  const traffic = (seed: number): NextRequest => {
-    const next = createTraffic(seed, tokens);
-    return () => ({ path: '/v1/verdict', headers: { authorization: `Bearer ${tenant.keys.sk_test}` }, body: JSON.stringify(next()) });
+  const asRequest = (next: () => Record<string, unknown>): NextRequest =>
+    () => ({ path: '/v1/verdict', headers: { authorization: `Bearer ${tenant.keys.sk_test}` }, body: JSON.stringify(next()) });
+  const traffic = (seed: number) => asRequest(createTraffic(seed, tokens));
+  const contended = (seed: number) => asRequest(createContendedTraffic(seed, tokens));
+  const origin = `http://127.0.0.1:${verdictPort}`;
+  const probe = (seconds: number) => probeReadYourWrites(origin, tenant.keys.sk_test, deps.graph, scope, PROBE_RATE, seconds);
+  // Load and probe at once; the probe's figures go with the run's.
+  const withProbe = async (label: string, seconds: number, load: () => Promise<LoadResult>): Promise<{ run: Run; probe: ProbeResult }> => {
+    const [run, probed] = await Promise.all([measure(label, verdict, load), probe(seconds)]);
+    log(`${label}: link lag p50 ${probed.lagP50} ms, p99 ${probed.lagP99} ms; next event 100 ms later saw the link in ${probed.seenPercent}% of ${probed.pairs}`);
+    return { run, probe: probed };
   };
 
   log('warming up');
@@ -100,8 +112,12 @@ async function main(): Promise<void> {
     verdict: await measure('verdict saturation', verdict, () => closedLoop(`http://127.0.0.1:${verdictPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
     floor: await measure('floor saturation', floor, () => closedLoop(`http://127.0.0.1:${floorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
   };
+  const contention = {
+    open: await withProbe(`contended @${CONTENDED_RATE}/s`, STEP_SECONDS, () => openLoop(origin, contended(11), CONTENDED_RATE, STEP_SECONDS)),
+    saturation: await measure('contended saturation', verdict, () => closedLoop(origin, contended(13), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
+  };
 
-  const growth: { events: number; run: Run }[] = [];
+  const growth: { events: number; run: Run; probe: ProbeResult }[] = [];
   let loaded = 0;
   for (const size of GROWTH) {
     log(`loading stored history up to ${size} events`);
@@ -113,7 +129,7 @@ async function main(): Promise<void> {
     log(`loaded and settled in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     // Unmeasured: caches warm up on the grown data first.
     await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size + 1), 200, QUICK ? 3 : 10);
-    growth.push({ events: size, run: await measure(`verdict @200/s, ${size} stored`, verdict, () => openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size), 200, SUSTAIN_SECONDS)) });
+    growth.push({ events: size, ...(await withProbe(`verdict @200/s, ${size} stored`, SUSTAIN_SECONDS, () => openLoop(origin, traffic(size), 200, SUSTAIN_SECONDS))) });
   }
 
   await Promise.all([stop(verdict), stop(floor)]);
@@ -132,7 +148,7 @@ async function main(): Promise<void> {
       neo4j: '5.26.30 Community',
     },
     settings: { stepSeconds: STEP_SECONDS, sustainSeconds: SUSTAIN_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, rateLimit: RATE_LIMIT },
-    rates, saturation, growth,
+    rates, saturation, contention, growth,
     minutes: (Date.now() - started) / 60_000,
   });
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);

@@ -27,16 +27,16 @@ export async function seedGraph(deps: Deps, scope: Scope, from: number, to: numb
       `UNWIND range($start, $end) AS i
        WITH i, i / 4 AS u
        MERGE (a:Account {tenantId: $tenantId, mode: $mode, externalId: 'seed_' + toString(u)})
-         ON CREATE SET a.events = 0, a.firstSeenAt = timestamp()
+         ON CREATE SET a.history = true, a.firstSeenAt = timestamp()
        MERGE (m:Identifier:Email {tenantId: $tenantId, mode: $mode, kind: 'email', value: 'seed' + toString(u) + '@seed-corp.com'})
-         ON CREATE SET m.accounts = 1, m.hub = false, m.firstSeenAt = timestamp()
+         ON CREATE SET m.accounts = 1, m.anonymous = 0, m.hub = false, m.firstSeenAt = timestamp(), m.lastSeenAt = timestamp()
        MERGE (c:Cluster {tenantId: $tenantId, mode: $mode, id: 'clu_seed_' + toString(u)})
          ON CREATE SET c.size = 2, c.accounts = 1, c.confirmedAbuse = false, c.falsePositive = false,
-                       c.chargebacks = 0, c.suppressed = [], c.recentCards = []
+                       c.chargebacks = 0, c.suppressed = [], c.cardAt = [], c.cardValue = [], c.cardCountry = []
        MERGE (a)-[:IN]->(c)
        MERGE (m)-[:IN]->(c)
        MERGE (a)-[:LINKED]->(m)
-       CREATE (e:Event {tenantId: $tenantId, mode: $mode, id: 'evt_seed_' + toString(i), type: 'signup', at: timestamp()})
+       CREATE (e:Event {tenantId: $tenantId, mode: $mode, id: 'evt_seed_' + toString(i), type: 'signup', at: timestamp(), counted: true})
        CREATE (e)-[:BY]->(a)
        CREATE (e)-[:USED]->(m)`,
       { tenantId: scope.tenantId, mode: scope.mode, start, end },

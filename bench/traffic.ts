@@ -55,3 +55,42 @@ export function createTraffic(seed: number, deviceTokens: string[], users = 20_0
     return body;
   };
 }
+
+// Contended traffic, the shape that made the graph drop out under the old inline write: a small
+// population where a few accounts return constantly, households of four sharing a phone, every
+// card shared by two accounts, and devices shared by pairs. Every event of a hot account and
+// every event carrying a shared identifier touches the same graph nodes.
+export function createContendedTraffic(seed: number, deviceTokens: string[], users = 1_000, runId = Date.now().toString(36)) {
+  const random = rng(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+  const type = () => {
+    let r = random();
+    for (const [t, p] of MIX) if ((r -= p) < 0) return t;
+    return 'signup';
+  };
+  let counter = 0;
+  return (): Record<string, unknown> => {
+    counter += 1;
+    const u = Math.floor(random() ** 4 * users);
+    const eventType = type();
+    const body: Record<string, unknown> = {
+      event_type: eventType,
+      external_user_id: `c${runId}_${u}`,
+      email: `member${u}@${BENCH_DOMAINS[u % BENCH_DOMAINS.length]}`,
+      ip: `100.${96 + (u % 16)}.${(u >> 4) % 256}.${1 + (counter % 250)}`,
+      identity: { phone: `+1666${String(Math.floor(u / 4)).padStart(7, '0')}` },
+    };
+    const device = deviceTokens[Math.floor(u / 2) % deviceTokens.length];
+    if (device) body.device_token = device;
+    if (eventType === 'checkout_attempt') {
+      body.payment = {
+        card_fingerprint: `ccard_${runId}_${Math.floor(u / 2)}`,
+        card_funding: pick(['credit', 'debit']),
+        card_country: pick(['us', 'gb']),
+        amount: 1000 + Math.floor(random() * 20_000),
+        currency: 'usd',
+      };
+    }
+    return body;
+  };
+}

@@ -30,6 +30,8 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
 export interface Child {
   port: number;
   stop(): Promise<void>;
+  // SIGKILL: the process dies mid-whatever, as on a crash.
+  kill(): Promise<void>;
 }
 
 function track(child: ChildProcess, port: number): Child {
@@ -40,6 +42,13 @@ function track(child: ChildProcess, port: number): Child {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      await exited;
+      children.delete(child);
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
       await exited;
       children.delete(child);
     },

@@ -35,7 +35,7 @@ export const DOMAINS = {
 
 let shared: Promise<{ dns: DnsStandIn; rdap: HttpStandIn; intelDir: string }> | undefined;
 
-function standIns() {
+export function standIns(): Promise<{ dns: DnsStandIn; rdap: HttpStandIn; intelDir: string }> {
   shared ??= (async () => {
     const dns = await startDnsStandIn({
       [DOMAINS.good]: { mx: MX },
