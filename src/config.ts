@@ -29,6 +29,14 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
   readonly pgPoolMax: number;
+  // Webhook URLs on loopback, private, link-local or metadata addresses (local demo and tests).
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookTimeoutMs: number;
+  readonly webhookSecretOverlapHours: number;
+  // The retry schedule is written in seconds; tests shrink the unit.
+  readonly webhookRetryUnitMs: number;
+  // How often pg-boss's supervisor expires stuck jobs (a worker that died mid-delivery).
+  readonly jobMaintenanceSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +85,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   } catch { /* reported above */ }
 
+  const bool = (name: string, fallback: boolean) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
   const dnsServers = str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean);
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
@@ -108,6 +125,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookSecretOverlapHours: int('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    webhookRetryUnitMs: int('WEBHOOK_RETRY_UNIT_MS', 1000, 1, 1000),
+    jobMaintenanceSeconds: int('JOB_MAINTENANCE_SECONDS', 120, 1, 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

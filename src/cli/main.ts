@@ -12,6 +12,7 @@ import { serve } from '../server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
+import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -73,6 +74,7 @@ program
     withDeps(async (deps) => {
       await startGraphWriter(deps);
       await startWorkers(deps);
+      deps.logger.info({ pid: process.pid }, 'workers running');
       const stop = () => void deps.close().finally(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
@@ -146,6 +148,8 @@ program
       print({ ok: true, counts: loaded.counts, skipped: loaded.skipped }, `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`);
     }),
   );
+
+addReviewAndWebhookCommands(program, { print, withDeps });
 
 function describe(err: unknown): string {
   if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');

@@ -162,6 +162,15 @@ const schemas = {
       external_user_id: { type: 'string', description: 'Present when sent at verdict time or attached later.' },
       recommended_action: { type: 'string', description: 'Additive field: the advice given with the verdict, when there was one.' },
       context: { type: 'object', description: 'Additive field: the `context` sent with the verdict call, echoed back as stored.' },
+      review: {
+        type: 'object', required: ['status'],
+        description: 'Additive field, on `review` verdicts: the human resolution. `verdict` stays as judged.',
+        properties: {
+          status: { type: 'string', enum: ['pending', 'approved', 'denied'] },
+          final_verdict: { type: 'string', enum: verdicts, description: '`block` after a denial, `allow` after an approval.' },
+          resolved_at: { type: 'string', format: 'date-time' },
+        },
+      },
     },
     examples: [storedEventExample],
   },
@@ -301,8 +310,10 @@ const schemas = {
       resolution: { type: 'string', enum: ['approved', 'denied'], description: '`approved`: nothing to do; `denied`: revoke the account.' },
       final_verdict: { type: 'string', enum: verdicts, description: 'A denial turns the original `review` into `block`.' },
       resolved_at: { type: 'string', format: 'date-time' },
-      external_user_id: { type: 'string' },
-      email: { type: 'string' },
+      external_user_id: { type: 'string', description: 'Bound at verdict time or later by PATCH, as of the resolution.' },
+      email: { type: 'string', description: 'The original event\'s email, when one was sent.' },
+      delivery_id: { type: 'string', description: 'Additive field: this delivery\'s id, the same on every retry (deduplicate on it).' },
+      policy_version: { $ref: '#/components/schemas/PolicyVersion' },
     },
   },
 };
@@ -428,8 +439,13 @@ const webhooks = {
         + '(revoking an already revoked account is a no-op) and answer quickly.',
       security: [],
       parameters: [{
-        name: 'Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
-        description: '`sha256=<hex>`: HMAC-SHA256 of the exact raw body keyed with the webhook secret (`whsec_...`). Verify before parsing JSON.',
+        name: 'Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}( sha256=[0-9a-f]{64})*$' },
+        description: '`sha256=<hex>`: HMAC-SHA256 of the exact raw body keyed with the webhook secret (`whsec_...`). Verify before parsing JSON. '
+          + 'During a secret rotation the header carries one signature per valid secret, space-separated, the current secret\'s first: accept the body when any verifies.',
+      }, {
+        name: 'Doorman-Delivery-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'The delivery, the same on every retry.',
+      }, {
+        name: 'Doorman-Delivery-Attempt', in: 'header', required: true, schema: { type: 'integer', minimum: 1 }, description: '1 for the first attempt.',
       }],
       requestBody: { required: true, content: json(ref('ReviewResolvedWebhook')) },
       responses: { '2XX': { description: 'Delivered. Anything else is retried.' } },

@@ -20,6 +20,8 @@ export interface StoredEvent {
   externalUserId?: string;
   email?: string;
   context?: Record<string, unknown>;
+  // For a `review` verdict: the human resolution, once there is one. The verdict stays as judged.
+  review?: { status: 'pending' | 'approved' | 'denied'; resolvedAt?: Date };
 }
 
 interface EventRow {
@@ -33,10 +35,14 @@ interface EventRow {
   external_user_id: string | null;
   email: string | null;
   context?: Record<string, unknown> | null;
+  review_status: 'pending' | 'approved' | 'denied' | null;
+  review_resolved_at: Date | null;
 }
 
-const COLUMNS = `id, event_type, verdict, reasons, policy_version, recommended_action, created_at, external_user_id, email,
-  request->'context' AS context`;
+// The event, and its review's resolution when it was a `review` (one row at most per event).
+const COLUMNS = `e.id, e.event_type, e.verdict, e.reasons, e.policy_version, e.recommended_action, e.created_at,
+  e.external_user_id, e.email, e.request->'context' AS context, r.status AS review_status, r.resolved_at AS review_resolved_at`;
+const FROM = `events e LEFT JOIN reviews r ON r.tenant_id = e.tenant_id AND r.mode = e.mode AND r.event_id = e.id`;
 
 function fromRow(row: EventRow): StoredEvent {
   return {
@@ -50,12 +56,13 @@ function fromRow(row: EventRow): StoredEvent {
     externalUserId: row.external_user_id ?? undefined,
     email: row.email ?? undefined,
     context: row.context ?? undefined,
+    ...(row.review_status !== null && { review: { status: row.review_status, ...(row.review_resolved_at && { resolvedAt: row.review_resolved_at }) } }),
   };
 }
 
 export async function findEvent(db: Queryable, scope: Scope, id: string): Promise<StoredEvent | undefined> {
   const { rows } = await db.query<EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3`,
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = $3`,
     [scope.tenantId, scope.mode, id],
   );
   return rows[0] && fromRow(rows[0]);
@@ -72,17 +79,17 @@ export interface ListFilter {
 // Fetches one row more than asked to know whether another page exists.
 export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Promise<{ events: StoredEvent[]; more: boolean }> {
   const params: unknown[] = [scope.tenantId, scope.mode];
-  const where = ['tenant_id = $1', 'mode = $2'];
-  if (f.eventType) where.push(`event_type = $${params.push(f.eventType)}`);
-  if (f.verdict) where.push(`verdict = $${params.push(f.verdict)}`);
+  const where = ['e.tenant_id = $1', 'e.mode = $2'];
+  if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
+  if (f.verdict) where.push(`e.verdict = $${params.push(f.verdict)}`);
   if (f.after) {
     const t = params.push(f.after.createdAt);
     const i = params.push(f.after.id);
-    where.push(`(created_at, id) < ($${t}, $${i})`);
+    where.push(`(e.created_at, e.id) < ($${t}, $${i})`);
   }
   const limit = params.push(f.limit + 1);
   const { rows } = await db.query<EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${limit}`,
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where.join(' AND ')} ORDER BY e.created_at DESC, e.id DESC LIMIT $${limit}`,
     params,
   );
   return { events: rows.slice(0, f.limit).map(fromRow), more: rows.length > f.limit };

@@ -12,5 +12,12 @@ export function toWire(e: StoredEvent): Record<string, unknown> {
     ...(e.externalUserId !== undefined && { external_user_id: e.externalUserId }),
     ...(e.recommendedAction !== undefined && { recommended_action: e.recommendedAction }),
     ...(e.context !== undefined && { context: e.context }),
+    ...(e.review && {
+      review: {
+        status: e.review.status,
+        ...(e.review.status !== 'pending' && { final_verdict: e.review.status === 'denied' ? 'block' : 'allow' }),
+        ...(e.review.resolvedAt && { resolved_at: e.review.resolvedAt.toISOString() }),
+      },
+    }),
   };
 }

@@ -6,18 +6,28 @@ import type { Logger } from 'pino';
 
 // Queue name → options. (Graph links are not jobs: they go through the graph outbox, applied in
 // order by the graph writer, src/graph/graph-writer.ts.)
-export const QUEUES: Record<string, PgBoss.Queue> = {};
+export const QUEUES = {
+  // One job per delivery attempt. A job whose worker died is expired by the supervisor and
+  // retried (the same attempt); a failed attempt schedules the next one itself (retry-schedule.ts).
+  webhookDelivery: { name: 'webhook-delivery', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+} satisfies Record<string, PgBoss.Queue>;
 
-export function createBoss(databaseUrl: string, logger: Logger): PgBoss {
-  const boss = new PgBoss({ connectionString: databaseUrl, max: 4, schema: 'pgboss' });
+export function createBoss(databaseUrl: string, logger: Logger, maintenanceIntervalSeconds = 120): PgBoss {
+  const boss = new PgBoss({ connectionString: databaseUrl, max: 4, schema: 'pgboss', maintenanceIntervalSeconds });
   boss.on('error', (err: Error) => logger.warn({ err: err.message }, 'job queue error'));
   return boss;
 }
 
 export async function ensureQueues(boss: PgBoss): Promise<void> {
-  for (const [name, options] of Object.entries(QUEUES)) {
-    if (!(await boss.getQueue(name))) await boss.createQueue(name, { ...options, name });
+  for (const queue of Object.values(QUEUES)) {
+    if (!(await boss.getQueue(queue.name))) await boss.createQueue(queue.name, queue);
   }
+}
+
+// A delivery job expires (its worker presumed dead, the job retried) a little after the longest
+// attempt can last; a worker that died is replaced within the supervisor's interval after that.
+export function deliveryJobOptions(config: { webhookTimeoutMs: number }): PgBoss.SendOptions {
+  return { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5, retryDelay: 2, retryLimit: 5 };
 }
 
 export function inTransactionDb(tx: pg.PoolClient): PgBoss.Db {

@@ -1,14 +1,51 @@
 // Starts the background work of a process (`doorman serve`, `doorman worker`): the graph writer
-// (the outbox to Neo4j) and the job queue with its workers. A failing job handler throws;
-// pg-boss retries the job with backoff.
+// (the outbox to Neo4j) and the job queue with its workers. A job handler that throws is retried
+// by pg-boss with backoff; a job whose worker died is expired by the supervisor and retried.
+import type PgBoss from 'pg-boss';
 import type { Deps } from '../deps.js';
-import { ensureQueues } from './job-queue.js';
+import { listen } from '../db/listen.js';
+import { deliverWebhook, type DeliveryJob } from '../webhooks/deliver-webhook.js';
+import { WEBHOOK_CHANNEL } from '../webhooks/webhook-wake.js';
+import { ensureQueues, QUEUES } from './job-queue.js';
+
+const WEBHOOK_WORKERS = 4;
 
 export async function startGraphWriter(deps: Deps): Promise<void> {
   await deps.graphWriter.start();
 }
 
-export async function startWorkers(deps: Deps): Promise<void> {
+export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void> }> {
   await deps.boss.start();
   await ensureQueues(deps.boss);
+  const queue = QUEUES.webhookDelivery.name;
+  const handle = async (jobs: PgBoss.Job<DeliveryJob>[]) => {
+    for (const job of jobs) await deliverWebhook(deps, job.data);
+  };
+  for (let i = 0; i < WEBHOOK_WORKERS; i++) await deps.boss.work<DeliveryJob>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handle);
+  // A NOTIFY after a resolution fetches at once instead of waiting for the next poll. fetch takes
+  // jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers at once.
+  let draining = false;
+  const drainNow = async () => {
+    if (draining) return;
+    draining = true;
+    try {
+      for (;;) {
+        const jobs = await deps.boss.fetch<DeliveryJob>(queue, { batchSize: 4 });
+        if (!jobs || jobs.length === 0) return;
+        await Promise.all(jobs.map(async (job) => {
+          try {
+            await deliverWebhook(deps, job.data);
+            await deps.boss.complete(queue, job.id);
+          } catch (err) {
+            await deps.boss.fail(queue, job.id, { message: String(err) });
+          }
+        }));
+      }
+    } catch (err) {
+      deps.logger.warn({ err: String(err) }, 'webhook fetch failed; the pollers go on');
+    } finally {
+      draining = false;
+    }
+  };
+  return listen(deps.config.databaseUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
 }

@@ -33,7 +33,7 @@ export type HttpStandIn = {
   close(): Promise<void>;
 };
 
-export async function startHttpStandIn(handler: StandInHandler = () => ({ status: 204 })): Promise<HttpStandIn> {
+export async function startHttpStandIn(handler: StandInHandler = () => ({ status: 204 }), port = 0): Promise<HttpStandIn> {
   let current = handler;
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
@@ -66,12 +66,12 @@ export async function startHttpStandIn(handler: StandInHandler = () => ({ status
   server.keepAliveTimeout = 1;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     requests,
     respondWith(next) {
       current = next;

@@ -66,6 +66,30 @@ export async function startServer(env: Record<string, string> = {}): Promise<Chi
   return handle;
 }
 
+// A `doorman worker` process (graph writer and job workers), started when it runs.
+export async function startWorker(env: Record<string, string> = {}): Promise<Child> {
+  const child = spawn('node', ['bin/doorman.js', 'worker'], {
+    env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const handle = track(child, 0);
+  // The worker logs one line once its job workers run.
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('doorman worker did not start within 30 s')), 30_000);
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('"workers running"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`doorman worker exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return handle;
+}
+
 export async function startRedis(): Promise<Child> {
   const port = await freePort();
   const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {

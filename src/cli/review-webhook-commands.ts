@@ -1,0 +1,93 @@
+// `doorman review list|resolve` and `doorman webhook set|show|disable|deliveries|redeliver`
+// (design/operations.md). CLI code only: the work is in the use cases, which the analyst
+// console calls too.
+import os from 'node:os';
+import { Option, type Command } from 'commander';
+import type { Scope } from '../db/queryable.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../http/app-error.js';
+import { listPendingReviews } from '../reviews/review-store.js';
+import { resolveReview } from '../reviews/resolve-review.js';
+import { tenantExists } from '../tenants/key-store.js';
+import { disableWebhook, redeliver, setWebhook, showWebhook, webhookDeliveries } from '../webhooks/manage-webhooks.js';
+import type { DeliveryStatus } from '../webhooks/webhook-store.js';
+
+export interface CliKit {
+  print(json: unknown, human: string): void;
+  withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>): (...args: unknown[]) => Promise<void>;
+}
+
+type ScopeOptions = { tenant: string; mode: 'live' | 'test' };
+
+const scoped = (cmd: Command) =>
+  cmd.requiredOption('--tenant <id>', 'tenant id').addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory());
+
+async function scopeOf(deps: Deps, opts: ScopeOptions): Promise<Scope> {
+  if (!(await tenantExists(deps.db, opts.tenant))) throw new AppError('not_found', `No tenant ${opts.tenant}.`);
+  return { tenantId: opts.tenant, mode: opts.mode };
+}
+
+export function addReviewAndWebhookCommands(program: Command, { print, withDeps }: CliKit): void {
+  const review = program.command('review').description('the review queue');
+  scoped(review.command('list').description('pending reviews, oldest first'))
+    .option('--limit <n>', 'at most this many', '100')
+    .action(withDeps(async (deps, opts: ScopeOptions & { limit: string }) => {
+      const reviews = await listPendingReviews(deps.db, await scopeOf(deps, opts), Math.min(1000, Math.max(1, Number(opts.limit) || 100)));
+      const now = Date.now();
+      print(
+        {
+          reviews: reviews.map((r) => ({
+            event_id: r.eventId, event_type: r.eventType, reasons: r.reasons, created_at: r.createdAt.toISOString(),
+            ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }), ...(r.email !== undefined && { email: r.email }),
+            policy_version: r.policyVersion, age_seconds: Math.round((now - r.createdAt.getTime()) / 1000),
+          })),
+        },
+        reviews.length === 0 ? 'No pending reviews.' : reviews.map((r) =>
+          `${r.createdAt.toISOString()}  ${r.eventId}  ${r.eventType.padEnd(16)} ${r.reasons.map((x) => x.code).join(', ')}${r.externalUserId ? `  user ${r.externalUserId}` : ''}`).join('\n'),
+      );
+    }));
+  scoped(review.command('resolve <event_id>').description('resolve a review once; queues the signed review.resolved webhook'))
+    .addOption(new Option('--resolution <resolution>', 'the decision').choices(['approved', 'denied']).makeOptionMandatory())
+    .option('--note <text>', 'why (stored with the resolution)')
+    .option('--by <who>', 'who resolved it (default: the OS user)')
+    .action(withDeps(async (deps, eventId: string, opts: ScopeOptions & { resolution: 'approved' | 'denied'; note?: string; by?: string }) => {
+      const resolved = await resolveReview(deps, await scopeOf(deps, opts), {
+        eventId, resolution: opts.resolution, note: opts.note, resolvedBy: opts.by ?? os.userInfo().username,
+      });
+      print(
+        { ok: true, final_verdict: resolved.finalVerdict, resolved_at: resolved.resolvedAt.toISOString(), delivery_id: resolved.deliveryId },
+        `Resolved ${eventId}: ${opts.resolution}, final verdict ${resolved.finalVerdict}; webhook delivery ${resolved.deliveryId} queued.`,
+      );
+    }));
+
+  const webhook = program.command('webhook').description('the review.resolved webhook');
+  scoped(webhook.command('set').description("set the mode's endpoint and make a fresh signing secret (the previous one stays valid for the overlap)"))
+    .requiredOption('--url <url>', 'http(s) URL of the receiver')
+    .action(withDeps(async (deps, opts: ScopeOptions & { url: string }) => {
+      const { url, secret } = await setWebhook(deps, await scopeOf(deps, opts), opts.url);
+      print({ url, secret }, `Webhook for ${opts.mode} set to ${url}. Signing secret (shown once): ${secret}`);
+    }));
+  scoped(webhook.command('show').description('the endpoint and its secrets (ids and ages, never the secrets)'))
+    .action(withDeps(async (deps, opts: ScopeOptions) => {
+      const shown = await showWebhook(deps, await scopeOf(deps, opts));
+      print(shown, [`${shown.url} (${shown.enabled ? 'enabled' : 'disabled'})`, ...shown.secrets.map((s) => `  secret ${s.id} created ${s.created_at}${s.valid_until ? `, valid until ${s.valid_until}` : ' (current)'}`)].join('\n'));
+    }));
+  scoped(webhook.command('disable').description('stop deliveries for the mode (pending ones wait)'))
+    .action(withDeps(async (deps, opts: ScopeOptions) => {
+      await disableWebhook(deps, await scopeOf(deps, opts));
+      print({ ok: true }, `Webhook deliveries for ${opts.mode} stopped; pending ones wait until an endpoint is set again.`);
+    }));
+  scoped(webhook.command('deliveries').description('deliveries, newest first'))
+    .addOption(new Option('--status <status>', 'only these').choices(['pending', 'delivered', 'failed']))
+    .option('--limit <n>', 'at most this many', '100')
+    .action(withDeps(async (deps, opts: ScopeOptions & { status?: DeliveryStatus; limit: string }) => {
+      const deliveries = await webhookDeliveries(deps, await scopeOf(deps, opts), opts.status, Math.min(1000, Math.max(1, Number(opts.limit) || 100)));
+      print({ deliveries }, deliveries.length === 0 ? 'No deliveries.' : deliveries.map((d) =>
+        `${d.created_at}  ${d.delivery_id}  ${d.event_id}  ${d.status.padEnd(9)} attempts ${d.attempts}${d.last_status_code ? `  last ${d.last_status_code}` : ''}${d.last_error ? `  ${d.last_error}` : ''}`).join('\n'));
+    }));
+  scoped(webhook.command('redeliver <delivery_id>').description('send the same bytes again'))
+    .action(withDeps(async (deps, deliveryId: string, opts: ScopeOptions) => {
+      await redeliver(deps, await scopeOf(deps, opts), deliveryId);
+      print({ ok: true, delivery_id: deliveryId }, `Delivery ${deliveryId} queued again.`);
+    }));
+}

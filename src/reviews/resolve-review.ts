@@ -1,0 +1,75 @@
+// Use case: a human resolves a queued review, exactly once (contract §3, §6). In one transaction:
+// the resolution (who, when, why), the review.resolved delivery with its payload frozen, the
+// delivery's first job, and the graph mark (a denial marks the event's cluster like
+// confirmed_abuse; an approval suppresses the codes that fired, like a false positive). No
+// resolution without its delivery, no delivery without its resolution. The CLI and the analyst
+// console both call this.
+import { inTransaction, type Scope } from '../db/queryable.js';
+import { newId } from '../db/new-id.js';
+import type { Deps } from '../deps.js';
+import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
+import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
+import { wakeGraphWriters } from '../graph/graph-writer.js';
+import { AppError } from '../http/app-error.js';
+import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
+import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
+import { insertDelivery } from '../webhooks/webhook-store.js';
+import { lockReviewForResolution, markResolved, type Resolution } from './review-store.js';
+
+export interface ResolveInput {
+  eventId: string;
+  resolution: Resolution;
+  note?: string;
+  // Free text: who resolved it (the CLI's default is the OS user; the console's, the analyst).
+  resolvedBy: string;
+}
+
+export interface Resolved {
+  finalVerdict: 'allow' | 'block';
+  resolvedAt: Date;
+  deliveryId: string;
+}
+
+// Our choice for the contract's "not shown": an approval's final verdict is `allow`.
+const FINAL: Record<Resolution, Resolved['finalVerdict']> = { denied: 'block', approved: 'allow' };
+
+export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | 'config'>, scope: Scope, input: ResolveInput): Promise<Resolved> {
+  const resolvedAt = deps.clock.now();
+  const deliveryId = newId('dlv');
+  const finalVerdict = FINAL[input.resolution];
+  await inTransaction(deps.db, async (tx) => {
+    const found = await lockReviewForResolution(tx, scope, input.eventId);
+    if (!found.event) throw new AppError('not_found', `No event ${input.eventId} in this tenant and mode.`);
+    const review = found.review;
+    if (!review) throw new AppError('conflict', `Event ${input.eventId} was not a review: there is nothing to resolve.`);
+    if (review.status !== 'pending') throw new AppError('conflict', `The review of ${input.eventId} was already resolved (${review.status}).`);
+    await markResolved(tx, scope, input.eventId, { resolution: input.resolution, resolvedAt, resolvedBy: input.resolvedBy, note: input.note });
+    // Contract §6.2, plus delivery_id and policy_version (additive). Key order is fixed: these
+    // bytes are what every attempt sends and what the signature covers.
+    const payload = JSON.stringify({
+      type: 'review.resolved',
+      event_id: input.eventId,
+      resolution: input.resolution,
+      final_verdict: finalVerdict,
+      resolved_at: resolvedAt.toISOString(),
+      ...(review.externalUserId !== undefined && { external_user_id: review.externalUserId }),
+      ...(review.email !== undefined && { email: review.email }),
+      delivery_id: deliveryId,
+      policy_version: review.policyVersion,
+    });
+    await insertDelivery(tx, scope, { id: deliveryId, eventId: input.eventId, payload });
+    await enqueueGraphOp(tx, scope, {
+      kind: 'mark',
+      payload: {
+        tenantId: scope.tenantId, mode: scope.mode, key: `review:${input.eventId}`, at: resolvedAt.getTime(),
+        anchorKind: 'event', anchorValue: input.eventId,
+        outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive',
+        codes: input.resolution === 'approved' ? review.reasons.map((r) => r.code).filter((c) => !NEVER_SUPPRESSED.has(c)) : [],
+      },
+    });
+    await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
+  });
+  wakeGraphWriters(deps.db);
+  wakeWebhookWorkers(deps.db);
+  return { finalVerdict, resolvedAt, deliveryId };
+}

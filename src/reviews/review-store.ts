@@ -1,0 +1,79 @@
+// SQL for reviews: the queue of `review` verdicts (a row is written with the event) and their
+// resolution, stored once.
+import type { Queryable, Scope } from '../db/queryable.js';
+import type { Reason } from '../events/event-store.js';
+
+export type Resolution = 'approved' | 'denied';
+
+export interface PendingReview {
+  eventId: string;
+  eventType: string;
+  reasons: Reason[];
+  createdAt: Date;
+  externalUserId?: string;
+  email?: string;
+  policyVersion: string;
+}
+
+// Oldest first; keyset-paged on (created_at, event_id) by the partial index on pending reviews.
+export async function listPendingReviews(db: Queryable, scope: Scope, limit: number, after?: { createdAt: Date; eventId: string }): Promise<PendingReview[]> {
+  const { rows } = await db.query<{ event_id: string; event_type: string; reasons: Reason[]; created_at: Date; external_user_id: string | null; email: string | null; policy_version: string }>(
+    `SELECT r.event_id, e.event_type, e.reasons, r.created_at, e.external_user_id, e.email, e.policy_version
+       FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
+      WHERE r.tenant_id = $1 AND r.mode = $2 AND r.status = 'pending'
+        AND ($4::timestamptz IS NULL OR (r.created_at, r.event_id) > ($4, $5))
+      ORDER BY r.created_at, r.event_id LIMIT $3`,
+    [scope.tenantId, scope.mode, limit, after?.createdAt ?? null, after?.eventId ?? null],
+  );
+  return rows.map((r) => ({
+    eventId: r.event_id, eventType: r.event_type, reasons: r.reasons, createdAt: r.created_at,
+    externalUserId: r.external_user_id ?? undefined, email: r.email ?? undefined, policyVersion: r.policy_version,
+  }));
+}
+
+export interface ReviewForResolution {
+  status: 'pending' | Resolution;
+  eventType: string;
+  reasons: Reason[];
+  policyVersion: string;
+  externalUserId?: string;
+  email?: string;
+}
+
+// The event and its review, the review row locked until the resolving transaction ends (a second
+// resolution waits, then sees the first), so two resolutions of one review cannot both succeed.
+// `event: false` when there is no such event in the scope; no `review` when it was not one.
+export async function lockReviewForResolution(tx: Queryable, scope: Scope, eventId: string): Promise<{ event: boolean; review?: ReviewForResolution }> {
+  const { rows } = await tx.query<{ status: ReviewForResolution['status']; event_type: string; reasons: Reason[]; policy_version: string; external_user_id: string | null; email: string | null }>(
+    `SELECT r.status, e.event_type, e.reasons, e.policy_version, e.external_user_id, e.email
+       FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
+      WHERE r.tenant_id = $1 AND r.mode = $2 AND r.event_id = $3
+      FOR UPDATE OF r`,
+    [scope.tenantId, scope.mode, eventId],
+  );
+  const row = rows[0];
+  if (!row) {
+    const event = await tx.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, eventId]);
+    return { event: event.rows.length > 0 };
+  }
+  return {
+    event: true,
+    review: {
+      status: row.status, eventType: row.event_type, reasons: row.reasons, policyVersion: row.policy_version,
+      externalUserId: row.external_user_id ?? undefined, email: row.email ?? undefined,
+    },
+  };
+}
+
+export async function markResolved(
+  tx: Queryable,
+  scope: Scope,
+  eventId: string,
+  r: { resolution: Resolution; resolvedAt: Date; resolvedBy: string; note?: string },
+): Promise<void> {
+  await tx.query(
+    `UPDATE reviews SET status = $4, resolved_at = $5, resolved_by = $6, note = $7
+      WHERE tenant_id = $1 AND mode = $2 AND event_id = $3 AND status = 'pending'`,
+    [scope.tenantId, scope.mode, eventId, r.resolution, r.resolvedAt, r.resolvedBy, r.note ?? null],
+  );
+}

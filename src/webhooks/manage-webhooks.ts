@@ -1,0 +1,56 @@
+// Use cases behind `doorman webhook …`: set the endpoint (a fresh signing secret, the previous
+// one still valid for the overlap), show it without secrets, disable it, list deliveries, and
+// redeliver one (the same bytes, signed with the secrets valid now, as a new attempt).
+import { inTransaction, type Scope } from '../db/queryable.js';
+import { newId } from '../db/new-id.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../http/app-error.js';
+import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
+import { checkWebhookHost, checkWebhookUrl } from './safe-address.js';
+import { newWebhookSecret, signatureHeader } from './webhook-signature.js';
+import { wakeWebhookWorkers } from './webhook-wake.js';
+import {
+  disableEndpoint, findDeliveryById, findEndpoint, listDeliveries, reopenDelivery, rotateSecret, secretSummaries, setSignature, upsertEndpoint, validSecrets,
+  type DeliveryStatus, type DeliverySummary,
+} from './webhook-store.js';
+
+type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config'>;
+
+export async function setWebhook(deps: WebhookDeps, scope: Scope, rawUrl: string): Promise<{ url: string; secret: string }> {
+  const url = checkWebhookUrl(rawUrl);
+  await checkWebhookHost(url, deps.config.webhookAllowPrivate);
+  const secret = newWebhookSecret();
+  await inTransaction(deps.db, async (tx) => {
+    await upsertEndpoint(tx, scope, url.toString());
+    await rotateSecret(tx, scope, newId('whs'), secret, deps.config.webhookSecretOverlapHours);
+  });
+  wakeWebhookWorkers(deps.db);
+  return { url: url.toString(), secret };
+}
+
+export async function showWebhook(deps: Pick<Deps, 'db'>, scope: Scope) {
+  const endpoint = await findEndpoint(deps.db, scope);
+  if (!endpoint) throw new AppError('not_found', 'No webhook endpoint is set for this tenant and mode.');
+  return { url: endpoint.url, enabled: endpoint.enabled, secrets: await secretSummaries(deps.db, scope) };
+}
+
+export async function disableWebhook(deps: Pick<Deps, 'db'>, scope: Scope): Promise<void> {
+  if (!(await disableEndpoint(deps.db, scope))) throw new AppError('not_found', 'No webhook endpoint is set for this tenant and mode.');
+}
+
+export async function webhookDeliveries(deps: Pick<Deps, 'db'>, scope: Scope, status?: DeliveryStatus, limit = 100): Promise<DeliverySummary[]> {
+  return listDeliveries(deps.db, scope, status, limit);
+}
+
+export async function redeliver(deps: WebhookDeps, scope: Scope, deliveryId: string): Promise<{ deliveryId: string }> {
+  const delivery = await findDeliveryById(deps.db, deliveryId, scope);
+  if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this tenant and mode.`);
+  const secrets = await validSecrets(deps.db, scope);
+  await inTransaction(deps.db, async (tx) => {
+    const attempts = await reopenDelivery(tx, deliveryId);
+    if (secrets.length > 0) await setSignature(tx, deliveryId, signatureHeader(secrets, delivery.payload));
+    await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: attempts + 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
+  });
+  wakeWebhookWorkers(deps.db);
+  return { deliveryId };
+}
