@@ -29,6 +29,10 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
   readonly pgPoolMax: number;
+  // POST /v1/device only: a FingerprintJS component set is about 38 KB, more on some GPUs.
+  readonly deviceBodyLimitBytes: number;
+  // GET /demo/device (local demo; `npm start` turns it on).
+  readonly demoPages: boolean;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +68,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`${name} is not a URL (got "${v}")`);
     }
     return v;
+  };
+
+  const bool = (name: string, fallback: boolean) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
   };
 
   let databaseUrl = url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']);
@@ -108,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
+    deviceBodyLimitBytes: int('DEVICE_BODY_LIMIT_BYTES', 128 * 1024, 1024, 10 * 1024 * 1024),
+    demoPages: bool('DEMO_PAGES', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

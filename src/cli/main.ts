@@ -12,6 +12,7 @@ import { serve } from '../server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
+import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -143,6 +144,18 @@ program
       const loaded = await deps.ipIntel.reload();
       await requestIntelReload(deps);
       print({ ok: true, counts: loaded.counts, skipped: loaded.skipped }, `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`);
+    }),
+  );
+
+program
+  .command('device')
+  .description('device tokens')
+  .command('rotate-key')
+  .description('make a new current signing key; the previous one keeps verifying for DEVICE_TOKEN_TTL_SECONDS')
+  .action(
+    withDeps(async (deps) => {
+      const { kid } = await rotateDeviceKey(deps);
+      print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
     }),
   );
 

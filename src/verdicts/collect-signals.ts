@@ -8,7 +8,6 @@ import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } 
 import { eventIdentifiers } from '../graph/event-identifiers.js';
 import { linkEvent, linkParams, type ClusterFacts, type LinkParams } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
-import { DEVICE_SECRET } from '../devices/issue-device-token.js';
 import { matchLists } from '../lists/list-store.js';
 import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
@@ -89,7 +88,7 @@ export async function collectSignals(deps: VerdictDeps, scope: Scope, req: Verdi
     const emailP = req.email ? withDeadline(deps.emailSignals.collect(req.email), deadline.promise) : undefined;
     const deviceP = req.device_token
       ? withDeadline(
-          deps.secrets.get(DEVICE_SECRET).then((secret) => verifyDeviceToken(secret, scope, req.device_token!, now)),
+          verifyDeviceToken(deps, scope, req.device_token!, now),
           deadline.promise,
         )
       : undefined;
