@@ -3,13 +3,15 @@
 // (watchDeviceKeys); a ring older than a minute refreshes itself in the background (a missed
 // NOTIFY heals); an unknown kid may trigger at most one reload per five seconds, so forged kids
 // cannot turn into a query per request.
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import type { Queryable } from '../db/queryable.js';
 import { createFirstSigningKey, loadSigningKeys } from './device-key-store.js';
 
 export interface SigningKey {
   kid: string;
-  key: KeyObject;
+  // Imported once: jose verifies fastest with a ready CryptoKey (measured: about half the cost
+  // of handing it raw bytes or a KeyObject on every call).
+  key: webcrypto.CryptoKey;
   retiresAt: Date | null;
 }
 
@@ -43,7 +45,12 @@ export function createDeviceKeyRing(db: Queryable, onBackgroundError: (err: Erro
       await createFirstSigningKey(db);
       rows = await loadSigningKeys(db);
     }
-    const next = new Map(rows.map((r) => [r.kid, { kid: r.kid, key: createSecretKey(r.secret), retiresAt: r.retiresAt }]));
+    const imported = await Promise.all(rows.map(async (r) => ({
+      kid: r.kid,
+      key: await webcrypto.subtle.importKey('raw', r.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+      retiresAt: r.retiresAt,
+    })));
+    const next = new Map(imported.map((k) => [k.kid, k]));
     keys = next;
     current = [...next.values()].find((k) => k.retiresAt === null);
     loadedAt = Date.now();
