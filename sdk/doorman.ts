@@ -15,7 +15,7 @@ export interface DoormanOptions {
   apiBase?: string;
   // A held token is reused until it has less than this many seconds left.
   refreshBeforeSeconds?: number;
-  // Give up on one exchange after this long.
+  // Give up on one token (collecting the components included) after this long.
   timeoutMs?: number;
 }
 
@@ -73,19 +73,26 @@ export function doorman(options: DoormanOptions): DoormanClient {
       return warn('publishableKey must be a pk_live_… or pk_test_… key');
     }
     const url = new URL('/v1/device', options.apiBase ?? import.meta.url);
-    const body = JSON.stringify({ components: await collect() });
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // One deadline for both steps: a source that never settles must not leave the page waiting.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new Error(`no token within ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
     try {
-      const res = await fetch(url, {
+      const body = JSON.stringify({ components: await Promise.race([collect(), deadline]) });
+      const res = await Promise.race([fetch(url, {
         method: 'POST',
         mode: 'cors',
         credentials: 'omit',
         headers: { Authorization: `Bearer ${options.publishableKey}`, 'Content-Type': 'application/json' },
         body,
         signal: abort.signal,
-      });
-      const answer = (await res.json()) as Partial<DeviceToken> & { message?: string };
+      }), deadline]);
+      const answer = (await Promise.race([res.json(), deadline])) as Partial<DeviceToken> & { message?: string };
       if (!res.ok || typeof answer.device_token !== 'string' || typeof answer.expires_at !== 'string') {
         return warn(`POST /v1/device answered ${res.status}${answer.message ? `: ${answer.message}` : ''}`);
       }

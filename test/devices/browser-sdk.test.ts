@@ -165,6 +165,21 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     // first (1) + eager's shared pair (1) + eager's refresh (1) + the unknown key (1) + the dead
     // port (1); the secret key is refused before any request.
     expect(posted.length - postsBefore).to.equal(5);
+
+    // An API that never answers: null once timeoutMs has passed, not a page left waiting.
+    const silent = await listen(() => undefined);
+    try {
+      const waited = await page.evaluate(async ({ sdk, key, apiBase }) => {
+        const { doorman } = await import(sdk);
+        const started = Date.now();
+        const token = await doorman({ publishableKey: key, apiBase, timeoutMs: 500 }).token();
+        return { token, ms: Date.now() - started };
+      }, { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, apiBase: silent.origin });
+      expect(waited.token).to.equal(null);
+      expect(waited.ms).to.be.within(400, 5000);
+    } finally {
+      await silent.close();
+    }
     await page.close();
   });
 
