@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
+import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
 import { deviceIdOf } from '../support/device-tokens.js';
 import { aSignup, verdictHarness, type Harness } from '../support/verdict-harness.js';
@@ -27,8 +28,9 @@ function readmeSnippet(apiOrigin: string, publishableKey: string, integrity?: st
   return snippet;
 }
 
-async function listen(handler: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer(handler);
+// The API on a real port, for the browser.
+async function serveApi(app: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -42,8 +44,8 @@ describe('the browser SDK in Debian Chromium', function () {
   this.timeout(120_000);
   let h: Harness;
   let chrome: LaunchedChromium;
-  let api: Awaited<ReturnType<typeof listen>>;
-  let shop: Awaited<ReturnType<typeof listen>>;
+  let api: Awaited<ReturnType<typeof serveApi>>;
+  let shop: HttpStandIn;
   let customerPage = '';
   const requested = new Set<string>();
   const posted: Array<Record<string, { value?: unknown }>> = [];
@@ -51,9 +53,9 @@ describe('the browser SDK in Debian Chromium', function () {
   before(async function () {
     const chromium = await chromiumOrSkip(this);
     h = await verdictHarness({ DEMO_PAGES: 'true' });
-    api = await listen(h.app);
+    api = await serveApi(h.app);
     // The customer's own site: another origin (another port) than the API.
-    shop = await listen((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(customerPage));
+    shop = await startHttpStandIn(() => ({ headers: { 'content-type': 'text/html; charset=utf-8' }, body: customerPage }));
     customerPage = shopPage(h.tenant);
     chrome = await launchChromium(chromium);
     fs.mkdirSync(OUTPUT, { recursive: true });
@@ -92,7 +94,7 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     const page = await watched(await chrome.context.newPage());
     const tokens: string[] = [];
     const postsBefore = posted.length;
-    await page.goto(shop.origin);
+    await page.goto(shop.url);
     for (let load = 0; load < 4; load++) {
       if (load > 0) await page.reload();
       tokens.push((await idOn(page)).token);
@@ -114,7 +116,7 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
 
   it('keeps the device id when the window is resized and in a context with another timezone and language', async () => {
     const page = await watched(await chrome.context.newPage());
-    await page.goto(shop.origin);
+    await page.goto(shop.url);
     const before = await idOn(page);
     const first = posted.at(-1)!;
     await page.setViewportSize({ width: 700, height: 500 });
@@ -124,7 +126,7 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
 
     const abroad = await chrome.browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'ja-JP' });
     const tokyo = await watched(await abroad.newPage());
-    await tokyo.goto(shop.origin);
+    await tokyo.goto(shop.url);
     expect((await idOn(tokyo)).id).to.equal(before.id);
     expect(posted.at(-1)!.timezone!.value).to.equal('Asia/Tokyo');
     expect(posted.at(-1)!.languages!.value).to.not.deep.equal(first.languages!.value);
@@ -134,12 +136,12 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
 
   it('loads nothing from any origin but the page\'s and the API\'s', () => {
     expect(posted.length).to.be.greaterThan(5);
-    expect([...requested].sort()).to.deep.equal([api.origin, shop.origin].sort());
+    expect([...requested].sort()).to.deep.equal([api.origin, shop.url].sort());
   });
 
   it('reuses a token until it is about to expire, and resolves to null instead of throwing', async () => {
     const page = await watched(await chrome.context.newPage());
-    await page.goto(shop.origin);
+    await page.goto(shop.url);
     await tokenOn(page);
     const postsBefore = posted.length;
     const outcome = await page.evaluate(async ({ sdk, key, deadPort }) => {
@@ -167,14 +169,14 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     expect(posted.length - postsBefore).to.equal(5);
 
     // An API that never answers: null once timeoutMs has passed, not a page left waiting.
-    const silent = await listen(() => undefined);
+    const silent = await startHttpStandIn(() => ({ delayMs: 60_000 }));
     try {
       const waited = await page.evaluate(async ({ sdk, key, apiBase }) => {
         const { doorman } = await import(sdk);
         const started = Date.now();
         const token = await doorman({ publishableKey: key, apiBase, timeoutMs: 500 }).token();
         return { token, ms: Date.now() - started };
-      }, { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, apiBase: silent.origin });
+      }, { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, apiBase: silent.url });
       expect(waited.token).to.equal(null);
       expect(waited.ms).to.be.within(400, 5000);
     } finally {
@@ -186,7 +188,7 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
   it('refuses the SDK when the integrity hash does not match', async () => {
     customerPage = shopPage(h.tenant, `sha384-${Buffer.alloc(48, 7).toString('base64')}`);
     const page = await chrome.context.newPage();
-    await page.goto(shop.origin);
+    await page.goto(shop.url);
     expect(await tokenOn(page)).to.equal('no sdk');
     customerPage = shopPage(h.tenant);
     await page.close();
