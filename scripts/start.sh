@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm start`: from a fresh clone to a serving API on :8080. Installs dependencies if missing,
 # brings up the local stack (or uses the services the configured URLs point at), builds,
-# migrates, creates a demo tenant on the first run and prints its keys, then serves.
+# migrates, creates a demo tenant on the first run and prints its keys, then serves (with the
+# demo pages on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -9,7 +10,7 @@ source scripts/lib.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 bash scripts/stack.sh up
 say "building"
-npx tsc -p tsconfig.json
+npm run --silent build
 node bin/doorman.js migrate
 
 demo="$STACK_DIR/demo-tenant.json"
@@ -22,4 +23,9 @@ else
   say "demo tenant keys (from $demo):"
 fi
 node -e 'const d=require(process.argv[1]); console.error("  tenant  "+d.tenant_id); for (const [k,v] of Object.entries(d.keys)) console.error("  "+k.padEnd(8)+v)' "$demo"
+# The local demo pages (GET /demo/device); off unless set, on here.
+export DEMO_PAGES="${DEMO_PAGES:-true}"
+if [ "$DEMO_PAGES" = true ]; then
+  node -e 'const d=require(process.argv[1]); console.error("[stack] device token demo: http://localhost:"+(process.env.PORT||8080)+"/demo/device#pk="+d.keys.pk_test+"&sk="+d.keys.sk_test)' "$demo"
+fi
 exec node bin/doorman.js serve

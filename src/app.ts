@@ -13,6 +13,8 @@ import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
 import { verdictRoutes } from './verdicts/verdict-routes.js';
 import { feedbackRoutes } from './feedback/feedback-routes.js';
+import { sdkRoutes } from './devices/sdk-routes.js';
+import { demoRoutes } from './devices/demo-routes.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -20,10 +22,13 @@ export function createApp(deps: Deps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
-  // Unmetered: the health probe, and CORS preflights (browsers cannot send a key on them).
+  // Unmetered: the health probe, CORS preflights (browsers cannot send a key on them), static files.
   app.use(healthRoutes(deps));
   app.use(warmGate(deps));
   app.use(deviceCors());
+  // Static browser files: the SDK always, the demo page only when DEMO_PAGES is on.
+  app.use(sdkRoutes());
+  if (deps.config.demoPages) app.use(demoRoutes());
   app.use(rateLimit(deps));
   app.use(contractRoutes());
   const validator = createRequestValidator();

@@ -37,6 +37,10 @@ export interface Config {
   readonly webhookRetryUnitMs: number;
   // How often pg-boss's supervisor expires stuck jobs (a worker that died mid-delivery).
   readonly jobMaintenanceSeconds: number;
+  // POST /v1/device only: a FingerprintJS component set is about 38 KB, more on some GPUs.
+  readonly deviceBodyLimitBytes: number;
+  // GET /demo/device (local demo; `npm start` turns it on).
+  readonly demoPages: boolean;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +78,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return v;
   };
 
+  const bool = (name: string, fallback: boolean) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
   let databaseUrl = url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']);
   try {
     // libpq's rule, which node-postgres does not apply when $USER is unset: no user in the URL
@@ -84,15 +96,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       databaseUrl = u.toString();
     }
   } catch { /* reported above */ }
-
-  const bool = (name: string, fallback: boolean) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (raw === 'true' || raw === '1') return true;
-    if (raw === 'false' || raw === '0') return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
 
   const dnsServers = str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean);
   const logLevel = str('LOG_LEVEL', 'info');
@@ -130,6 +133,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretOverlapHours: int('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     webhookRetryUnitMs: int('WEBHOOK_RETRY_UNIT_MS', 1000, 1, 1000),
     jobMaintenanceSeconds: int('JOB_MAINTENANCE_SECONDS', 120, 1, 3600),
+    deviceBodyLimitBytes: int('DEVICE_BODY_LIMIT_BYTES', 128 * 1024, 1024, 10 * 1024 * 1024),
+    demoPages: bool('DEMO_PAGES', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

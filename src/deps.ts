@@ -118,7 +118,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     redis,
     boss,
     cypher,
-    secrets: overrides.secrets ?? createSecretCache(db),
+    secrets: overrides.secrets ?? createSecretCache(db, logger),
     ipIntel,
     emailSignals,
     engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },

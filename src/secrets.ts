@@ -1,12 +1,16 @@
-// Per-process cache of the service's own secrets (stored in Postgres, see service-secret-store).
+// Per-process cache of the service's own secrets (stored in Postgres, see service-secret-store),
+// and the ring of device-token signing keys (see devices/device-key-ring).
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { loadOrCreateSecret } from './devices/service-secret-store.js';
+import { createDeviceKeyRing, type DeviceKeyRing } from './devices/device-key-ring.js';
 
 export interface SecretCache {
   get(name: string): Promise<Buffer>;
+  deviceKeys: DeviceKeyRing;
 }
 
-export function createSecretCache(db: pg.Pool): SecretCache {
+export function createSecretCache(db: pg.Pool, logger?: Logger): SecretCache {
   const cache = new Map<string, Promise<Buffer>>();
   return {
     get(name) {
@@ -19,5 +23,6 @@ export function createSecretCache(db: pg.Pool): SecretCache {
       }
       return pending;
     },
+    deviceKeys: createDeviceKeyRing(db, (err) => logger?.warn({ err: err.message }, 'device key refresh failed; old keys kept')),
   };
 }

@@ -6,6 +6,7 @@ import { createApp } from './app.js';
 import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
+import { watchDeviceKeys } from './devices/watch-device-keys.js';
 import { deleteExpiredKeys } from './verdicts/idempotency-store.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
@@ -31,6 +32,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
   await warming;
 
   const intelWatch = watchIntelReloads(deps);
+  const deviceKeyWatch = watchDeviceKeys(deps);
   // Expired idempotency records are already ignored; deleting them keeps the table small.
   const housekeeping = setInterval(() => {
     deleteExpiredKeys(deps.db, deps.clock.now()).catch((err: Error) => deps.logger.warn({ err: err.message }, 'housekeeping failed'));
@@ -43,6 +45,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
     deps.logger.info({ signal }, 'shutting down');
     clearInterval(housekeeping);
     void intelWatch.close();
+    void deviceKeyWatch.close();
     server.close(() => void deps.close().finally(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

@@ -1,4 +1,5 @@
-// Warming a process before it serves verdicts: in-process data (ip intelligence), connections
+// Warming a process before it serves verdicts: in-process data (ip intelligence, device-token
+// keys), connections
 // opened (Postgres, Neo4j), Neo4j's plans for the verdict's read and the writer's statements,
 // the graph's indexes read into Neo4j's page cache, the velocity script loaded into Redis, and
 // the engine run a few times so the JIT has compiled it. A cold start otherwise spends the first
@@ -52,6 +53,7 @@ export async function warmUp(deps: Deps): Promise<void> {
     ),
     step('connections', openConnections(deps)).then(() => step('graph', warmGraph(deps))),
     step('redis', loadVelocityScript(deps.redis)),
+    step('device keys', deps.secrets.deviceKeys.reload()),
   ]);
   warmEngine(deps);
   deps.logger.info({ ms: Math.round(performance.now() - started) }, 'warmed up');

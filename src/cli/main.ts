@@ -13,6 +13,7 @@ import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
+import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -150,6 +151,17 @@ program
   );
 
 addReviewAndWebhookCommands(program, { print, withDeps });
+program
+  .command('device')
+  .description('device tokens')
+  .command('rotate-key')
+  .description('make a new current signing key; the previous one keeps verifying for DEVICE_TOKEN_TTL_SECONDS')
+  .action(
+    withDeps(async (deps) => {
+      const { kid } = await rotateDeviceKey(deps);
+      print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
+    }),
+  );
 
 function describe(err: unknown): string {
   if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');

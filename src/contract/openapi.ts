@@ -225,7 +225,12 @@ const schemas = {
     additionalProperties: false,
     required: ['components'],
     properties: {
-      components: stringMap(64, true, 'Component name to opaque value; keys up to 64 characters. Hashed server-side, never stored raw.'),
+      components: {
+        ...stringMap(64, true, 'Component name to opaque value; keys up to 64 characters, at most 100 components, values nested at most 16 levels; '
+          + 'the body up to 128 KiB (DEVICE_BODY_LIMIT_BYTES). A FingerprintJS `{value, duration}` component is hashed by its value alone. '
+          + 'Hashed server-side, never stored raw.'),
+        maxProperties: 100,
+      },
     },
   },
   DeviceResponse: {

@@ -31,7 +31,7 @@ export function deviceRoutes(deps: Deps, validator: RequestValidator): Router {
   router.post(
     '/v1/device',
     authenticate(deps.db, 'publishable'),
-    ...jsonBody(deps.config.bodyLimitBytes),
+    ...jsonBody(deps.config.deviceBodyLimitBytes),
     async (req, res) => {
       const body = validated<{ components: Record<string, unknown> }>(validator, 'DeviceRequest', req.body);
       const result = await issueDeviceToken(deps, req.scope!, body.components);

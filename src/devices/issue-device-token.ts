@@ -3,7 +3,8 @@ import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { deriveDeviceId, signDeviceToken } from './device-token.js';
 
-export const DEVICE_SECRET = 'device_token_signing_key';
+// The never-rotated key device ids are derived with (a service secret, made on first use).
+export const DEVICE_ID_KEY = 'device_id_key';
 
 export interface DeviceTokenResult {
   deviceToken: string;
@@ -15,8 +16,8 @@ export async function issueDeviceToken(
   scope: Scope,
   components: Record<string, unknown>,
 ): Promise<DeviceTokenResult> {
-  const secret = await deps.secrets.get(DEVICE_SECRET);
-  const deviceId = deriveDeviceId(secret, scope, components);
-  const { token, expiresAt } = await signDeviceToken(secret, scope, deviceId, deps.clock.now(), deps.config.deviceTokenTtlSeconds);
+  const [idKey, signing] = await Promise.all([deps.secrets.get(DEVICE_ID_KEY), deps.secrets.deviceKeys.signingKey()]);
+  const deviceId = deriveDeviceId(idKey, scope, components);
+  const { token, expiresAt } = await signDeviceToken(signing, scope, deviceId, deps.clock.now(), deps.config.deviceTokenTtlSeconds);
   return { deviceToken: token, expiresAt };
 }

@@ -8,7 +8,6 @@ import type { Deps } from '../deps.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
 import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
-import { DEVICE_SECRET } from '../devices/issue-device-token.js';
 import type { Timings } from '../http/server-timing.js';
 import { matchLists } from '../lists/list-store.js';
 import { listCandidates } from '../lists/list-values.js';
@@ -97,9 +96,7 @@ export async function collectSignals(
   const ipFlags = req.ip ? deps.ipIntel.lookup(req.ip) : undefined;
   const payment = paymentSignal(req);
   const emailP = req.email ? collect('email', deps.emailSignals.collect(req.email)) : undefined;
-  const deviceP = req.device_token
-    ? collect('device', deps.secrets.get(DEVICE_SECRET).then((secret) => verifyDeviceToken(secret, scope, req.device_token!, now)))
-    : undefined;
+  const deviceP = req.device_token ? collect('device', verifyDeviceToken(deps, scope, req.device_token, now)) : undefined;
 
   // Lists, velocity and the graph need the device id and the email's domain (from syntax alone,
   // so they need not wait for DNS): they start once the token is verified.

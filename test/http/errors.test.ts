@@ -44,9 +44,10 @@ describe('error responses', () => {
     expect(res.body.details.issues[0].message).to.match(/Content-Type/);
   });
 
+  // POST /v1/device has its own, larger cap (test/devices/device-api.test.ts).
   it('answers a body over 64 KiB with 400 invalid_request', async () => {
-    const big = { components: { blob: 'x'.repeat(70 * 1024) } };
-    const res = await request(app).post('/v1/device').set(bearer(tenant.keys.pk_test)).send(big);
+    const big = { subject: { kind: 'email', value: 'ada@example.org' }, outcome: 'chargeback', note: 'x'.repeat(70 * 1024) };
+    const res = await request(app).post('/v1/feedback').set(bearer(tenant.keys.sk_test)).send(big);
     expectErrorShape(res, 400, 'invalid_request');
     expect(res.body.message).to.match(/65536 byte limit/);
   });
