@@ -28,4 +28,6 @@ export DEMO_PAGES="${DEMO_PAGES:-true}"
 if [ "$DEMO_PAGES" = true ]; then
   node -e 'const d=require(process.argv[1]); console.error("[stack] device token demo: http://localhost:"+(process.env.PORT||8080)+"/demo/device#pk="+d.keys.pk_test+"&sk="+d.keys.sk_test)' "$demo"
 fi
+# Local demo: a webhook receiver on this machine (e.g. http://localhost:4000) is allowed.
+export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-true}"
 exec node bin/doorman.js serve
