@@ -22,11 +22,13 @@ export async function removeListEntry(db: Queryable, scope: Scope, list: 'allow'
 // number of identifiers an event carries.
 export async function matchLists(db: Queryable, scope: Scope, candidates: { kind: string; value: string }[]): Promise<ListHit[]> {
   if (candidates.length === 0) return [];
-  const { rows } = await db.query<ListHit>(
-    `SELECT l.list, l.kind, l.value FROM list_entries l
+  // Named: prepared once per connection (every verdict runs it).
+  const { rows } = await db.query<ListHit>({
+    name: 'match-lists',
+    text: `SELECT l.list, l.kind, l.value FROM list_entries l
        JOIN unnest($3::text[], $4::text[]) AS c(kind, value) ON l.kind = c.kind AND l.value = c.value
       WHERE l.tenant_id = $1 AND l.mode = $2`,
-    [scope.tenantId, scope.mode, candidates.map((c) => c.kind), candidates.map((c) => c.value)],
-  );
+    values: [scope.tenantId, scope.mode, candidates.map((c) => c.kind), candidates.map((c) => c.value)],
+  });
   return rows;
 }

@@ -29,10 +29,12 @@ export async function insertKey(
 }
 
 export async function findKey(db: Queryable, hash: string): Promise<KeyRow | undefined> {
-  const { rows } = await db.query<{ tenant_id: string; mode: Scope['mode']; kind: KeyKind; revoked: boolean }>(
-    'SELECT tenant_id, mode, kind, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE key_hash = $1',
-    [hash],
-  );
+  // Named: prepared once per connection (every authenticated request runs it).
+  const { rows } = await db.query<{ tenant_id: string; mode: Scope['mode']; kind: KeyKind; revoked: boolean }>({
+    name: 'find-key',
+    text: 'SELECT tenant_id, mode, kind, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE key_hash = $1',
+    values: [hash],
+  });
   const row = rows[0];
   return row && { tenantId: row.tenant_id, mode: row.mode, kind: row.kind, revoked: row.revoked };
 }

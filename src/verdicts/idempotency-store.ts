@@ -12,11 +12,12 @@ export interface StoredAnswer {
 
 // The unexpired record for this key, if any.
 export async function findAnswer(db: Queryable, scope: Scope, key: string, now: Date): Promise<StoredAnswer | undefined> {
-  const { rows } = await db.query<{ body_sha256: Buffer; response: string }>(
-    `SELECT body_sha256, response FROM idempotency_keys
+  const { rows } = await db.query<{ body_sha256: Buffer; response: string }>({
+    name: 'find-idempotency-answer',
+    text: `SELECT body_sha256, response FROM idempotency_keys
       WHERE tenant_id = $1 AND mode = $2 AND key = $3 AND expires_at > $4`,
-    [scope.tenantId, scope.mode, key, now],
-  );
+    values: [scope.tenantId, scope.mode, key, now],
+  });
   const row = rows[0];
   return row && { bodySha256: row.body_sha256, response: row.response };
 }

@@ -57,12 +57,13 @@ SELECT count(*)::int AS written FROM event`;
 // True when the event was written; false when an unexpired record for the key already existed
 // (the caller replays it or answers 409).
 export async function writeJudgedEvent(db: Queryable, scope: Scope, e: JudgedEvent, extra: WriteExtras): Promise<boolean> {
-  const { rows } = await db.query<{ written: number }>(WRITE_SQL, [
+  // Named: prepared once per connection, so Postgres plans this statement once, not per verdict.
+  const { rows } = await db.query<{ written: number }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
     scope.tenantId, scope.mode, e.id, e.eventType, e.verdict, JSON.stringify(e.reasons), e.policyVersion,
     e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
     JSON.stringify(e.request), JSON.stringify(e.signals),
     extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
     extra.link ? JSON.stringify(extra.link) : null,
-  ]);
+  ] });
   return rows[0]?.written === 1;
 }
