@@ -16,8 +16,9 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-// A rotation has two signatures; a few more are tolerated, but not an unbounded list to hash.
-const MAX_SIGNATURES = 8;
+// Doorman signs with every secret still valid (the current one first), so a header carries one
+// signature per rotation within the overlap; past this many, the oldest are not looked at.
+const MAX_SIGNATURES = 32;
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
 // Returns the verified `review.resolved` payload, or null for a verified delivery of a type this
