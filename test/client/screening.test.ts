@@ -4,14 +4,17 @@
 // plays a later Doorman whose codes this client does not know.
 import { expect } from 'chai';
 import net from 'node:net';
+import request from 'supertest';
 import { doormanClient, DoormanError, type FailedOpen } from '../../clients/typescript/dist/doorman-client.js';
+import { signupApp } from '../../clients/typescript/examples/signup-screening.js';
+import { changeList } from '../../src/lists/manage-lists.js';
 import { clientServer } from '../support/client-server.js';
 import { aTenant, type TestTenant } from '../support/fixtures.js';
 import { startHttpStandIn } from '../support/http-stand-in.js';
 import { freePort } from '../support/processes.js';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.js';
 import { testDeps } from '../support/test-deps.js';
-import { aSignup, IPS } from '../support/verdict-harness.js';
+import { aSignup, DOMAINS, IPS } from '../support/verdict-harness.js';
 
 describe('client: screen()', function () {
   this.timeout(60_000);
@@ -142,5 +145,27 @@ describe('client: screen()', function () {
     } finally {
       await later.close();
     }
+  });
+
+  it('runs the README\'s signup example: allow is 201, block a generic 403, and Doorman down still 201 (failed open)', async () => {
+    const created: string[] = [];
+    const createUser = async (userId: string) => {
+      created.push(userId);
+    };
+    const blocked = `blocked.${Date.now()}@${DOMAINS.good}`;
+    await changeList(testDeps().db, { tenantId: tenant.tenantId, mode: 'test' }, { action: 'add', list: 'block', kind: 'email', value: blocked });
+    const shop = signupApp(doormanClient({ secretKey: tenant.keys.sk_test, baseUrl }), createUser);
+    const before = verdictCalls().length;
+    const welcome = await request(shop).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: `ada.${Date.now()}@${DOMAINS.good}` });
+    expect(welcome.status).to.equal(201);
+    const refused = await request(shop).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: blocked });
+    expect([refused.status, refused.body]).to.deep.equal([403, { error: 'We could not create your account.' }]);
+    // The end user's address (from the trusted proxy's header), not the shop's own.
+    const sent = verdictCalls().slice(before).map((e) => JSON.parse(e.body.toString('utf8')));
+    expect(sent.map((b) => b.ip)).to.deep.equal([IPS.clean, IPS.clean]);
+    const down = signupApp(doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: `http://127.0.0.1:${await freePort()}` }), createUser);
+    expect((await request(down).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: `bo@${DOMAINS.good}` })).status).to.equal(201);
+    expect(created).to.have.length(2);
+    expect(created[0]).to.equal(welcome.body.user_id);
   });
 });

@@ -6,7 +6,7 @@ import express from 'express';
 import { pathToFileURL } from 'node:url';
 import { verifyWebhook, WebhookVerificationError, type ReviewResolvedWebhook } from '@doorman/client/webhooks';
 
-export function webhookApp(secrets: string[], onReviewResolved: (event: ReviewResolvedWebhook) => void): express.Express {
+export function webhookApp(secrets: string[], revokeAccount: (event: ReviewResolvedWebhook) => void): express.Express {
   const app = express();
   app.post('/webhooks/doorman', express.raw({ type: '*/*', limit: '256kb' }), (req, res) => {
     let event: ReviewResolvedWebhook | null;
@@ -18,15 +18,14 @@ export function webhookApp(secrets: string[], onReviewResolved: (event: ReviewRe
       return;
     }
     res.sendStatus(204);
-    // null: signed, but of a type this client does not know yet; answered, and ignored.
-    if (event) setImmediate(onReviewResolved, event);
+    // After answering: denied means revoke (by external_user_id, else email); approved, nothing.
+    // null is a signed delivery of a type this client does not know yet: answered, ignored.
+    if (event?.resolution === 'denied') setImmediate(revokeAccount, event);
   });
   return app;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const secrets = (process.env.DOORMAN_WEBHOOK_SECRETS ?? '').split(/[\s,]+/).filter(Boolean);
-  webhookApp(secrets, (event) => {
-    if (event.resolution === 'denied') console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id);
-  }).listen(Number(process.env.PORT ?? 3000));
+  webhookApp(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(Number(process.env.PORT ?? 3000));
 }

@@ -7,7 +7,7 @@ import { verifyWebhook, WebhookVerificationError, type ReviewResolvedWebhook } f
 
 const MAX_BODY_BYTES = 256 * 1024;
 
-export function webhookServer(secrets: string[], onReviewResolved: (event: ReviewResolvedWebhook) => void): Server {
+export function webhookServer(secrets: string[], revokeAccount: (event: ReviewResolvedWebhook) => void): Server {
   return createServer(async (req, res) => {
     if (req.method !== 'POST' || req.url !== '/webhooks/doorman') {
       res.writeHead(404).end();
@@ -31,13 +31,11 @@ export function webhookServer(secrets: string[], onReviewResolved: (event: Revie
       return;
     }
     res.writeHead(204).end();
-    if (event) setImmediate(onReviewResolved, event);
+    if (event?.resolution === 'denied') setImmediate(revokeAccount, event);
   });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const secrets = (process.env.DOORMAN_WEBHOOK_SECRETS ?? '').split(/[\s,]+/).filter(Boolean);
-  webhookServer(secrets, (event) => {
-    if (event.resolution === 'denied') console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id);
-  }).listen(Number(process.env.PORT ?? 3000));
+  webhookServer(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(Number(process.env.PORT ?? 3000));
 }

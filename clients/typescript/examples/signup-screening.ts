@@ -5,7 +5,8 @@
 import express from 'express';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { doormanClient, type DoormanClient } from '@doorman/client';
+import { doormanClient } from '@doorman/client';
+import type { DoormanClient } from '@doorman/client';
 
 export function signupApp(doorman: DoormanClient, createUser: (userId: string, email: string) => Promise<void>): express.Express {
   const app = express();
