@@ -42,13 +42,16 @@ describe('client: the package', function () {
       changedSchema.components.schemas.StoredEvent.properties.risk_band = { type: 'string' };
       const changedValues = structuredClone(served);
       changedValues['x-service-known-values'].reason_codes.push('brand_new_code');
-      for (const [name, document, file] of [['schema', changedSchema, 'openapi.ts'], ['values', changedValues, 'known-values.ts']] as const) {
+      const cases = [['schema', changedSchema, 'openapi.ts'], ['values', changedValues, 'known-values.ts']] as const;
+      const results = await Promise.all(cases.map(([name, document]) => {
         const source = path.join(dir, `${name}.json`);
         fs.writeFileSync(source, JSON.stringify(document));
-        const result = await check(source);
-        expect(result.code, name).to.equal(1);
-        expect(result.stderr).to.contain(`src/generated/${file} is out of date`);
-      }
+        return check(source);
+      }));
+      cases.forEach(([name, , file], i) => {
+        expect(results[i]!.code, name).to.equal(1);
+        expect(results[i]!.stderr).to.contain(`src/generated/${file} is out of date`);
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

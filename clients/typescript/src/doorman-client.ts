@@ -78,4 +78,7 @@ export type { Screened, FailedOpen, FailOpenReason, ScreenOptions, ScreenResult 
 export type { EventsApi } from './events-api.js';
 export type { CallOptions } from './transport.js';
 export type { RetryInfo } from './send-with-retries.js';
-export type * from './contract-types.js';
+export type {
+  ErrorBody, ErrorCode, EventListQuery, EventPage, EventType, FeedbackRequest, Payment, Reason, ReasonCode, RecommendedAction,
+  ReviewResolvedWebhook, StoredEvent, ValidationIssue, Verdict, VerdictRequest, VerdictResponse,
+} from './contract-types.js';

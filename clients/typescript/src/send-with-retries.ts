@@ -42,7 +42,7 @@ export async function sendWithRetries<T>(attempt: Attempt<T>, options: RetryOpti
 async function once<T>(attempt: Attempt<T>, deadline: number, callerSignal?: AbortSignal): Promise<{ data: T; response: Response } | DoormanError> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return new DoormanError('timeout', 'no answer from Doorman within the time budget');
-  // AbortSignal.any and AbortSignal.timeout are newer than Node 18: combine by hand.
+  // AbortSignal.any is newer than Node 18: combine the budget and the caller's signal by hand.
   const abort = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
