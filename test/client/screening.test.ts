@@ -118,7 +118,7 @@ describe('client: screen()', function () {
     expect(retries).to.deep.equal([1, 2]);
   });
 
-  it('passes codes and fields it does not know through as strings, and retries an unknown 5xx error code', async () => {
+  it('passes codes and fields it does not know through as strings, retries an unknown 5xx error code, honours a 503\'s retry-after', async () => {
     let calls = 0;
     const later = await startHttpStandIn((req) => {
       calls += 1;
@@ -138,6 +138,14 @@ describe('client: screen()', function () {
       expect((result as unknown as { risk_story: string }).risk_story).to.equal('new field');
       expect(later.requests.map((r) => r.headers['idempotency-key'])).to.have.length(2);
       expect(new Set(later.requests.map((r) => r.headers['idempotency-key'])).size).to.equal(1);
+
+      // A warming instance's 503 asks for more time than the budget has: fail open at once.
+      later.respondWith(() => ({ status: 503, headers: { 'retry-after': '10' }, body: { error: 'internal', message: 'warming up' } }));
+      const started = Date.now();
+      const warming = await doorman.screen(aSignup() as never);
+      expect(warming).to.deep.include({ failedOpen: true, reason: 'server_error' });
+      expect([(warming as FailedOpen).error.retryAfterMs, (warming as FailedOpen).error.attempts]).to.deep.equal([10_000, 1]);
+      expect(Date.now() - started).to.be.below(1000);
 
       later.respondWith(() => ({ status: 402, body: { error: 'plan_exceeded', message: 'upgrade' } }));
       const refused = await doorman.screen(aSignup() as never).catch((err: DoormanError) => err);

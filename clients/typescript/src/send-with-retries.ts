@@ -1,6 +1,6 @@
-// One call under the contract's retry rules (§7): within one time budget, a 429 is retried after
-// its `retry-after`, a 5xx, a timeout-free network failure or an unreadable answer after a short
-// jittered backoff; every other answer is final. The caller's attempt function sends the same
+// One call under the contract's retry rules (§7): within one time budget, a 429 or 5xx is retried
+// after its `retry-after` when it has one, and a 5xx, a network failure or an unreadable answer
+// otherwise after a short jittered backoff; every other answer is final. The caller's attempt function sends the same
 // request each time (same Idempotency-Key, same bytes), so a retry can never be judged twice.
 import { DoormanError } from './doorman-error.js';
 
@@ -75,7 +75,8 @@ function describe(err: unknown): string {
 }
 
 export function retryDelayMs(error: DoormanError, retry: number): number {
-  if (error.status === 429 && error.retryAfterMs !== undefined) return error.retryAfterMs;
+  // Doorman sends retry-after with a 429, and with a 503 while a fresh instance warms up.
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
   // Exponential with jitter (half fixed, half random), so clients that failed together do not
   // come back together.
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry);
