@@ -10,8 +10,13 @@ export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
 export PG_EXTRA_DATABASES=""
 bash scripts/stack.sh up
 
+# The TypeScript client (clients/typescript/) has its own dependencies; its tests import its build.
+[ -d clients/typescript/node_modules ] || npm ci --prefix clients/typescript --no-audit --no-fund
+echo "[test] building the TypeScript client"
+npm run --prefix clients/typescript --silent build
 echo "[test] type-checking"
 npx tsc -p tsconfig.test.json --noEmit
+npx tsc -p clients/typescript/tsconfig.examples.json
 npx tsc -p sdk/tsconfig.json
 # The server runs from source here, but serves the browser SDK from its bundle (well under a second).
 node scripts/build-sdk.mjs

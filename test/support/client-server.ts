@@ -1,0 +1,20 @@
+// One real `doorman serve` child for the client's tests (test/client/), started on first use and
+// shared by them, with the verdict harness's stand-ins (DNS, RDAP, intel ranges) so a signup from
+// the proxy range is a `review`; ended with the run's other children.
+import { type Child, startServer } from './processes.js';
+import { standIns } from './verdict-harness.js';
+
+let shared: Promise<Child & { url: string }> | undefined;
+
+export async function serverEnv(): Promise<Record<string, string>> {
+  const { dns, rdap, intelDir } = await standIns();
+  return { DNS_SERVERS: dns.server, RDAP_BASE_URL: rdap.url, INTEL_DIR: intelDir, SIGNAL_DEADLINE_MS: '2000' };
+}
+
+export function clientServer(): Promise<Child & { url: string }> {
+  shared ??= (async () => {
+    const child = await startServer(await serverEnv());
+    return Object.assign(child, { url: `http://127.0.0.1:${child.port}` });
+  })();
+  return shared;
+}
