@@ -36,9 +36,10 @@ function shell(): string | undefined {
 export function consolePages(): Router {
   const router = Router();
   let html: string | undefined;
-  router.use('/console/assets', express.static(CONSOLE_DIST, { index: false, fallthrough: false, maxAge: 0 }));
+  router.use('/console/assets', express.static(CONSOLE_DIST, { index: false, maxAge: 0 }));
   router.get(['/console', '/console/*page'], (req, res, next) => {
-    if (req.path.startsWith('/console/api/')) return next();
+    // A missing asset or API route is the app's 404, not a page.
+    if (/^\/console\/(api|assets)\//.test(req.path)) return next();
     html ??= shell();
     if (!html) throw new AppError('internal', 'The console is not built: run `npm run build`.');
     res.set('cache-control', 'no-store').type('html').send(html);
