@@ -95,7 +95,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
 
 function NodeFacts({ node }: { node: DrawNode }) {
   const f = node.facts as Record<string, unknown>;
-  const rows = Object.entries(f).filter(([k]) => !['key', 'label'].includes(k)).map(([k, v]) => [k, /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : scalar(v)]);
+  const rows = Object.entries(f).filter(([k, v]) => !['key', 'label'].includes(k) && v !== null && v !== undefined).map(([k, v]) => [k, /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : scalar(v)]);
   return (
     <div>
       <h2>{node.group}</h2>

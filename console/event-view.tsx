@@ -1,7 +1,7 @@
 // One event as an analyst reads it: what was judged, the signals the engine saw, the account's
 // earlier events, the cluster summary, and the review and feedback actions. Every value from an
 // event is rendered as text (never as markup).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { ageSince, scalar, when } from './format';
 import type { EventDetail, EventRow } from './types';
@@ -46,6 +46,8 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
   const [detail, setDetail] = useState<EventDetail | null>(null);
   const [error, setError] = useState('');
   const [note, setNote] = useState('');
+  // Read at resolution time: a key pressed right after typing must not see an older note.
+  const noteNow = useRef('');
   const [busy, setBusy] = useState(false);
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const load = () => api<EventDetail>(`/events/${encodeURIComponent(id)}`).then(setDetail, (e: ApiError) => setError(e.message));
@@ -53,13 +55,15 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
     setDetail(null);
     setError('');
     setNote('');
+    noteNow.current = '';
     void load();
   }, [id]);
   const resolve = async (resolution: 'approved' | 'denied') => {
     if (busy || detail?.review?.status !== 'pending') return;
     setBusy(true);
+    const text = noteNow.current;
     try {
-      const r = await api<{ final_verdict: string; delivery_id: string }>(`/reviews/${encodeURIComponent(id)}/resolve`, { body: { resolution, ...(note && { note }) } });
+      const r = await api<{ final_verdict: string; delivery_id: string }>(`/reviews/${encodeURIComponent(id)}/resolve`, { body: { resolution, ...(text && { note: text }) } });
       onResolved?.(`${resolution === 'denied' ? 'Denied' : 'Approved'} ${id}: final verdict ${r.final_verdict}, webhook ${r.delivery_id} queued.`);
       await load();
     } catch (e) {
@@ -68,7 +72,7 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
       setBusy(false);
     }
   };
-  useEffect(() => {
+  useLayoutEffect(() => {
     bind?.({ resolve: (r) => void resolve(r), focusNote: () => noteRef.current?.focus() });
     return () => bind?.(null);
   });
@@ -95,7 +99,7 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
           <h3>Review: {detail.review.status}</h3>
           {pending ? (
             <div>
-              <textarea ref={noteRef} name="note" placeholder="Note (why), stored with the resolution (n)" maxLength={2000} value={note} onInput={(ev) => setNote(ev.currentTarget.value)} />
+              <textarea ref={noteRef} name="note" placeholder="Note (why), stored with the resolution (n)" maxLength={2000} value={note} onInput={(ev) => { noteNow.current = ev.currentTarget.value; setNote(noteNow.current); }} />
               <div class="buttons">
                 <button type="button" class="approve" disabled={busy} onClick={() => void resolve('approved')}>Approve <kbd>a</kbd></button>
                 <button type="button" class="deny" disabled={busy} onClick={() => void resolve('denied')}>Deny <kbd>d</kbd></button>

@@ -47,6 +47,8 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
     ],
     layout: { name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 },
   });
+  // Kept on its container, so the browser's devtools (and the browser tests) can reach the graph.
+  (container as HTMLElement & { cy?: Core }).cy = cy;
   cy.on('tap', 'node', (e) => onSelect(e.target.id()));
   cy.on('tap', (e) => {
     if (e.target === cy) onSelect(null);
