@@ -11,6 +11,8 @@ import { AppError } from '../http/app-error.js';
 export const CONSOLE_DIST = path.join(repoDir, 'dist', 'console');
 
 // The entry's hash in its URL: a new build is fetched at once; chunks are named by content.
+// The stylesheet carries the id cytoscape looks for before it injects a <style> element of its
+// own (which the CSP would refuse); console.css holds that one rule instead.
 function shell(): string | undefined {
   let bundle: Buffer;
   try {
@@ -25,7 +27,7 @@ function shell(): string | undefined {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Doorman console</title>
-<link rel="stylesheet" href="/console/assets/console.css?v=${v}">
+<link rel="stylesheet" href="/console/assets/console.css?v=${v}" id="__________cytoscape_stylesheet">
 <script type="module" src="/console/assets/console.js?v=${v}"></script>
 </head>
 <body><div id="app"><noscript>The Doorman console needs JavaScript.</noscript></div></body>
