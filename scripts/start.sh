@@ -28,6 +28,8 @@ export DEMO_PAGES="${DEMO_PAGES:-true}"
 if [ "$DEMO_PAGES" = true ]; then
   node -e 'const d=require(process.argv[1]); console.error("[stack] device token demo: http://localhost:"+(process.env.PORT||8080)+"/demo/device#pk="+d.keys.pk_test+"&sk="+d.keys.sk_test)' "$demo"
 fi
+# The analyst console: how to make the first account (the link it prints signs in once).
+node -e 'const d=require(process.argv[1]); const port=process.env.PORT||8080; console.error("[stack] analyst console: http://localhost:"+port+"/console\n[stack]   add the first analyst (prints a one-time sign-in link, valid 24 h):\n[stack]   npx doorman analyst add --tenant "+d.tenant_id+" --email you@example.com --role admin")' "$demo"
 # Local demo: a webhook receiver on this machine (e.g. http://localhost:4000) is allowed.
 export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-true}"
 exec node bin/doorman.js serve

@@ -18,8 +18,11 @@ echo "[test] type-checking"
 npx tsc -p tsconfig.test.json --noEmit
 npx tsc -p clients/typescript/tsconfig.examples.json
 npx tsc -p sdk/tsconfig.json
-# The server runs from source here, but serves the browser SDK from its bundle (well under a second).
+npx tsc -p console/tsconfig.json
+# The server runs from source here, but serves the browser SDK and the analyst console from their
+# bundles (about a second each).
 node scripts/build-sdk.mjs
+node scripts/build-console.mjs
 echo "[test] running the suite"
 # With no arguments, the whole suite; with paths, only those files (mocha would add them to a
 # configured spec instead of replacing it, so the default lives here).

@@ -15,6 +15,7 @@ import { verdictRoutes } from './verdicts/verdict-routes.js';
 import { feedbackRoutes } from './feedback/feedback-routes.js';
 import { sdkRoutes } from './devices/sdk-routes.js';
 import { demoRoutes } from './devices/demo-routes.js';
+import { consoleRoutes } from './console/console-routes.js';
 
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -29,9 +30,11 @@ export function createApp(deps: Deps): Express {
   // Static browser files: the SDK always, the demo page only when DEMO_PAGES is on.
   app.use(sdkRoutes());
   if (deps.config.demoPages) app.use(demoRoutes());
+  const validator = createRequestValidator();
+  // The analyst console: its own session auth and sign-in limits, not the API key's budget.
+  app.use(consoleRoutes(deps, validator));
   app.use(rateLimit(deps));
   app.use(contractRoutes());
-  const validator = createRequestValidator();
   app.use(deviceRoutes(deps, validator));
   app.use(verdictRoutes(deps, validator));
   app.use(eventRoutes(deps, validator));

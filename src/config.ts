@@ -41,6 +41,15 @@ export interface Config {
   readonly deviceBodyLimitBytes: number;
   // GET /demo/device (local demo; `npm start` turns it on).
   readonly demoPages: boolean;
+  // The analyst console (src/console/): the public base URL its sign-in links point at (https
+  // there also marks the session cookie Secure), idle time before a session ends, sign-in
+  // attempts allowed per account and per client IP in 15 minutes, and the saved queries' bounds.
+  readonly publicUrl: string;
+  readonly consoleIdleMinutes: number;
+  readonly consoleSignInPerAccount: number;
+  readonly consoleSignInPerIp: number;
+  readonly consoleQueryTimeoutMs: number;
+  readonly consoleQueryRowCap: number;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +144,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobMaintenanceSeconds: int('JOB_MAINTENANCE_SECONDS', 120, 1, 3600),
     deviceBodyLimitBytes: int('DEVICE_BODY_LIMIT_BYTES', 128 * 1024, 1024, 10 * 1024 * 1024),
     demoPages: bool('DEMO_PAGES', false),
+    publicUrl: url('PUBLIC_URL', `http://localhost:${env.PORT || 8080}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    consoleIdleMinutes: int('CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
+    consoleSignInPerAccount: int('CONSOLE_SIGN_IN_PER_ACCOUNT', 5, 1, 1000),
+    consoleSignInPerIp: int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
+    consoleQueryTimeoutMs: int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
+    consoleQueryRowCap: int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -27,7 +27,7 @@ describe('architecture', () => {
   });
 
   it('scopes every Cypher statement to a tenant and a mode', () => {
-    for (const file of [...walk('cypher/graph', '.cypher'), ...walk('cypher/analyst', '.cypher')]) {
+    for (const file of [...walk('cypher/graph', '.cypher'), ...walk('cypher/analyst', '.cypher'), ...walk('cypher/console', '.cypher')]) {
       const text = fs.readFileSync(file, 'utf8');
       // Every node looked up or created by its properties names its tenant and mode: from the
       // statement's parameters, or from each row of a batch (UNWIND $links AS l: l.tenantId).

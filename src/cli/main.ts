@@ -14,6 +14,7 @@ import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
+import { addAnalystCommands } from './analyst-commands.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -151,6 +152,7 @@ program
   );
 
 addReviewAndWebhookCommands(program, { print, withDeps });
+addAnalystCommands(program, { print, withDeps });
 program
   .command('device')
   .description('device tokens')

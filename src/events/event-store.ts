@@ -73,6 +73,11 @@ export interface ListFilter {
   eventType?: string;
   verdict?: Verdict;
   after?: { createdAt: Date; id: string };
+  // The analyst console's search adds these (each served by an index of 0003).
+  externalUserId?: string;
+  email?: string;
+  from?: Date;
+  to?: Date;
 }
 
 // Newest first; keyset on (created_at, id), never OFFSET, so every page costs the same.
@@ -82,6 +87,10 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
   const where = ['e.tenant_id = $1', 'e.mode = $2'];
   if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
   if (f.verdict) where.push(`e.verdict = $${params.push(f.verdict)}`);
+  if (f.externalUserId) where.push(`e.external_user_id = $${params.push(f.externalUserId)}`);
+  if (f.email) where.push(`lower(e.email) = lower($${params.push(f.email)})`);
+  if (f.from) where.push(`e.created_at >= $${params.push(f.from)}`);
+  if (f.to) where.push(`e.created_at < $${params.push(f.to)}`);
   if (f.after) {
     const t = params.push(f.after.createdAt);
     const i = params.push(f.after.id);
@@ -93,6 +102,15 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
     params,
   );
   return { events: rows.slice(0, f.limit).map(fromRow), more: rows.length > f.limit };
+}
+
+// What the event was judged on: the request as received and the signals the engine saw.
+export async function eventInputs(db: Queryable, scope: Scope, id: string): Promise<{ request: Record<string, unknown>; signals: Record<string, unknown> } | undefined> {
+  const { rows } = await db.query<{ request: Record<string, unknown>; signals: Record<string, unknown> }>(
+    'SELECT request, signals FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3',
+    [scope.tenantId, scope.mode, id],
+  );
+  return rows[0];
 }
 
 // The event's binding, read under a row lock (write-once: PATCH holds it until it commits, so

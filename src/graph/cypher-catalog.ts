@@ -7,6 +7,9 @@ import { repoDir } from '../config.js';
 export interface CypherCatalog {
   get(name: string): string;
   names(): string[];
+  // The file's opening comment lines, without the slashes (what it answers, its parameters and
+  // columns): the analyst console lists saved queries with it.
+  header(name: string): string;
 }
 
 function walk(dir: string): string[] {
@@ -30,9 +33,14 @@ function compact(text: string): string {
 // Names are paths below cypher/ without the extension: `schema/001-constraints`, `graph/link-event`.
 export function loadCypher(dir = path.join(repoDir, 'cypher')): CypherCatalog {
   const statements = new Map<string, string>();
+  const headers = new Map<string, string>();
   for (const file of walk(dir).sort()) {
     const name = path.relative(dir, file).replace(/\\/g, '/').replace(/\.cypher$/, '');
-    statements.set(name, compact(fs.readFileSync(file, 'utf8')));
+    const text = fs.readFileSync(file, 'utf8');
+    statements.set(name, compact(text));
+    const opening = text.split('\n').map((l) => l.trim());
+    const end = opening.findIndex((l) => !l.startsWith('//'));
+    headers.set(name, opening.slice(0, end === -1 ? undefined : end).map((l) => l.replace(/^\/\/\s?/, '')).join('\n'));
   }
   return {
     get(name) {
@@ -41,6 +49,11 @@ export function loadCypher(dir = path.join(repoDir, 'cypher')): CypherCatalog {
       return text;
     },
     names: () => [...statements.keys()],
+    header(name) {
+      const text = headers.get(name);
+      if (text === undefined) throw new Error(`unknown Cypher statement "${name}"`);
+      return text;
+    },
   };
 }
 

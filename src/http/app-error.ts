@@ -3,6 +3,8 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  // The analyst console only: signed in, but the role may not do this, or a cross-site request.
+  | 'forbidden'
   | 'not_found'
   | 'idempotency_conflict'
   | 'conflict'

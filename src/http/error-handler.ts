@@ -7,6 +7,7 @@ import { AppError, type ErrorCode } from './app-error.js';
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
   conflict: 409,

@@ -77,3 +77,29 @@ export async function markResolved(
     [scope.tenantId, scope.mode, eventId, r.resolution, r.resolvedAt, r.resolvedBy, r.note ?? null],
   );
 }
+
+// The queue's size and its oldest entry (the partial index on pending reviews answers both).
+export async function reviewBacklog(db: Queryable, scope: Scope): Promise<{ pending: number; oldest: Date | null }> {
+  const { rows } = await db.query<{ pending: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS pending, min(created_at) AS oldest FROM reviews
+      WHERE tenant_id = $1 AND mode = $2 AND status = 'pending'`,
+    [scope.tenantId, scope.mode],
+  );
+  return { pending: rows[0]?.pending ?? 0, oldest: rows[0]?.oldest ?? null };
+}
+
+export interface ReviewState {
+  status: 'pending' | Resolution;
+  resolvedAt?: Date;
+  resolvedBy?: string;
+  note?: string;
+}
+
+export async function findReview(db: Queryable, scope: Scope, eventId: string): Promise<ReviewState | undefined> {
+  const { rows } = await db.query<{ status: ReviewState['status']; resolved_at: Date | null; resolved_by: string | null; note: string | null }>(
+    'SELECT status, resolved_at, resolved_by, note FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = $3',
+    [scope.tenantId, scope.mode, eventId],
+  );
+  const r = rows[0];
+  return r && { status: r.status, resolvedAt: r.resolved_at ?? undefined, resolvedBy: r.resolved_by ?? undefined, note: r.note ?? undefined };
+}

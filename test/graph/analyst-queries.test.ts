@@ -63,6 +63,12 @@ describe('analyst queries (cypher/analyst)', function () {
     expect(members.some((m) => m.startsWith('device:dev_'))).to.equal(true);
   });
 
+  it('shared-identifiers: the accounts sharing an identifier with an account, as paths', async () => {
+    const rows = await run('shared-identifiers', { account: 'ana' });
+    expect(rows.map((r) => `${r.kind}:${r.value}:${r.other}`)).to.deep.equal(['card:card_shared:bob']);
+    expect((rows[0]!.path as { length: number }).length).to.equal(2);
+  });
+
   it('account-devices: the devices an account used', async () => {
     const rows = await run('account-devices', { account: 'ana' });
     expect(rows).to.have.length(1);

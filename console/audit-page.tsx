@@ -1,0 +1,36 @@
+// The audit log (admins): who did what, newest first, both modes.
+import { useEffect, useState } from 'preact/hooks';
+import { api, qs } from './api';
+import { when } from './format';
+
+interface Entry {
+  id: string;
+  at: string;
+  mode: string;
+  analyst: string;
+  action: string;
+  subject: string | null;
+  detail: Record<string, unknown>;
+}
+
+export function AuditPage() {
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const load = async (next?: string) => {
+    const page = await api<{ entries: Entry[]; next_cursor?: string }>(`/audit${qs({ cursor: next })}`);
+    setEntries((old) => (next && old ? [...old, ...page.entries] : page.entries));
+    setCursor(page.next_cursor);
+  };
+  useEffect(() => void load(), []);
+  if (!entries) return <p class="loading">Loading the audit log…</p>;
+  return (
+    <div>
+      <h1>Audit log</h1>
+      {entries.length === 0 ? <p class="empty">Nothing yet: sign-ins, resolutions, feedback and query runs appear here.</p> : (
+        <table class="rows audit"><thead><tr><th>When</th><th>Mode</th><th>Analyst</th><th>Action</th><th>Subject</th><th>Detail</th></tr></thead>
+          <tbody>{entries.map((e) => <tr><td>{when(e.at)}</td><td>{e.mode}</td><td>{e.analyst}</td><td>{e.action}</td><td>{e.subject ?? '–'}</td><td><code>{JSON.stringify(e.detail)}</code></td></tr>)}</tbody></table>
+      )}
+      {cursor && <button type="button" onClick={() => void load(cursor)}>Older entries</button>}
+    </div>
+  );
+}

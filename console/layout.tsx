@@ -1,0 +1,46 @@
+// The frame of every signed-in page: navigation, the tenant, the live/test switch, sign-out.
+import type { ComponentChildren } from 'preact';
+import { api } from './api';
+import { navigate } from './router';
+import type { Me } from './types';
+
+const NAV = [
+  ['/console/queue', 'Review queue'],
+  ['/console/events', 'Events'],
+  ['/console/queries', 'Graph queries'],
+  ['/console/overview', 'Overview'],
+] as const;
+
+export function Layout({ me, path, onChanged, children }: { me: Me; path: string; onChanged: () => unknown; children: ComponentChildren }) {
+  const switchMode = async (mode: 'live' | 'test') => {
+    await api('/mode', { body: { mode } });
+    await onChanged();
+  };
+  const signOut = async () => {
+    await api('/sign-out', { body: {} });
+    navigate('/console/sign-in');
+  };
+  const current = (href: string) => path === href || path.startsWith(`${href}/`) || (href === '/console/queue' && path === '/console');
+  return (
+    <div class={`frame mode-${me.mode}`}>
+      <header class="top">
+        <span class="brand">Doorman</span>
+        <nav>
+          {[...NAV, ...(me.role === 'admin' ? [['/console/audit', 'Audit log'] as const] : [])].map(([href, label]) => (
+            <a href={href} class={current(href) ? 'current' : ''} aria-current={current(href) ? 'page' : undefined}>{label}</a>
+          ))}
+        </nav>
+        <span class="tenant" title={me.tenant_id}>{me.tenant_name}</span>
+        <div class="mode-switch" role="group" aria-label="Mode">
+          {(['test', 'live'] as const).map((m) => (
+            <button type="button" class={me.mode === m ? 'on' : ''} aria-pressed={me.mode === m} data-mode={m} onClick={() => void switchMode(m)}>{m}</button>
+          ))}
+        </div>
+        <span class="who">{me.email} · {me.role}</span>
+        <button type="button" class="link" onClick={() => void signOut()}>Sign out</button>
+      </header>
+      {me.mode === 'live' ? null : <div class="test-banner">Test mode: you are looking at test data (events screened with sk_test_ keys).</div>}
+      <main>{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+// Bundles the analyst console (console/*.tsx with Preact, cytoscape in its own chunk, loaded only
+// by the pages that draw) into dist/console with esbuild, beside its stylesheet. Served by the
+// API from our own origin as /console/assets/…; nothing is fetched from anywhere else.
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(repo, 'dist', 'console');
+rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
+const started = Date.now();
+const result = await build({
+  entryPoints: { console: path.join(repo, 'console', 'main.tsx') },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  target: ['es2020'],
+  platform: 'browser',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  // Licences of the bundled libraries (Preact, cytoscape: MIT) go to a file beside the bundle.
+  legalComments: 'linked',
+  chunkNames: 'chunk-[hash]',
+  outdir,
+  metafile: true,
+  logLevel: 'warning',
+});
+copyFileSync(path.join(repo, 'console', 'console.css'), path.join(outdir, 'console.css'));
+const sizes = Object.entries(result.metafile.outputs).map(([file, o]) => `${path.basename(file)} ${Math.round(o.bytes / 1024)} KB`);
+console.error(`[console] dist/console in ${Date.now() - started} ms: ${sizes.join(', ')}`);

@@ -1,0 +1,61 @@
+// The console's reads of the identity graph (cypher/console/): which cluster an event or an
+// account is in, and one bounded page of a cluster to draw. Read-only sessions with a timeout;
+// tenant and mode always come from the analyst's session, never from the request.
+import neo4j from 'neo4j-driver';
+import type { Scope } from '../db/queryable.js';
+import type { Deps } from '../deps.js';
+
+type GraphDeps = Pick<Deps, 'graph' | 'cypher' | 'config'>;
+
+// "A few hundred nodes" at most per page: members, plus hubs and events around them.
+export const PICTURE_LIMITS = { limit: 200, hubLimit: 50, eventLimit: 100 };
+
+async function read(deps: GraphDeps, name: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const { records } = await deps.graph.executeQuery(deps.cypher.get(name), params, {
+    routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
+  });
+  return records.map((r) => r.toObject());
+}
+
+export async function eventClusterId(deps: GraphDeps, scope: Scope, eventId: string): Promise<string | undefined> {
+  const rows = await read(deps, 'console/event-cluster', { ...scope, eventId });
+  return rows[0]?.clusterId as string | undefined;
+}
+
+export async function accountClusterId(deps: GraphDeps, scope: Scope, account: string): Promise<string | undefined> {
+  const rows = await read(deps, 'console/account-cluster', { ...scope, account });
+  return rows[0]?.clusterId as string | undefined;
+}
+
+export interface ClusterFacts {
+  id: string;
+  accounts: number;
+  size: number;
+  confirmedAbuse: boolean;
+  falsePositive: boolean;
+  chargebacks: number;
+  suppressed: string[];
+  lastTrialStartAt: number | null;
+  convertedAt: number | null;
+}
+
+export interface ClusterPicture {
+  cluster: ClusterFacts;
+  nodes: Record<string, unknown>[];
+  events: { key: string; id: string; type: string; at: number }[];
+  edges: { from: string; to: string; type: string }[];
+  drawnMembers: number;
+}
+
+export async function clusterFacts(deps: GraphDeps, scope: Scope, clusterId: string): Promise<ClusterFacts | undefined> {
+  const rows = await read(deps, 'console/cluster-facts', { ...scope, clusterId });
+  return rows[0]?.cluster as ClusterFacts | undefined;
+}
+
+export async function clusterPicture(deps: GraphDeps, scope: Scope, clusterId: string, skip: number): Promise<ClusterPicture | undefined> {
+  const rows = await read(deps, 'console/cluster-picture', {
+    ...scope, clusterId, skip: neo4j.int(skip), limit: neo4j.int(PICTURE_LIMITS.limit),
+    hubLimit: neo4j.int(PICTURE_LIMITS.hubLimit), eventLimit: neo4j.int(PICTURE_LIMITS.eventLimit),
+  });
+  return rows[0] as ClusterPicture | undefined;
+}

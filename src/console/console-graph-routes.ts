@@ -1,0 +1,71 @@
+// /console/api/clusters/… (the cluster picture, by cluster, event or account) and
+// /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
+import { Router, type Request } from 'express';
+import { stringify } from 'csv-stringify/sync';
+import type { Deps } from '../deps.js';
+import { AppError } from '../http/app-error.js';
+import { jsonBody } from '../http/json-body.js';
+import { actorOf, audit } from './audit-store.js';
+import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
+import { consoleValidated } from './console-schemas.js';
+import { findSavedQuery, runSavedQuery, savedQueries, type QueryResult } from './saved-queries.js';
+
+const noCluster = (what: string) => new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
+
+// A spreadsheet must not run what a cell says: cells that start like a formula get a quote.
+const cell = (v: unknown): string => {
+  const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+};
+
+export function consoleGraphRoutes(deps: Deps): Router {
+  const router = Router();
+
+  router.get('/clusters/:id', async (req, res) => {
+    const skip = Math.max(0, Math.min(1_000_000, Number(req.query.skip) || 0));
+    const picture = await clusterPicture(deps, req.console!.scope, String(req.params.id), skip);
+    if (!picture) throw new AppError('not_found', `No cluster ${String(req.params.id)}.`);
+    res.json({ ...picture, skip });
+  });
+
+  router.get('/events/:id/cluster', async (req, res) => {
+    const id = await eventClusterId(deps, req.console!.scope, String(req.params.id));
+    if (!id) throw noCluster(`event ${String(req.params.id)}`);
+    res.json({ cluster_id: id });
+  });
+
+  router.get('/accounts/:externalId/cluster', async (req, res) => {
+    const id = await accountClusterId(deps, req.console!.scope, String(req.params.externalId));
+    if (!id) throw noCluster(`account ${String(req.params.externalId)}`);
+    res.json({ cluster_id: id });
+  });
+
+  router.get('/queries', (req, res) => {
+    res.json({
+      queries: savedQueries(deps, req.console!.scope.tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns })),
+      row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs,
+    });
+  });
+
+  const run = async (req: Request, params: Record<string, unknown>): Promise<QueryResult> => {
+    const session = req.console!;
+    const query = findSavedQuery(deps, session.scope.tenantId, String(req.params.id));
+    const result = await runSavedQuery(deps, session.scope, query, params);
+    await audit(deps.db, actorOf(session), 'query.run', query.id, { params, rows: result.rows.length, truncated: result.truncated });
+    return result;
+  };
+
+  router.post('/queries/:id/run', ...jsonBody(16 * 1024), async (req, res) => {
+    res.json(await run(req, consoleValidated<Record<string, unknown>>('QueryParams', req.body)));
+  });
+
+  router.get('/queries/:id/csv', async (req, res) => {
+    const params = consoleValidated<Record<string, unknown>>('QueryParams', { ...(req.query as Record<string, unknown>) }, 'query');
+    const result = await run(req, params);
+    res.set('content-type', 'text/csv; charset=utf-8');
+    res.set('content-disposition', `attachment; filename="${String(req.params.id).replace(/[^\w.-]/g, '_')}.csv"`);
+    res.send(stringify([result.columns, ...result.rows.map((r) => result.columns.map((c) => cell(r[c])))]));
+  });
+
+  return router;
+}

@@ -1,0 +1,31 @@
+// The analyst console under /console: its pages and its JSON API under /console/api. The API
+// takes a session cookie and never an API key; every state-changing request must come from our
+// own origin and carry the session's CSRF token; every page has a strict CSP.
+import { Router, type RequestHandler } from 'express';
+import type { Deps } from '../deps.js';
+import type { RequestValidator } from '../contract/request-validator.js';
+import { consoleAuthRoutes } from './console-auth-routes.js';
+import { consoleEventRoutes } from './console-event-routes.js';
+import { consoleGraphRoutes } from './console-graph-routes.js';
+import { consoleHeaders, requireCsrf, requireSession, sameOriginOnly } from './console-guard.js';
+import { consolePages } from './console-pages.js';
+import { overviewRoutes } from './overview-routes.js';
+import { reviewQueueRoutes } from './review-queue-routes.js';
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('cache-control', 'no-store');
+  next();
+};
+
+export function consoleRoutes(deps: Deps, validator: RequestValidator): Router {
+  const router = Router();
+  router.use('/console', consoleHeaders());
+  const api = Router();
+  api.use(noStore, sameOriginOnly);
+  api.use(consoleAuthRoutes(deps));
+  api.use(requireSession(deps), requireCsrf);
+  api.use(reviewQueueRoutes(deps, validator), consoleEventRoutes(deps), consoleGraphRoutes(deps), overviewRoutes(deps));
+  router.use('/console/api', api);
+  router.use(consolePages());
+  return router;
+}

@@ -1,0 +1,55 @@
+// What an analyst sees about one event: the event as judged (with the email and the request's
+// identifiers and context), the signals the engine saw, its review, the account's earlier
+// events and its identity cluster's facts. Reads only; another tenant's or mode's id is a 404.
+import type { Scope } from '../db/queryable.js';
+import type { Deps } from '../deps.js';
+import { eventInputs, findEvent, listEvents, type StoredEvent } from '../events/event-store.js';
+import { toWire } from '../events/event-wire.js';
+import { AppError } from '../http/app-error.js';
+import { findReview } from '../reviews/review-store.js';
+import { clusterFacts, eventClusterId, type ClusterFacts } from './cluster-picture.js';
+
+const EARLIER = 20;
+
+// The console's row: the public StoredEvent plus the email (the console is the tenant's own).
+export const consoleEvent = (e: StoredEvent): Record<string, unknown> => ({ ...toWire(e), ...(e.email !== undefined && { email: e.email }) });
+
+// The cluster's facts, or null when the event linked nothing yet; a graph that does not answer
+// leaves the rest of the page working.
+async function clusterOf(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string): Promise<ClusterFacts | null | 'unavailable'> {
+  try {
+    const id = await eventClusterId(deps, scope, eventId);
+    if (!id) return null;
+    return (await clusterFacts(deps, scope, id)) ?? null;
+  } catch (err) {
+    deps.logger.warn({ err: String(err) }, 'console: cluster facts unavailable');
+    return 'unavailable';
+  }
+}
+
+export async function eventDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string) {
+  const [event, inputs, review] = await Promise.all([findEvent(deps.db, scope, eventId), eventInputs(deps.db, scope, eventId), findReview(deps.db, scope, eventId)]);
+  if (!event || !inputs) throw new AppError('not_found', `No event ${eventId}.`);
+  const request = inputs.request as { identity?: unknown; payment?: unknown; ip?: unknown; user_agent?: unknown };
+  const [earlier, cluster] = await Promise.all([
+    event.externalUserId !== undefined || event.email !== undefined
+      ? listEvents(deps.db, scope, { limit: EARLIER + 1, ...(event.externalUserId !== undefined ? { externalUserId: event.externalUserId } : { email: event.email }) })
+      : Promise.resolve({ events: [], more: false }),
+    clusterOf(deps, scope, eventId),
+  ]);
+  return {
+    event: {
+      ...consoleEvent(event),
+      identity: request.identity ?? {}, payment: request.payment ?? null, ip: request.ip ?? null, user_agent: request.user_agent ?? null,
+    },
+    signals: inputs.signals,
+    review: review && {
+      status: review.status, resolved_at: review.resolvedAt?.toISOString() ?? null, resolved_by: review.resolvedBy ?? null, note: review.note ?? null,
+    },
+    earlier: {
+      by: event.externalUserId !== undefined ? 'external_user_id' : event.email !== undefined ? 'email' : null,
+      events: earlier.events.filter((e) => e.id !== eventId).slice(0, EARLIER).map(consoleEvent),
+    },
+    cluster,
+  };
+}

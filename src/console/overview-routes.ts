@@ -1,0 +1,53 @@
+// /console/api/overview (verdicts per hour, top reason codes, review backlog, webhook health),
+// redelivery of a webhook through the existing use case (admins), and the audit log (admins).
+// HTTP only.
+import { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
+import { reviewBacklog } from '../reviews/review-store.js';
+import { redeliver, webhookDeliveries } from '../webhooks/manage-webhooks.js';
+import { findEndpoint } from '../webhooks/webhook-store.js';
+import { actorOf, audit, listAudit } from './audit-store.js';
+import { requireRole } from './console-guard.js';
+import { consoleValidated } from './console-schemas.js';
+import { deliveryCounts, topReasonCodes, verdictsPerHour } from './overview-store.js';
+
+const HOURS = 24;
+
+export function overviewRoutes(deps: Deps): Router {
+  const router = Router();
+
+  router.get('/overview', async (req, res) => {
+    const scope = req.console!.scope;
+    const since = new Date(deps.clock.now().getTime() - HOURS * 3_600_000);
+    const [perHour, reasons, backlog, deliveries, failed, endpoint] = await Promise.all([
+      verdictsPerHour(deps.db, scope, since), topReasonCodes(deps.db, scope, since, 10), reviewBacklog(deps.db, scope),
+      deliveryCounts(deps.db, scope, since), webhookDeliveries(deps, scope, 'failed', 20), findEndpoint(deps.db, scope),
+    ]);
+    res.json({
+      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons,
+      backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
+      webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
+    });
+  });
+
+  router.post('/deliveries/:id/redeliver', requireRole('admin'), async (req, res) => {
+    const session = req.console!;
+    const { deliveryId } = await redeliver(deps, session.scope, String(req.params.id));
+    await audit(deps.db, actorOf(session), 'webhook.redeliver', deliveryId);
+    res.json({ ok: true, delivery_id: deliveryId });
+  });
+
+  router.get('/audit', requireRole('admin'), async (req, res) => {
+    const q = consoleValidated<{ cursor?: string; limit: number }>('Page', { ...(req.query as Record<string, unknown>) }, 'query');
+    const before = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const page = await listAudit(deps.db, req.console!.scope.tenantId, q.limit, before && { at: before.createdAt, id: before.id });
+    const last = page.entries.at(-1);
+    res.json({
+      entries: page.entries.map((e) => ({ id: e.id, at: e.at.toISOString(), mode: e.mode, analyst: e.analystEmail, action: e.action, subject: e.subject, detail: e.detail })),
+      ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.at, id: last.id }) }),
+    });
+  });
+
+  return router;
+}

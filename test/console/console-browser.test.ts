@@ -1,0 +1,283 @@
+/// <reference lib="dom" />
+// The analyst console end to end in Debian's Chromium (playwright-core): sign in through the
+// one-time link, work the queue by keyboard (a denial's signed webhook arrives at a local
+// receiver), open a cluster picture and click a node, run a saved query, see hostile event data
+// as text, switch modes; a cross-site form post is refused, another tenant's event is not found,
+// and sign-in attempts are limited. Screenshots go to test-output/console/ and, for the README,
+// docs/console-queue.png and docs/console-cluster.png. No page breaks its CSP or asks another origin.
+import { expect } from 'chai';
+import { verify } from '@octokit/webhooks-methods';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { Deps } from '../../src/deps.js';
+import { addAnalyst } from '../../src/console/manage-analysts.js';
+import { startWorkers } from '../../src/jobs/workers.js';
+import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
+import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
+import { PASSWORD, tokenOf } from '../support/console-session.js';
+import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
+import { testDeps } from '../support/test-deps.js';
+import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
+
+const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console');
+const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', WEBHOOK_TIMEOUT_MS: '2000', GRAPH_HUB_THRESHOLD: '5', CONSOLE_SIGN_IN_PER_IP: '1000' };
+const XSS = {
+  email: '"<img src=x onerror=window.__xss=1>"@shop-mail.com',
+  external_user_id: '<script>window.__xss=2</script>',
+  identity: { phone: '<img src=x onerror="window.__xss=3">', '<b>key</b>': '</dd><script>window.__xss=4</script>' },
+  context: { note: '<script>window.__xss=5</script>', nested: { html: '<svg onload=window.__xss=6>' } },
+};
+
+async function serve(app: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+describe('the analyst console in Debian Chromium', function () {
+  this.timeout(180_000);
+  let h: Harness;
+  let other: Harness;
+  let chrome: LaunchedChromium;
+  let context: BrowserContext;
+  let page: Page;
+  let site: Awaited<ReturnType<typeof serve>>;
+  let receiver: HttpStandIn;
+  let attacker: HttpStandIn;
+  let attackerPage = '';
+  let secret: string;
+  let worker: { close(): Promise<void> };
+  let workerDeps: Deps;
+  let email: string;
+  const reviews: string[] = [];
+  const origins = new Set<string>();
+  const dialogs: string[] = [];
+  let xssEvent: string;
+
+  before(async function () {
+    const chromium = await chromiumOrSkip(this);
+    workerDeps = testDeps(ENV);
+    worker = await startWorkers(workerDeps);
+    h = await verdictHarness(ENV);
+    other = await verdictHarness(ENV);
+    site = await serve(h.app);
+    receiver = await startHttpStandIn(() => ({ status: 200 }));
+    attacker = await startHttpStandIn(() => ({ headers: { 'content-type': 'text/html; charset=utf-8' }, body: attackerPage }));
+    secret = (await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/hooks`)).secret;
+    // A ring of six accounts: two phones and a card shared, and an office network identifier
+    // that so many use that it became a hub.
+    for (let i = 0; i < 6; i++) {
+      const res = await h.verdict(aSignup({ ip: IPS.proxy, external_user_id: `ring_${i}`, email: `ring${i}@shop-mail.com`, identity: { phone: `+1555000${i % 2}`, wifi: 'office-guest' } }));
+      reviews.push(res.body.id);
+    }
+    for (const i of [0, 2, 4]) await h.verdict(aCheckout({ external_user_id: `ring_${i}` }, { card_fingerprint: 'card_ring' }));
+    xssEvent = (await other.verdict(aSignup({ ip: IPS.proxy, ...XSS }))).body.id;
+    chrome = await launchChromium(chromium);
+    context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await watch(context);
+    page = await context.newPage();
+    fs.mkdirSync(OUTPUT, { recursive: true });
+  });
+
+  after(async () => {
+    await chrome?.close();
+    await Promise.all([site?.close(), receiver?.close(), attacker?.close()]);
+    await worker?.close();
+    await workerDeps?.boss.stop({ graceful: false, wait: true });
+  });
+
+  // Records every CSP violation (init scripts run outside the page's CSP), dialog and origin asked.
+  async function watch(ctx: BrowserContext): Promise<void> {
+    await ctx.addInitScript(() => {
+      const w = window as unknown as { __violations: string[] };
+      w.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    ctx.on('request', (req) => origins.add(new URL(req.url()).origin));
+    ctx.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+  }
+
+  const noViolations = async (p: Page = page) => expect(await p.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).to.deep.equal([]);
+
+  it('signs in through the one-time link and lands on the queue, oldest first, in test mode', async () => {
+    email = `lead-${Date.now()}@example.org`;
+    const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
+    await page.goto(`${site.origin}/console/welcome#token=${tokenOf(link.signInUrl)}`);
+    await page.fill('input[name=password]', PASSWORD);
+    await page.fill('input[name=again]', PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.queue li');
+    expect(new URL(page.url()).pathname).to.equal('/console/queue');
+    expect(new URL(page.url()).hash).to.equal('');
+    expect(await page.locator('.queue li').evaluateAll((els) => els.map((e) => e.getAttribute('data-event-id')))).to.deep.equal(reviews);
+    expect(await page.textContent('.mode-switch button.on')).to.equal('test');
+    expect(await page.textContent('.test-banner')).to.contain('Test mode');
+    await page.waitForSelector(`.event[data-event-id="${reviews[0]}"]`);
+    await page.screenshot({ path: path.join(OUTPUT, 'queue.png') });
+    fs.copyFileSync(path.join(OUTPUT, 'queue.png'), 'docs/console-queue.png');
+    await noViolations();
+  });
+
+  it('works the queue by keyboard: next, previous, a note, deny (the signed webhook arrives), approve', async () => {
+    const selected = () => page.getAttribute('.queue li.selected', 'data-event-id');
+    await page.keyboard.press('j');
+    expect(await selected()).to.equal(reviews[1]);
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    expect(await selected()).to.equal(reviews[1]);
+    await page.waitForSelector(`.event[data-event-id="${reviews[1]}"] textarea[name=note]`);
+    await page.keyboard.press('n');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).to.equal('note');
+    await page.keyboard.type('same phone as ring_0; denied');
+    await page.keyboard.press('Escape');
+    const before = receiver.requests.length;
+    await page.keyboard.press('d');
+    await page.waitForSelector(`.notice:text("Denied ${reviews[1]}")`);
+    const [delivery] = (await receiver.waitForRequests(before + 1, 20_000)).slice(before);
+    const signatures = String(delivery!.headers['service-signature']).split(' ');
+    expect(await verify(secret, delivery!.body, signatures[0]!)).to.equal(true);
+    expect(JSON.parse(delivery!.body)).to.include({ event_id: reviews[1], resolution: 'denied', final_verdict: 'block', external_user_id: 'ring_1' });
+    // The denied review left the queue; the one after it is selected.
+    expect(await page.locator('.queue li').count()).to.equal(5);
+    expect(await selected()).to.equal(reviews[2]);
+    await page.waitForSelector(`.event[data-event-id="${reviews[2]}"] button.approve`);
+    await page.keyboard.press('a');
+    await page.waitForSelector(`.notice:text("Approved ${reviews[2]}")`);
+    const { rows } = await h.deps.db.query('SELECT event_id, status, resolved_by, note FROM reviews WHERE tenant_id = $1 AND status <> $2 ORDER BY event_id', [h.tenant.tenantId, 'pending']);
+    expect(rows).to.deep.equal([
+      { event_id: reviews[1], status: 'denied', resolved_by: email, note: 'same phone as ring_0; denied' },
+      { event_id: reviews[2], status: 'approved', resolved_by: email, note: null },
+    ]);
+    await noViolations();
+  });
+
+  it('opens the cluster picture of an event: hubs shown, a click on a node shows its facts', async () => {
+    await h.graphSettled();
+    await page.goto(`${site.origin}/console/events/${reviews[0]}`);
+    await page.click('text=Open the cluster picture');
+    await page.waitForSelector('.graph canvas');
+    await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: { nodes(): { length: number } } }).cy?.nodes().length ?? 0) > 10);
+    const summary = await page.evaluate(() => {
+      const cy = (document.querySelector('.graph') as unknown as { cy: { nodes(sel?: string): { length: number; map(f: (n: { id(): string }) => string): string[] } } }).cy;
+      return { accounts: cy.nodes('[kind = "account"]').map((n) => n.id()), hubs: cy.nodes('[kind = "hub"]').map((n) => n.id()), events: cy.nodes('[kind = "event"]').length };
+    });
+    expect(summary.accounts.sort()).to.deep.equal(['account:ring_0', 'account:ring_1', 'account:ring_2', 'account:ring_3', 'account:ring_4', 'account:ring_5']);
+    expect(summary.hubs).to.deep.equal(['id:wifi:office-guest']);
+    expect(summary.events).to.equal(9);
+    const at = await page.evaluate(() => {
+      const graph = document.querySelector('.graph') as HTMLElement & { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } };
+      const p = graph.cy.getElementById('account:ring_2').renderedPosition();
+      const box = graph.getBoundingClientRect();
+      return { x: box.left + p.x, y: box.top + p.y };
+    });
+    await page.mouse.click(at.x, at.y);
+    await page.waitForSelector('.node-facts h2:text("account")');
+    expect(await page.textContent('.node-facts')).to.contain('ring_2');
+    expect(await page.getAttribute('.node-facts a', 'href')).to.equal('/console/events?external_user_id=ring_2');
+    await page.screenshot({ path: path.join(OUTPUT, 'cluster.png') });
+    fs.copyFileSync(path.join(OUTPUT, 'cluster.png'), 'docs/console-cluster.png');
+    expect(fs.statSync('docs/console-cluster.png').size).to.be.greaterThan(30_000);
+    await page.click('.node-facts a');
+    await page.waitForSelector('table.rows tbody tr');
+    expect(await page.locator('table.rows tbody tr').count()).to.equal(2);
+    await noViolations();
+  });
+
+  it('runs a saved query and shows its paths as a table, as a picture, and offers the CSV', async () => {
+    await page.goto(`${site.origin}/console/queries`);
+    await page.click('a[href="/console/queries/shared-identifiers"]');
+    await page.fill('input[name=account]', 'ring_0');
+    await page.click('button:text("Run")');
+    await page.waitForSelector('table.result tbody tr');
+    const others = await page.locator('table.result tbody tr td:nth-child(4)').allTextContents();
+    expect(others).to.deep.equal(['ring_2', 'ring_4', 'ring_2', 'ring_4']);
+    expect(await page.getAttribute('a:text("Download CSV")', 'href')).to.equal('/console/api/queries/shared-identifiers/csv?account=ring_0');
+    await page.click('button:text("Show as picture")');
+    await page.waitForSelector('.graph.small canvas');
+    await page.screenshot({ path: path.join(OUTPUT, 'query.png') });
+    await noViolations();
+  });
+
+  it('refuses a cross-site form post that would resolve a review', async () => {
+    attackerPage = `<!doctype html><form method="post" action="${site.origin}/console/api/reviews/${reviews[3]}/resolve" enctype="text/plain">
+      <input name='{"resolution":"denied","x":"' value='"}'></form><script>document.forms[0].submit()</script>`;
+    const evil = await context.newPage();
+    const answer = evil.waitForResponse((r) => r.url().includes('/resolve'));
+    await evil.goto(attacker.url);
+    expect((await answer).status()).to.equal(403);
+    const { rows } = await h.deps.db.query('SELECT status FROM reviews WHERE tenant_id = $1 AND event_id = $2', [h.tenant.tenantId, reviews[3]]);
+    expect(rows[0].status).to.equal('pending');
+    await evil.close();
+  });
+
+  it('shows another tenant\'s event as not found, and switches to live mode with an empty queue that says what to do', async () => {
+    await page.goto(`${site.origin}/console/events/${xssEvent}`);
+    await page.waitForSelector('.error');
+    expect(await page.textContent('.error')).to.contain(`No event ${xssEvent}`);
+    await page.goto(`${site.origin}/console/queue`);
+    await page.click('.mode-switch button[data-mode=live]');
+    await page.waitForSelector('.empty:has-text("No pending reviews in this mode")');
+    expect(await page.locator('.test-banner').count()).to.equal(0);
+    await page.click('.mode-switch button[data-mode=test]');
+    await page.waitForSelector('.queue li');
+  });
+
+  it('renders hostile email, external_user_id, identity and context as text', async () => {
+    const link = await addAnalyst(other.deps, { tenantId: other.tenant.tenantId, email: `other-${Date.now()}@example.org`, role: 'analyst' });
+    const theirs = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await watch(theirs);
+    const p = await theirs.newPage();
+    await p.goto(`${site.origin}/console/welcome#token=${tokenOf(link.signInUrl)}`);
+    await p.fill('input[name=password]', PASSWORD);
+    await p.fill('input[name=again]', PASSWORD);
+    await p.click('button[type=submit]');
+    await p.waitForSelector('main');
+    await p.goto(`${site.origin}/console/events`);
+    await p.waitForSelector('table.rows tbody tr');
+    expect(await p.locator('table.rows tbody td:nth-child(5)').allTextContents()).to.deep.equal([XSS.external_user_id]);
+    expect(await p.locator('table.rows tbody td:nth-child(6)').allTextContents()).to.deep.equal([XSS.email]);
+    await p.goto(`${site.origin}/console/events/${xssEvent}`);
+    await p.waitForSelector(`.event[data-event-id="${xssEvent}"] .signals`);
+    expect(await p.textContent('.event .email')).to.equal(XSS.email);
+    expect(await p.textContent('.event .external-user-id')).to.equal(XSS.external_user_id);
+    const identity = await p.textContent('.event .identity');
+    expect(identity).to.contain(XSS.identity.phone).and.contain('<b>key</b>').and.contain(XSS.identity['<b>key</b>']);
+    expect(await p.textContent('.event .context')).to.contain(XSS.context.note).and.contain(XSS.context.nested.html);
+    expect(await p.evaluate(() => ({
+      xss: (window as unknown as { __xss?: number }).__xss,
+      injected: document.querySelectorAll('main img, main script, main svg:not(.chart), main b').length,
+    }))).to.deep.equal({ xss: undefined, injected: 0 });
+    expect(dialogs).to.deep.equal([]);
+    await noViolations(p);
+    await theirs.close();
+  });
+
+  it('limits sign-in attempts: the sixth wrong password is refused for a while', async () => {
+    const p = await context.newPage();
+    await p.goto(`${site.origin}/console/sign-in`);
+    const messages: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await p.fill('input[name=email]', email);
+      await p.fill('input[name=password]', `wrong password ${i}`);
+      await Promise.all([p.waitForResponse((r) => r.url().endsWith('/console/api/sign-in')), p.click('button[type=submit]')]);
+      await p.waitForFunction(() => !document.querySelector('button[type=submit]')?.hasAttribute('disabled'));
+      messages.push((await p.textContent('.error'))!);
+    }
+    expect(messages.slice(0, 5)).to.deep.equal(Array(5).fill('That email and password do not match an analyst account.'));
+    expect(messages[5]).to.match(/^Too many sign-in attempts; try again in \d+ min\.$/);
+    await p.close();
+  });
+
+  it('asked nothing of any origin but its own', () => {
+    expect([...origins].filter((o) => o !== site.origin && o !== attacker.url)).to.deep.equal([]);
+  });
+});
