@@ -5,6 +5,7 @@ import type { Deps } from './deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
 import { rateLimit } from './http/rate-limit.js';
+import { optionsNotFound } from './http/options-not-found.js';
 import { healthRoutes } from './health/health-routes.js';
 import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
@@ -20,7 +21,9 @@ export function createApp(deps: Deps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
-  // Unmetered: the health probe, and CORS preflights (browsers cannot send a key on them).
+  // Unmetered: the health probe, and CORS preflights (browsers cannot send a key on them);
+  // OPTIONS elsewhere is a 404 answered as cheaply.
+  app.use(optionsNotFound(['/v1/device']));
   app.use(healthRoutes(deps));
   app.use(deviceCors());
   app.use(rateLimit(deps));

@@ -29,6 +29,10 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
   readonly pgPoolMax: number;
+  // Server timeouts (http/http-server.ts): headers, the whole request, idle keep-alive.
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -108,7 +112,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
   };
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

@@ -1,7 +1,8 @@
 // Runs the API: listens, and shuts down cleanly on SIGTERM/SIGINT (stop accepting, finish
 // in-flight requests, close the stores).
-import http from 'node:http';
+import type http from 'node:http';
 import { createApp } from './app.js';
+import { createHttpServer } from './http/http-server.js';
 import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
@@ -14,10 +15,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
   await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
   await deps.warmup();
   const app = createApp(deps);
-  const server = http.createServer(app);
-  // Keep-alive longer than common load balancers' idle timeouts, so they close first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const server = createHttpServer(app, deps.config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => resolve());
