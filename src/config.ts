@@ -29,6 +29,12 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
   readonly pgPoolMax: number;
+  // A Postgres query without an answer this long fails (the connection is dropped), so a
+  // stalled database gives a retryable 500 instead of a request that never ends.
+  readonly pgQueryTimeoutMs: number;
+  // A Redis command without an answer this long fails: velocity becomes a missing signal and
+  // the rate limiter falls back to its in-memory insurance, instead of waiting on a stall.
+  readonly redisCommandTimeoutMs: number;
   // Server timeouts (http/http-server.ts): headers, the whole request, idle keep-alive.
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -112,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
+    pgQueryTimeoutMs: int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 500, 50, 60_000),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),

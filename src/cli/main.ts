@@ -72,6 +72,8 @@ program
   .action(
     withDeps(async (deps) => {
       await startWorkers(deps);
+      // Said once the workers poll: supervisors and the fault suite wait for this line.
+      deps.logger.info('job workers started');
       const stop = () => void deps.close().finally(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

@@ -11,15 +11,18 @@ export interface Scope {
 // Runs fn inside one short transaction on a dedicated client.
 export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let failure: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    // A client that failed (a reset, a timed-out query) is destroyed, not reused.
+    client.release(failure);
   }
 }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `npm run test:faults` (also run by `npm test`): the fault-injection suite, test/faults/*.faults.ts.
+# Builds toxiproxy once (scripts/toxiproxy.sh), brings up the stack, and runs the suite against
+# the test stores with a real TCP fault proxy between Doorman processes and each store. Bounded:
+# every test has its own time limit, and the whole run is ended after FAULTS_MAX_SECONDS (600).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules ] || npm ci --no-audit --no-fund
+export TOXIPROXY_BIN="$(bash scripts/toxiproxy.sh)"
+export DATABASE_URL="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"
+export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
+[ -n "${DOORMAN_STACK_READY:-}" ] || PG_EXTRA_DATABASES="" bash scripts/stack.sh up
+if [ $# -eq 0 ]; then set -- 'test/faults/*.faults.ts'; fi
+echo "[faults] running the fault-injection suite"
+exec timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"
