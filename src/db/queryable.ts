@@ -12,6 +12,13 @@ export interface Scope {
 export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let failure: Error | undefined;
+  // A checked-out client has no error listener of the pool's: a connection lost between two
+  // statements would be an unhandled 'error' event and end the process. Note it instead; the
+  // next statement then fails, and the client is dropped on release.
+  const onError = (err: Error) => {
+    failure ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -22,6 +29,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) =>
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    client.off('error', onError);
     // A client that failed (a reset, a timed-out query) is destroyed, not reused.
     client.release(failure);
   }

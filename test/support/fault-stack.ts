@@ -74,6 +74,7 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
   };
   const children: Child[] = [];
   let serial = 0;
+  let processes = 0;
   const toxic = (store: Store, type: 'latency' | 'reset_peer' | 'timeout', attributes: object, stream: 'upstream' | 'downstream' = 'downstream') =>
     proxies[store].addToxic({ name: `${type}-${stream}-${(serial += 1)}`, type, stream, toxicity: 1, attributes }).then(() => undefined);
   const enabled = async (store: Store, on: boolean) => {
@@ -96,12 +97,12 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     up: (store) => enabled(store, true),
     heal: () => toxiproxy.reset(),
     async startApi(extra = {}) {
-      const child = await startServer({ ...env, ...extra }, path.join(logDir, `api-${children.length}.log`));
+      const child = await startServer({ ...env, ...extra }, path.join(logDir, `api-${(processes += 1)}.log`));
       children.push(child);
       return child;
     },
     async startWorker(extra = {}) {
-      const logFile = path.join(logDir, `worker-${children.length}.log`);
+      const logFile = path.join(logDir, `worker-${(processes += 1)}.log`);
       const logged = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
       const before = logged().length;
       const child = startWorker({ ...env, ...extra, LOG_LEVEL: 'info' }, logFile);
