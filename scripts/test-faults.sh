@@ -5,11 +5,18 @@
 # every test has its own time limit, and the whole run is ended after FAULTS_MAX_SECONDS (600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 export TOXIPROXY_BIN="$(bash scripts/toxiproxy.sh)"
-export DATABASE_URL="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"
+# A database of its own, recreated each run: what a run leaves behind (pending jobs, events of
+# failed stores) never reaches the next run or the main suite's database.
+test_db_url="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"
+export DATABASE_URL="${test_db_url%/*}/$(url_part "$test_db_url" db)_faults"
 export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
 [ -n "${DOORMAN_STACK_READY:-}" ] || PG_EXTRA_DATABASES="" bash scripts/stack.sh up
+db="$(url_part "$DATABASE_URL" db)"
+psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
+  -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" -c "CREATE DATABASE \"$db\""
 if [ $# -eq 0 ]; then set -- 'test/faults/*.faults.ts'; fi
 echo "[faults] running the fault-injection suite"
 exec timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"

@@ -119,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
     pgQueryTimeoutMs: int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
-    redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 500, 50, 60_000),
+    redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
