@@ -1,13 +1,13 @@
 // Two API instances and one worker under 200 req/s while one store flaps (down 1.5 s, up 2 s).
 // The contract: no acknowledged event is lost (every 200's event id is then readable with GET),
 // and the only 5xx are the contract's 500 `internal` while Postgres is down; Neo4j and Redis
-// flapping cost no 5xx at all. (Same-key retries after a Postgres failure: postgres.faults.ts.)
+// flapping cost no 5xx at all. (Same-key retries after a Postgres failure, and every link
+// applied after a Neo4j outage: postgres.faults.ts, neo4j.faults.ts.)
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { aTenant, type TestTenant } from '../support/fixtures.js';
 import { call } from '../support/api-client.js';
 import { startFaultStack, type FaultStack, type Store } from '../support/fault-stack.js';
-import { graphEventIds } from '../support/graph-facts.js';
 import { openLoop, type Sent } from '../support/open-loop.js';
 import { freePort, until } from '../support/processes.js';
 import { testDeps } from '../support/test-deps.js';
@@ -23,7 +23,7 @@ const UP_MS = 2000;
 const GRACE_MS = 1000;
 
 describe('faults: two instances and a worker under load while a store flaps', function () {
-  this.timeout(360_000);
+  this.timeout(180_000);
   let stack: FaultStack;
   let bases: string[];
 
@@ -88,18 +88,11 @@ describe('faults: two instances and a worker under load while a store flaps', fu
   });
 
   for (const store of ['neo4j', 'redis'] as const) {
-    it(`${store} flapping: no 5xx at all, no acknowledged event lost${store === 'neo4j' ? ', every link applied after' : ''}`, async () => {
+    it(`${store} flapping: no 5xx at all, no acknowledged event lost`, async () => {
       const tenant = await aTenant(deps);
       const { sent } = await underLoad(store, tenant);
       expect(sent.filter((s) => s.res.status !== 200).map((s) => `${s.res.status} ${JSON.stringify(s.res.body).slice(0, 200)}`)).to.deep.equal([]);
-      const ids = await expectNothingLost(tenant, sent);
-      if (store !== 'neo4j') return;
-      await until('every acknowledged event linked in the graph', async () => {
-        const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
-        const missing = ids.filter((id) => !inGraph.has(id));
-        if (missing.length > 0) throw new Error(`${missing.length} of ${ids.length} not linked yet`);
-        return true;
-      }, 240_000);
+      await expectNothingLost(tenant, sent);
     });
   }
 });

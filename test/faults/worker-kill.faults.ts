@@ -13,7 +13,7 @@ import { testDeps } from '../support/test-deps.js';
 import { FAULT_ENV } from './fault-env.js';
 
 const deps = testDeps();
-const HOUSEHOLDS = 12;
+const HOUSEHOLDS = 8;
 const MEMBERS = 3;
 
 describe('faults: worker killed during graph writes', function () {
