@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: install dependencies if missing, bring up the stack, type-check, run the suite
-# against a separate test database (doorman_test) and Redis database 1.
+# against a separate test database (doorman_test) and Redis database 1; with no file arguments,
+# then the fault-injection suite (scripts/test-faults.sh) and the fuzzer (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
@@ -26,5 +27,11 @@ node scripts/build-console.mjs
 echo "[test] running the suite"
 # With no arguments, the whole suite; with paths, only those files (mocha would add them to a
 # configured spec instead of replacing it, so the default lives here).
+whole_suite=$(( $# == 0 ))
 if [ $# -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
 npx mocha "$@"
+# The whole suite also runs the fault-injection suite and the external fuzzer (docs/reliability.md).
+if [ "$whole_suite" = 1 ]; then
+  DOORMAN_STACK_READY=1 bash scripts/test-faults.sh
+  DOORMAN_STACK_READY=1 bash scripts/fuzz.sh
+fi

@@ -6,6 +6,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
 import { rateLimit } from './http/rate-limit.js';
 import { warmGate } from './http/warm-gate.js';
+import { optionsNotFound } from './http/options-not-found.js';
 import { healthRoutes } from './health/health-routes.js';
 import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
@@ -24,6 +25,8 @@ export function createApp(deps: Deps): Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
   // Unmetered: the health probe, CORS preflights (browsers cannot send a key on them), static files.
+  // OPTIONS elsewhere is a 404 answered as cheaply.
+  app.use(optionsNotFound(['/v1/device']));
   app.use(healthRoutes(deps));
   app.use(warmGate(deps));
   app.use(deviceCors());

@@ -50,6 +50,16 @@ export interface Config {
   readonly consoleSignInPerIp: number;
   readonly consoleQueryTimeoutMs: number;
   readonly consoleQueryRowCap: number;
+  // A Postgres query without an answer this long fails (the connection is dropped), so a
+  // stalled database gives a retryable 500 instead of a request that never ends.
+  readonly pgQueryTimeoutMs: number;
+  // A Redis command without an answer this long fails: velocity becomes a missing signal and
+  // the rate limiter falls back to its in-memory insurance, instead of waiting on a stall.
+  readonly redisCommandTimeoutMs: number;
+  // Server timeouts (http/http-server.ts): headers, the whole request, idle keep-alive.
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -150,7 +160,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleSignInPerIp: int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
     consoleQueryTimeoutMs: int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
     consoleQueryRowCap: int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
+    pgQueryTimeoutMs: int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
   };
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

@@ -57,6 +57,8 @@ export function createPool(config: Config): pg.Pool {
     max: config.pgPoolMax,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
+    // Client-side: also ends a wait on a stalled network, which a server-side timeout cannot.
+    query_timeout: config.pgQueryTimeoutMs,
   });
 }
 
@@ -79,6 +81,7 @@ export function createRedis(config: Config, logger: Logger): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
+    commandTimeout: config.redisCommandTimeoutMs,
     retryStrategy: (times) => Math.min(100 * times, 2000),
   });
   let lastLogged = 0;

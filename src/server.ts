@@ -1,8 +1,9 @@
 // Runs the API: listens at once (answering /health, holding other requests while it warms up),
 // runs the graph writer, and shuts down cleanly on SIGTERM/SIGINT (stop accepting, finish
 // in-flight requests, stop the graph writer after its batch, close the stores).
-import http from 'node:http';
+import type http from 'node:http';
 import { createApp } from './app.js';
+import { createHttpServer } from './http/http-server.js';
 import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
@@ -17,10 +18,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
   // Warming starts before listening, so the gate holds the first requests and /health says so.
   const warming = deps.warmup();
   const app = createApp(deps);
-  const server = http.createServer(app);
-  // Keep-alive longer than common load balancers' idle timeouts, so they close first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const server = createHttpServer(app, deps.config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => resolve());

@@ -76,7 +76,8 @@ program
     withDeps(async (deps) => {
       await startGraphWriter(deps);
       await startWorkers(deps);
-      deps.logger.info({ pid: process.pid }, 'workers running');
+      // Said once the workers poll: supervisors and tests wait for this line.
+      deps.logger.info({ pid: process.pid }, 'job workers started');
       const stop = () => void deps.close().finally(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

@@ -107,7 +107,7 @@ const schemas = {
         type: 'string', pattern: '^[A-Za-z]{2}$', 'x-error-message': 'must be a two-letter country code',
         description: 'ISO 3166-1 alpha-2, any case; stored lowercase.', examples: ['US'],
       },
-      amount: { type: 'integer', minimum: 0, description: 'Minor units.' },
+      amount: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Minor units; at most 2^53 - 1, so no value loses precision.' },
       currency: {
         type: 'string', pattern: '^[A-Za-z]{3}$', 'x-error-message': 'must be a three-letter currency code',
         description: 'ISO 4217, any case; stored lowercase.', examples: ['usd'],
@@ -333,7 +333,8 @@ const headers = {
 
 const responses = {
   InvalidRequest: errorResponse(
-    'Invalid request: the body fails validation (one issue per failed field), is not JSON, is not application/json, or exceeds 64 KiB.',
+    'Invalid request: the body fails validation (one issue per failed field), is not JSON, is not application/json, exceeds 64 KiB, '
+      + 'holds a NUL or an unpaired surrogate in any string or key, nests deeper than 32 levels, or cannot be decoded with its Content-Encoding.',
     'invalid_request', ref('InvalidRequestError'), { issues: [{ path: '/ip', message: 'is required' }] },
   ),
   Unauthorized: errorResponse('Key missing, malformed, unknown, revoked, or of the wrong kind.', 'unauthorized'),
@@ -346,10 +347,33 @@ const responses = {
     content: json(ref('Error'), { rate_limited: { error: 'rate_limited', message: 'Too many requests.' } }),
   },
   Internal: errorResponse('Service fault before a decision; retryable.', 'internal'),
+  MalformedPath: errorResponse('The URL path is not valid percent-encoded UTF-8 (for example `%FF` or a lone `%`).', 'invalid_request',
+    ref('InvalidRequestError'), { issues: [{ path: '', message: 'the URL path is not valid percent-encoded UTF-8' }] }),
+};
+
+// The flows a verdict starts: read the stored event, bind a user id to it, report an outcome
+// about it (OpenAPI links; the fuzzer's stateful phase walks them).
+const eventIdFromVerdict = '$response.body#/id';
+const verdictLinks = {
+  GetEvent: { operationId: 'getEvent', parameters: { id: eventIdFromVerdict }, description: 'The stored event this verdict created.' },
+  AttachUser: { operationId: 'attachUser', parameters: { id: eventIdFromVerdict }, description: 'Bind your user id to the event.' },
+  ReportOutcome: {
+    operationId: 'recordFeedback', description: 'Report an outcome about the event by its id.',
+    requestBody: { subject: { kind: 'event_id', value: eventIdFromVerdict } },
+  },
+};
+const attachLinks = {
+  ReportOutcomeForUser: {
+    operationId: 'recordFeedback', description: 'Report an outcome about the account just bound.',
+    requestBody: { subject: { kind: 'external_user_id', value: '$request.body#/external_user_id' } },
+  },
 };
 
 const commonErrors = { 401: responseRef('Unauthorized'), 429: responseRef('RateLimited'), 500: responseRef('Internal') };
-const eventId = { name: 'id', in: 'path', required: true, description: 'An event id returned by the verdict endpoint.', schema: { type: 'string' } };
+const eventId = {
+  name: 'id', in: 'path', required: true, schema: { type: 'string' },
+  description: 'An event id returned by the verdict endpoint. A path that is not valid percent-encoded UTF-8 is 400; an id no event can have is 404.',
+};
 const secret = [{ secretKey: [] }];
 
 const paths = {
@@ -364,7 +388,7 @@ const paths = {
       }],
       requestBody: { required: true, content: json(ref('VerdictRequest'), { signup: signupExample, checkout: checkoutExample }) },
       responses: {
-        200: ok('The decision.', ref('VerdictResponse')),
+        200: { ...ok('The decision.', ref('VerdictResponse')), links: verdictLinks },
         400: responseRef('InvalidRequest'), 409: responseRef('IdempotencyConflict'), ...commonErrors,
       },
     },
@@ -372,7 +396,8 @@ const paths = {
   '/v1/events': {
     get: {
       operationId: 'listEvents', tags: ['events'], summary: 'List stored events, newest first', security: secret,
-      description: 'Only the calling key\'s tenant and mode. An invalid query value (limit outside 1..100, unknown event_type or verdict) is 400.',
+      description: 'Only the calling key\'s tenant and mode. An invalid query value (limit outside 1..100, unknown event_type or verdict, '
+        + 'a cursor that is not a `next_cursor` of a previous page) is 400.',
       parameters: [{ name: 'query', in: 'query', style: 'form', explode: true, schema: ref('EventListQuery') }],
       responses: { 200: ok('A page of events.', ref('EventList')), 400: responseRef('InvalidRequest'), ...commonErrors },
     },
@@ -380,7 +405,10 @@ const paths = {
   '/v1/events/{id}': {
     get: {
       operationId: 'getEvent', tags: ['events'], summary: 'Retrieve a stored event', security: secret, parameters: [eventId],
-      responses: { 200: ok('The event as stored at decision time.', ref('StoredEvent')), 404: responseRef('NotFound'), ...commonErrors },
+      responses: {
+        200: ok('The event as stored at decision time.', ref('StoredEvent')),
+        400: responseRef('MalformedPath'), 404: responseRef('NotFound'), ...commonErrors,
+      },
     },
     patch: {
       operationId: 'attachUser', tags: ['events'], summary: 'Attach your user id to an event (write-once)', security: secret,
@@ -388,7 +416,7 @@ const paths = {
       parameters: [eventId],
       requestBody: { required: true, content: json(ref('AttachUserRequest')) },
       responses: {
-        200: ok('Bound (or already bound to this value).', ref('Ok')),
+        200: { ...ok('Bound (or already bound to this value).', ref('Ok')), links: attachLinks },
         400: responseRef('InvalidRequest'), 404: responseRef('NotFound'), 409: responseRef('Conflict'), ...commonErrors,
       },
     },
@@ -466,6 +494,8 @@ export const openApiDocument: OpenApiDocument = {
     summary: 'Abuse screening for signups, trials, checkouts and logins.',
     description: 'Returns a verdict (allow, review, block) with reason codes for each screened event; enforcement is always yours. '
       + 'Tenant and mode (live or test) come from the API key alone. Request bodies are JSON, at most 64 KiB (larger is 400 `invalid_request`). '
+      + 'No string or key anywhere in a request may hold a NUL (U+0000) or an unpaired UTF-16 surrogate, and JSON may nest at most 32 levels '
+      + '(400 `invalid_request` naming each path); bodies may be sent with Content-Encoding identity, gzip, deflate or br. '
       + 'Rate limit: 600 requests per 60-second fixed window per key; requests without a plausible key share a per-IP bucket; /health is exempt. '
       + 'Evolution is additive: ignore unknown fields and unknown codes.',
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },

@@ -11,15 +11,26 @@ export interface Scope {
 // Runs fn inside one short transaction on a dedicated client.
 export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let failure: Error | undefined;
+  // A checked-out client has no error listener of the pool's: a connection lost between two
+  // statements would be an unhandled 'error' event and end the process. Note it instead; the
+  // next statement then fails, and the client is dropped on release.
+  const onError = (err: Error) => {
+    failure ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A client that failed (a reset, a timed-out query) is destroyed, not reused.
+    client.release(failure);
   }
 }

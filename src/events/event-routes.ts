@@ -1,7 +1,8 @@
 // GET /v1/events, GET /v1/events/{id}, PATCH /v1/events/{id}: HTTP only; the SQL is in the store.
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/app-error.js';
+import { textProblem } from '../contract/input-issues.js';
 import { authenticate } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { validated } from '../http/validated.js';
@@ -16,6 +17,13 @@ interface ListQuery {
   event_type?: string;
   verdict?: Verdict;
   cursor?: string;
+}
+
+// A path id holding text no stored id can hold (a NUL) names no event: 404 without a query.
+function eventIdOf(req: Request): string {
+  const id = String(req.params.id);
+  if (textProblem(id)) throw new AppError('not_found', 'No such event: the id holds a character no event id has.');
+  return id;
 }
 
 export function eventRoutes(deps: Deps, validator: RequestValidator): Router {
@@ -35,14 +43,16 @@ export function eventRoutes(deps: Deps, validator: RequestValidator): Router {
   });
 
   router.get('/v1/events/:id', secret, async (req, res) => {
-    const event = await findEvent(deps.db, req.scope!, String(req.params.id));
-    if (!event) throw new AppError('not_found', `No event ${String(req.params.id)}.`);
+    const id = eventIdOf(req);
+    const event = await findEvent(deps.db, req.scope!, id);
+    if (!event) throw new AppError('not_found', `No event ${id}.`);
     res.json(toWire(event));
   });
 
   router.patch('/v1/events/:id', secret, ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const body = validated<{ external_user_id: string }>(validator, 'AttachUserRequest', req.body);
-    await attachUser(deps, req.scope!, { eventId: String(req.params.id), externalUserId: body.external_user_id });
+    const eventId = eventIdOf(req);
+    await attachUser(deps, req.scope!, { eventId, externalUserId: body.external_user_id });
     res.json({ ok: true });
   });
 

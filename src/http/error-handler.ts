@@ -15,30 +15,55 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-interface BodyParserError {
+// What Express, the router and body-parser attach to the errors they raise (http-errors).
+interface LibraryError {
   type?: string;
   status?: number;
+  statusCode?: number;
   limit?: number;
+  code?: string;
+  errno?: number;
+  expose?: boolean;
+  message?: string;
 }
 
+const malformed = (issue: string, message: string) => AppError.invalid([{ path: '', message: issue }], message);
+
 // body-parser reports with `type`; each becomes invalid_request with a readable message.
-function fromBodyParser(err: BodyParserError): AppError | undefined {
+function fromBodyParser(err: LibraryError): AppError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
-      return AppError.invalid([{ path: '', message: 'body is not valid JSON' }], 'The request body is not valid JSON.');
+      return malformed('body is not valid JSON', 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return AppError.invalid(
-        [{ path: '', message: `body exceeds the ${err.limit ?? ''} byte limit` }],
-        `The request body is larger than the ${err.limit ?? ''} byte limit.`,
-      );
+      return malformed(`body exceeds the ${err.limit ?? ''} byte limit`, `The request body is larger than the ${err.limit ?? ''} byte limit.`);
     case 'encoding.unsupported':
+      return malformed('unsupported Content-Encoding', 'The request body\'s Content-Encoding is not supported; send identity, gzip, deflate or br.');
     case 'charset.unsupported':
-      return AppError.invalid([{ path: '', message: 'unsupported body encoding' }], 'The request body encoding is not supported.');
+      return malformed('unsupported body charset', 'The request body must be UTF-8 JSON.');
     case 'request.aborted':
-      return AppError.invalid([{ path: '', message: 'request aborted' }], 'The request was aborted.');
+      return malformed('request aborted', 'The request was aborted.');
+    case 'request.size.invalid':
+      return malformed('body length does not match Content-Length', 'The request body length does not match its Content-Length.');
     default:
       return undefined;
   }
+}
+
+// Any other library error that carries a 4xx status is the client's: it gets the contract's shape
+// too (a corrupt compressed body, a path that is not valid percent-encoding, ...). 5xx stay internal.
+function fromLibrary(err: LibraryError): AppError | undefined {
+  const status = err.status ?? err.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  const known = fromBodyParser(err);
+  if (known) return known;
+  if (status === 401) return new AppError('unauthorized', 'The request is not authorised.');
+  if (status === 404) return new AppError('not_found', 'No such resource.');
+  // zlib (gzip, deflate) and brotli errors carry an errno; nothing else that ends here does.
+  if (typeof err.errno === 'number') {
+    return malformed('body does not match its Content-Encoding', 'The request body could not be decompressed with its Content-Encoding.');
+  }
+  if (err instanceof URIError) return malformed('the URL path is not valid percent-encoded UTF-8', 'The URL path is not valid percent-encoded UTF-8.');
+  return malformed('malformed request', err.expose && err.message ? `The request is malformed: ${err.message}` : 'The request is malformed.');
 }
 
 export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
@@ -48,7 +73,7 @@ export function sendError(res: Parameters<RequestHandler>[1], err: AppError): vo
 }
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const appError = err instanceof AppError ? err : fromBodyParser(err as BodyParserError);
+  const appError = err instanceof AppError ? err : fromLibrary(err as LibraryError);
   if (appError) {
     if (appError.code === 'internal') req.log?.error({ err }, 'internal error');
     sendError(res, appError);

@@ -5,7 +5,7 @@ import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { doorman } from '../support/cli-runner.js';
 import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
-import { startWorker, until } from '../support/processes.js';
+import { startReadyWorker, until } from '../support/processes.js';
 import { aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { verifies, WEBHOOK_ENV } from './reviews-and-webhooks.test.js';
 
@@ -58,7 +58,7 @@ describe('doorman review and webhook commands', function () {
     expect(rows[0].resolved_by).to.be.a('string').and.not.equal('');
 
     // The in-process harness has no workers: start one process, as an operator would.
-    const worker = await startWorker(WEBHOOK_ENV);
+    const worker = await startReadyWorker(WEBHOOK_ENV);
     try {
       const [delivery] = await receiver.waitForRequests(1, 20_000);
       expect(await verifies(secret, delivery!)).to.equal(true);
@@ -87,13 +87,13 @@ describe('doorman review and webhook commands', function () {
     // The first request is held; the worker dies while waiting for the answer.
     receiver.respondWith(() => ({ status: 200, delayMs: 60_000 }));
     const env = { ...WEBHOOK_ENV, JOB_MAINTENANCE_SECONDS: '1' };
-    const first = await startWorker(env);
+    const first = await startReadyWorker(env);
     const eventId = await aReview();
     const { deliveryId } = await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId, resolution: 'denied', resolvedBy: 'test' });
     await receiver.waitForRequests(1, 20_000);
     await first.kill();
     receiver.respondWith(() => ({ status: 200 }));
-    const second = await startWorker(env);
+    const second = await startReadyWorker(env);
     try {
       const [, retried] = await receiver.waitForRequests(2, 40_000);
       expect(retried!.headers['doorman-delivery-id']).to.equal(deliveryId);

@@ -1,6 +1,7 @@
-// Real child processes for tests: a Doorman server, or a private redis-server that a test may
-// stop. Each is ended by its own pid when the test run ends.
+// Real child processes for tests: a Doorman server or worker, or a private redis-server that a
+// test may stop. Each is ended by its own pid when the test run ends.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import { testEnv } from './test-deps.js';
 import { freePort } from './free-port.js';
@@ -29,15 +30,25 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
 
 export interface Child {
   port: number;
+  pid: number;
+  // Ends it at once with this signal (by default SIGKILL: no cleanup at all, as on a crash) and
+  // waits for the exit.
+  kill(signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
-  // SIGKILL: the process dies mid-whatever, as on a crash.
-  kill(): Promise<void>;
 }
 
 function track(child: ChildProcess, port: number): Child {
   children.add(child);
   return {
     port,
+    pid: child.pid!,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
+      children.delete(child);
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -45,29 +56,38 @@ function track(child: ChildProcess, port: number): Child {
       await exited;
       children.delete(child);
     },
-    async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-      children.delete(child);
-    },
   };
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<Child> {
+// Errors go to stderr, or everything (the JSON log on stdout too) to logFile, appended, when given.
+function outputTo(logFile?: string): ['ignore', 'ignore' | number, 'inherit' | number] {
+  if (!logFile) return ['ignore', 'ignore', 'inherit'];
+  const fd = fs.openSync(logFile, 'a');
+  return ['ignore', fd, fd];
+}
+
+export async function startServer(env: Record<string, string> = {}, logFile?: string): Promise<Child> {
   const port = await freePort();
   const child = spawn('node', ['bin/doorman.js', 'serve', '--no-worker'], {
     env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'warn', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: outputTo(logFile),
   });
   const handle = track(child, port);
   await until(`doorman on :${port}`, async () => ((await fetch(`http://127.0.0.1:${port}/health`)).ok ? true : undefined));
   return handle;
 }
 
-// A `doorman worker` process (graph writer and job workers), started when it runs.
-export async function startWorker(env: Record<string, string> = {}): Promise<Child> {
+// `doorman worker`: the job workers only. It has no port; tests see it work by its effects.
+export function startWorker(env: Record<string, string> = {}, logFile?: string): Child {
+  const child = spawn('node', ['bin/doorman.js', 'worker'], {
+    env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'warn', ...env },
+    stdio: outputTo(logFile),
+  });
+  return track(child, 0);
+}
+
+// A `doorman worker` process (graph writer and job workers), resolved once it says it runs.
+export async function startReadyWorker(env: Record<string, string> = {}): Promise<Child> {
   const child = spawn('node', ['bin/doorman.js', 'worker'], {
     env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -79,7 +99,7 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Chi
     let seen = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      if (seen.includes('"workers running"')) {
+      if (seen.includes('job workers started')) {
         clearTimeout(timer);
         resolve();
       }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `npm run soak`: the soak (bench/soak.ts), not part of `npm test`. Brings up the stack, builds,
+# recreates its own database (doorman_soak) and uses Redis database 3, then runs SOAK_MINUTES
+# (30) at SOAK_RATE (100 req/s) and writes SOAK_OUT (docs/soak.md) and its raw samples.
+# Run it on a quiet machine: the figures are only as steady as the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+[ -d node_modules ] || npm ci --no-audit --no-fund
+export DATABASE_URL="${SOAK_DATABASE_URL:-postgres://localhost:5432/doorman_soak}"
+export REDIS_URL="${SOAK_REDIS_URL:-redis://127.0.0.1:6379/3}"
+bash scripts/stack.sh up
+db="$(url_part "$DATABASE_URL" db)"
+psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
+  -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
+npx tsc -p tsconfig.json
+node bin/doorman.js migrate
+exec node --import tsx bench/soak.ts
