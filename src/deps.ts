@@ -18,6 +18,7 @@ import type { Rule } from './engine/rule.js';
 import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
 import { warmGraph } from './graph/warm-graph.js';
+import { createPolicyRegistry, type PolicyRegistry } from './policies/policy-registry.js';
 
 export interface Clock {
   now(): Date;
@@ -36,6 +37,8 @@ export interface Deps {
   ipIntel: IpIntel;
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
+  // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
+  policies: PolicyRegistry;
   metrics: { failOpen: number };
   // Loads in-process data (ip intelligence) and warms the graph's query plan, once; serve()
   // awaits it before listening. One-shot CLI commands never call it.
@@ -97,6 +100,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
   const cypher = overrides.cypher ?? loadCypher();
+  const policies = overrides.policies ?? createPolicyRegistry(db);
   let warming: Promise<void> | undefined;
   const warmup = overrides.warmup ?? (() => (warming ??= Promise.all([
     ipIntel.reload().then(
@@ -104,6 +108,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
       (err: Error) => logger.error({ err: err.message, dir: config.intelDir }, 'ip intelligence not loaded: ip signals off'),
     ),
     warmGraph(graph, cypher).catch((err: Error) => logger.warn({ err: err.message }, 'graph warm-up failed')),
+    policies.load().catch((err: Error) => logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are')),
   ]).then(() => undefined)));
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
@@ -122,6 +127,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     ipIntel,
     emailSignals,
     engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },
+    policies,
     metrics: overrides.metrics ?? { failOpen: 0 },
     warmup,
     clock,

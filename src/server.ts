@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
+import { watchPolicies } from './policies/policy-registry.js';
 import { deleteExpiredKeys } from './verdicts/idempotency-store.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
@@ -27,6 +28,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
   deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
 
   const intelWatch = watchIntelReloads(deps);
+  const policyWatch = watchPolicies(deps);
   // Expired idempotency records are already ignored; deleting them keeps the table small.
   const housekeeping = setInterval(() => {
     deleteExpiredKeys(deps.db, deps.clock.now()).catch((err: Error) => deps.logger.warn({ err: err.message }, 'housekeeping failed'));
@@ -39,6 +41,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
     deps.logger.info({ signal }, 'shutting down');
     clearInterval(housekeeping);
     void intelWatch.close();
+    void policyWatch.close();
     server.close(() => void deps.close().finally(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

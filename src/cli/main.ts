@@ -12,6 +12,7 @@ import { serve } from '../server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
+import { registerPolicyCommands } from './policy-commands.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -145,6 +146,8 @@ program
       print({ ok: true, counts: loaded.counts, skipped: loaded.skipped }, `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`);
     }),
   );
+
+registerPolicyCommands(program, { withDeps, print, isJson });
 
 function describe(err: unknown): string {
   if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 
 export const QUEUES = {
   graphRepair: 'graph-repair',
+  // Long policy backtests (src/policies/backtest-job.ts); each send sets its own retry and expiry.
+  policyBacktest: 'policy-backtest',
 } as const;
 
 export function createBoss(databaseUrl: string, logger: Logger): PgBoss {
