@@ -59,6 +59,8 @@ export interface DecisionFilter {
   from?: Date;
   to?: Date;
   eventType?: string;
+  // Only decisions recorded as judged by this engine version.
+  engineVersion?: string;
 }
 
 function where(f: DecisionFilter): { sql: string; params: unknown[] } {
@@ -69,6 +71,7 @@ function where(f: DecisionFilter): { sql: string; params: unknown[] } {
   if (f.from) clauses.push(`created_at >= $${params.push(f.from)}`);
   if (f.to) clauses.push(`created_at < $${params.push(f.to)}`);
   if (f.eventType) clauses.push(`event_type = $${params.push(f.eventType)}`);
+  if (f.engineVersion) clauses.push(`engine_version = $${params.push(f.engineVersion)}`);
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 

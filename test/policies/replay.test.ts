@@ -8,7 +8,7 @@ import { replayAll } from '../../src/policies/replay-all.js';
 import { replayEvent } from '../../src/policies/replay-event.js';
 import { explainEvent, explanationText } from '../../src/policies/explain-event.js';
 import { AppError } from '../../src/http/app-error.js';
-import { bearer } from '../support/fixtures.js';
+import { aTenant, bearer } from '../support/fixtures.js';
 import { aCheckout, aSignup, DOMAINS, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { aDocument, doorman, doormanJson } from './policy-builders.js';
 
@@ -61,6 +61,26 @@ describe('replaying stored decisions', function () {
   it('replays the whole scope with zero differences (the pre-deploy check)', async () => {
     const check = await replayAll(h.deps, { scope: scope() });
     expect(check).to.deep.include({ events: Object.keys(ids).length, same: Object.keys(ids).length, different: 0, unknown_policy: 0, differences: [] });
+  });
+
+  it('lists a decision that no longer comes out the same, and counts it against its engine', async () => {
+    const { tenantId } = await aTenant(h.deps);
+    // A decision an older engine made: stored block, while these signals now give allow.
+    await h.deps.db.query(
+      `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version, engine_version, created_at, request, signals)
+       VALUES ($1, 'live', 'evt_older', 'signup', 'block', '[{"code":"made_up"}]', '2026-11-22.1', '2020-01-01.1', now(), '{}', '{"eventType":"signup","missing":[]}')`,
+      [tenantId],
+    );
+    const check = await replayAll(h.deps, { tenantIds: [tenantId] });
+    expect(check).to.deep.include({ events: 1, same: 0, different: 1, different_other_engine: 1 });
+    expect(check.differences).to.deep.equal([{
+      event_id: 'evt_older', tenant_id: tenantId, mode: 'live', policy_version: '2026-11-22.1', engine_version: '2020-01-01.1',
+      differences: [{ field: 'verdict', stored: 'block', replayed: 'allow' }, { field: 'reason', code: 'made_up', change: 'removed', stored: undefined }],
+    }]);
+    expect((await replayAll(h.deps, { tenantIds: [tenantId], engineVersion: '2026-11-23.1' })).events).to.equal(0);
+    const cli = await doorman('--json', 'policy', 'replay', '--all', '--tenant', tenantId, '--mode', 'live');
+    expect(cli.code).to.equal(0);
+    expect(JSON.parse(cli.stdout)).to.deep.include({ different: 1, different_other_engine: 1 });
   });
 
   it('shows the difference under another version', async () => {
