@@ -11,31 +11,27 @@ export interface Counterfactual {
   from: Verdict;
   // The next milder verdict.
   to: Verdict;
-  // Each single change that gives `to` (or milder), closest to the input first. Empty when no
-  // single change is enough (several rules would each have to stop firing).
+  // Each single change that gives a milder verdict, in rule order, each rule's nearest step
+  // first. Empty when no single change is enough (several rules would each have to stop firing).
   changes: (Change & { verdict: Verdict })[];
 }
 
 const MILDER: Record<Verdict, Verdict | undefined> = { block: 'review', review: 'allow', allow: undefined };
 
-const distance = (c: Change): number =>
-  typeof c.from === 'number' && typeof c.to === 'number' ? Math.abs(c.from - c.to) : 0;
-
 export function counterfactual(signals: Signals, rules: readonly Rule[], policy: Policy): Counterfactual | undefined {
   const decision = evaluate(signals, rules, policy);
   const to = MILDER[decision.verdict];
-  if (to === undefined || decision.fault) return undefined;
+  // A decision that failed open is an allow: it has none.
+  if (to === undefined) return undefined;
   const fired = new Set(decision.reasons.map((r) => r.code));
   const changes: Counterfactual['changes'] = [];
   for (const rule of rules) {
-    const rulePolicy = policy.rules[rule.code];
-    if (!fired.has(rule.code) || !rule.relax || !rulePolicy) continue;
-    for (const c of rule.relax(signals, rulePolicy)) {
-      const verdict = evaluate(applyChange(signals, c), rules, policy).verdict;
-      if (severity(verdict) < severity(decision.verdict)) changes.push({ ...c, verdict });
+    if (!fired.has(rule.code) || !rule.relax) continue;
+    for (const c of rule.relax(signals, policy.rules[rule.code]!)) {
+      const judged = evaluate(applyChange(signals, c), rules, policy);
+      // A change under which a rule throws proves nothing.
+      if (!judged.fault && severity(judged.verdict) < severity(decision.verdict)) changes.push({ ...c, verdict: judged.verdict });
     }
   }
-  // The change that reaches exactly the next milder verdict first, then the smallest change.
-  changes.sort((a, b) => Number(b.verdict === to) - Number(a.verdict === to) || distance(a) - distance(b));
   return { from: decision.verdict, to, changes };
 }

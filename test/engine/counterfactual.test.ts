@@ -84,47 +84,50 @@ describe('engine: counterfactual', () => {
     expect(cf({ eventType: 'checkout_attempt', velocity: { cardSmallAttempts: 6, ipSmallAttempts: 6 } })?.changes).to.deep.equal([]);
   });
 
-  it('orders the exact next verdict first, then the smallest change', () => {
-    // Block from both the device count and the ip step: only one change each, neither enough alone.
-    expect(cf({ velocity: { ipSignups: 30, deviceSignups: 5 } })?.changes).to.deep.equal([]);
-    // A review from the ip count (6) and a block from the device count (4): the device change gives review.
-    const changes = cf({ velocity: { ipSignups: 6, deviceSignups: 4 } })?.changes;
-    expect(changes).to.deep.equal([{ input: 'velocity.deviceSignups', from: 4, to: 3, rule: 'velocity_device_signups.over', verdict: 'review' }]);
-    // Two ways to a milder verdict: the smaller numeric change comes first.
-    const both = cf({ eventType: 'checkout_attempt', velocity: { cardAttempts: 9 }, lists: [{ list: 'block', kind: 'card_fingerprint', value: 'c' }] });
-    expect(both?.changes).to.deep.equal([]);
-    const two = cf({ eventType: 'checkout_attempt', graph: graph({ distinctCards24h: 5 }) }, withRule('velocity_card_countries', {}));
-    expect(two?.changes.map((c) => c.to)).to.deep.equal([3]);
+  it('lists each rule\'s nearest step first', () => {
     const ordered = cf({ velocity: { ipSignups: 60 } }, withRule('velocity_ip_signups', { over: 50, blockOver: 55 }));
     expect(ordered?.changes.map((c) => [c.to, c.verdict])).to.deep.equal([[55, 'review'], [50, 'allow']]);
-    const byDistance = cf({ velocity: { ipSignups: 60, domainSignups: 22 } }, withRule('velocity_ip_signups', { blockOver: undefined }));
-    expect(byDistance?.changes).to.deep.equal([]);
+    // Both steps block: only going under the lower one is milder.
+    const bothBlock = cf({ velocity: { ipSignups: 30 } }, withRule('velocity_ip_signups', { effects: { signup: 'block' } }));
+    expect(bothBlock?.changes.map((c) => [c.to, c.verdict])).to.deep.equal([[5, 'allow']]);
+    // Without a block step there is one step.
+    const oneStep = cf({ velocity: { ipSignups: 60 } }, withRule('velocity_ip_signups', { blockOver: undefined }));
+    expect(oneStep?.changes.map((c) => [c.to, c.rule])).to.deep.equal([[5, 'velocity_ip_signups.over']]);
   });
 
-  it('prefers the smaller of two sufficient changes', () => {
-    // Trust softens velocity reviews; with a trusted cluster, ato-free signup: one review from
-    // the domain count and a block from the ip step. Lowering the ip count to 20 leaves review.
-    const s = { velocity: { ipSignups: 23, domainSignups: 21 } };
-    const changes = cf(s)?.changes;
-    expect(changes?.map((c) => [c.input, c.to, c.verdict])).to.deep.equal([
-      ['velocity.ipSignups', 20, 'review'],
-      ['velocity.ipSignups', 5, 'review'],
+  it('offers a change only when it alone gives a milder verdict', () => {
+    // A review from the ip count and a block from the device count: lowering the device count gives review.
+    expect(cf({ velocity: { ipSignups: 6, deviceSignups: 4 } })?.changes).to.deep.equal([
+      { input: 'velocity.deviceSignups', from: 4, to: 3, rule: 'velocity_device_signups.over', verdict: 'review' },
     ]);
-    const near = cf({ eventType: 'checkout_attempt', velocity: { cardAttempts: 6, ipDistinctCards: 9 } }, withRule('velocity_ip_card_attempts', { effects: { checkout_attempt: 'review' } }));
-    expect(near?.changes.map((c) => [c.input, c.to])).to.deep.equal([['velocity.cardAttempts', 5]]);
-    const far = cf({ eventType: 'checkout_attempt', velocity: { cardAttempts: 6 }, graph: graph({ distinctCards24h: 9, distinctCardCountries24h: 3 }) }, withRule('velocity_card_countries', { effects: { checkout_attempt: 'block' } }));
-    expect(far?.changes).to.deep.equal([]);
+    // Two blocks: no single change.
+    expect(cf({ velocity: { ipSignups: 30, deviceSignups: 5 } })?.changes).to.deep.equal([]);
+    expect(cf({ eventType: 'checkout_attempt', velocity: { cardAttempts: 9 }, lists: [{ list: 'block', kind: 'card_fingerprint', value: 'c' }] })?.changes).to.deep.equal([]);
+    // Exactly at the probe threshold on the card, under it on the ip.
+    expect(cf({ eventType: 'checkout_attempt', velocity: { cardSmallAttempts: 5, ipSmallAttempts: 4 } })?.changes).to.deep.equal([
+      { input: 'velocity.cardSmallAttempts', from: 5, to: 4, rule: 'card_probe_pattern.at_least', verdict: 'allow' },
+    ]);
+    expect(cf({ eventType: 'checkout_attempt', velocity: { ipSmallAttempts: 7 } })?.changes).to.deep.equal([
+      { input: 'velocity.ipSmallAttempts', from: 7, to: 4, rule: 'card_probe_pattern.at_least', verdict: 'allow' },
+    ]);
   });
 
-  it('sorts sufficient changes reaching the same verdict by how far they move the input', () => {
-    const policy: Policy = { ...withRule('velocity_card_attempts', { effects: { checkout_attempt: 'review' } }), rules: { ...withRule('velocity_card_attempts', { effects: { checkout_attempt: 'review' } }).rules } };
-    // Two alternative reviews on one signal group cannot both be removed by one change; use the
-    // probe rule's two inputs instead: card count far over, ip count just at the threshold.
-    const probe = cf({ eventType: 'checkout_attempt', velocity: { cardSmallAttempts: 40 } }, policy);
-    expect(probe?.changes).to.have.length(1);
-    const sorted = cf({ eventType: 'checkout_attempt', graph: graph({ distinctCards24h: 30 }), velocity: { cardAttempts: 6 } },
-      withRule('velocity_distinct_cards', { effects: { checkout_attempt: 'block' } }, withRule('velocity_card_attempts', { effects: { checkout_attempt: 'info' } })));
-    expect(sorted?.changes.map((c) => c.input)).to.deep.equal(['graph.distinctCards24h']);
+  it('names the block-list hit, not an allow-list hit before it', () => {
+    const both = cf({ lists: [{ list: 'allow', kind: 'email', value: 'a' }, { list: 'block', kind: 'device', value: 'd' }] });
+    expect(both?.changes).to.deep.equal([{ input: 'lists.block', from: 'device', to: null, rule: 'blocklisted', verdict: 'allow' }]);
+  });
+
+  it('does not offer a change under which a rule throws', () => {
+    const fragile: Rule = { code: 'proxy_ip', evaluate: (s) => { if (!s.ip?.proxy) throw new Error('bug'); return {}; }, relax: defaultRules.find((r) => r.code === 'proxy_ip')!.relax };
+    const rules = defaultRules.map((r) => (r.code === 'proxy_ip' ? fragile : r));
+    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), rules, defaultPolicy)).to.deep.equal({ from: 'review', to: 'allow', changes: [] });
+  });
+
+  it('ignores rules that fired without a way to relax them, and rules that did not fire', () => {
+    // identity_cluster at 2 is informational; the review comes from the proxy alone.
+    expect(cf({ ip: ip({ proxy: true }), graph: graph({ linkedAccounts: 2, daysSinceConversion: 1 }) })?.changes.map((c) => c.input)).to.deep.equal(['ip.proxy']);
+    const noRelax: Rule = { code: 'proxy_ip', evaluate: (s) => (s.ip?.proxy ? {} : undefined) };
+    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), [noRelax], defaultPolicy)).to.deep.equal({ from: 'review', to: 'allow', changes: [] });
   });
 
   it('applies a change to a copy of the signals', () => {

@@ -16,11 +16,11 @@ export function velocityRule(code: string, count: keyof VelocitySignal): Rule {
       const detail = { count: n, threshold, window_seconds: p.windowSeconds ?? 0, rule: `${code}.${blocks ? 'block_over' : 'over'}` };
       return blocks ? { detail, effect: 'block' } : { detail };
     },
-    relax: (s, p) => {
-      const n = s.velocity?.[count];
-      const steps = [p.blockOver, p.over].filter((t): t is number => t !== undefined && n !== undefined && n > t);
-      return steps.map((t) => change('velocity', count, n, t, `${code}.${t === p.blockOver ? 'block_over' : 'over'}`));
-    },
+    // The harsher step first, so the nearest milder verdict comes first.
+    relax: (s, p) => [
+      ...(p.blockOver === undefined ? [] : [change('velocity', count, s.velocity![count], p.blockOver, `${code}.block_over`)]),
+      change('velocity', count, s.velocity![count], p.over!, `${code}.over`),
+    ],
   };
 }
 

@@ -9,5 +9,5 @@ export const youngDomain: Rule = {
       ? fired({ age_days: age, count: age, threshold: p.underDays, rule: 'young_domain.under_days' })
       : undefined;
   },
-  relax: (s, p) => [change('email', 'domainAgeDays', s.email?.domainAgeDays, p.underDays ?? null, 'young_domain.under_days')],
+  relax: (s, p) => [change('email', 'domainAgeDays', s.email!.domainAgeDays, p.underDays!, 'young_domain.under_days')],
 };
