@@ -10,6 +10,9 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   coverageAnalysis: 'off',
+  // Generous: this machine is shared, and a mutant that only ran slow must not count as killed.
+  timeoutMS: 30_000,
+  timeoutFactor: 3,
   concurrency: 2,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/engine.html' },

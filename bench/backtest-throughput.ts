@@ -18,6 +18,7 @@ import { createTenant } from '../src/tenants/manage-tenants.js';
 import { createBoss } from '../src/jobs/job-queue.js';
 
 const EVENTS = Number(process.argv[2] ?? 300_000);
+const RUNS = 3;
 const BATCH = 5000;
 const TYPES: EventType[] = ['signup', 'signup', 'login', 'checkout_attempt', 'trial_start', 'trial_convert'];
 const from = new Date('2030-01-01T00:00:00Z');
@@ -76,17 +77,28 @@ async function main(): Promise<void> {
        FROM generate_series(0, 19999, 37) AS i`,
     [tenantId],
   );
+  // Stored history is older than a minute: let Postgres settle it (hint bits, statistics) as
+  // autovacuum would have, so the first run does not pay for the bulk load.
+  await db.query('VACUUM (ANALYZE) events');
   process.stderr.write(`seeded ${EVENTS} events in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
   const candidate = toDocument({ ...defaultPolicy, rules: { ...defaultPolicy.rules, proxy_ip: { ...defaultPolicy.rules.proxy_ip!, enabled: false } } });
   delete candidate.version;
-  const started = Date.now();
-  const { backtestId } = await startBacktest({ db, boss }, scope, { candidate: { document: candidate }, from, to: new Date(from.getTime() + EVENTS * 1000), run: 'inline' });
-  const wall = (Date.now() - started) / 1000;
-  const report = await backtestReport(db, scope, backtestId, { limit: 0 }) as Record<string, any>;
-  const result = { events: report.events, seconds: Number(wall.toFixed(2)), events_per_second: Math.round(report.events / wall), flips: report.flips.total, target: 50_000 };
+  // Three runs: the machine is shared, so the median is reported beside each run.
+  const runs: number[] = [];
+  let report: Record<string, any> = {};
+  for (let i = 0; i < RUNS; i++) {
+    const started = Date.now();
+    const { backtestId } = await startBacktest({ db, boss }, scope, { candidate: { document: candidate }, from, to: new Date(from.getTime() + EVENTS * 1000), run: 'inline' });
+    const wall = (Date.now() - started) / 1000;
+    report = await backtestReport(db, scope, backtestId, { limit: 1 }) as Record<string, any>;
+    runs.push(Math.round(report.events / wall));
+    process.stderr.write(`run ${i + 1}: ${report.events} events in ${wall.toFixed(2)} s = ${runs[i]} events/s\n`);
+  }
+  const median = [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  const result = { events: report.events, runs, events_per_second: median, flips: report.flips.total, target: 50_000, met: median >= 50_000 };
   process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.stderr.write(`backtest: ${result.events} stored events in ${result.seconds} s = ${result.events_per_second} events/s (target 50,000): ${result.events_per_second >= 50_000 ? 'met' : 'NOT met'}\n`);
+  process.stderr.write(`backtest: median ${median} stored events evaluated per second over ${RUNS} runs of ${report.events} (target 50,000): ${result.met ? 'met' : 'NOT met'}\n`);
   await db.end();
 }
 

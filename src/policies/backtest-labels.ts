@@ -23,7 +23,9 @@ function mark(map: Map<string, Label>, key: string, label: Label): void {
   if (map.get(key) !== 'abusive') map.set(key, label);
 }
 
-export async function loadLabels(db: Queryable, scope: Scope): Promise<(d: Pick<StoredDecision, 'id' | 'externalUserId' | 'email' | 'signals'>) => Label | undefined> {
+export type LabelOf = (d: Pick<StoredDecision, 'id' | 'externalUserId' | 'email' | 'signals'>) => Label | undefined;
+
+export async function loadLabels(db: Queryable, scope: Scope): Promise<LabelOf> {
   const ev: Evidence = { events: new Map(), accounts: new Map(), emails: new Map(), clusters: new Map() };
   const params = [scope.tenantId, scope.mode];
   const [feedback, clusters, reviews] = await Promise.all([

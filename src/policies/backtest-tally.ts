@@ -49,7 +49,8 @@ export class Tally {
   };
 
   // Returns the flip when the verdict changed.
-  add(event: { id: string; eventType: string; createdAt: Date }, before: Side, after: Side, label: Label | undefined): Flip | undefined {
+  // createdAt may be epoch milliseconds as text (a backtest reads it so, and converts only flips).
+  add(event: { id: string; eventType: string; createdAt: Date | string }, before: Side, after: Side, label: Label | undefined): Flip | undefined {
     const r = this.r;
     r.events += 1;
     r.matrix[before.verdict][after.verdict] += 1;
@@ -80,7 +81,7 @@ export class Tally {
     return {
       event_id: event.id,
       event_type: event.eventType,
-      created_at: event.createdAt.toISOString(),
+      created_at: (typeof event.createdAt === 'string' ? new Date(Number(event.createdAt)) : event.createdAt).toISOString(),
       before: before.verdict,
       after: after.verdict,
       added: after.codes.filter((c) => !before.codes.includes(c)),

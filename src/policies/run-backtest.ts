@@ -11,7 +11,7 @@ import { failBacktest, finishBacktest, findBacktest, insertFlips, recordProgress
 import { Tally, type Flip } from './backtest-tally.js';
 import { countedWindowWarnings } from './counted-windows.js';
 import { fromDocument } from './policy-document.js';
-import { streamDecisions } from './stored-decisions.js';
+import { streamForBacktest } from './stored-decisions.js';
 
 export const MAX_STORED_FLIPS = 100_000;
 const PROGRESS_EVERY_MS = 1000;
@@ -30,15 +30,15 @@ export async function runBacktest(deps: { db: pg.Pool }, id: string, onProgress?
     const tally = new Tally();
     let stored = 0;
     let lastProgress = started;
-    await streamDecisions(deps.db, { scope, from: bt.from, to: bt.to, eventType: bt.eventType }, async (batch) => {
+    await streamForBacktest(deps.db, { scope, from: bt.from, to: bt.to, eventType: bt.eventType }, async (batch) => {
       const flips: Flip[] = [];
       for (const d of batch) {
         const after = evaluate(d.signals, defaultRules, policy);
         const flip = tally.add(
-          d,
+          { id: d.id, eventType: d.signals.eventType, createdAt: d.at },
           { verdict: d.verdict, codes: d.reasons.map((r) => r.code) },
           { verdict: after.verdict, codes: after.reasons.map((r) => r.code) },
-          labelOf(d),
+          labelOf({ id: d.id, externalUserId: d.external_user_id ?? undefined, email: d.email ?? undefined, signals: d.signals }),
         );
         if (flip && stored + flips.length < MAX_STORED_FLIPS) flips.push(flip);
       }

@@ -69,6 +69,7 @@ export async function backtestReport(db: pg.Pool, scope: Scope | undefined, id: 
   const after = page.cursor === undefined ? 0 : Number(page.cursor);
   if (!Number.isInteger(after) || after < 0) throw AppError.invalid([{ path: 'cursor', message: 'is not a cursor from a previous page' }]);
   const limit = page.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw AppError.invalid([{ path: 'limit', message: 'must be an integer from 1 to 1000' }]);
   const { flips, more } = await listFlips(db, id, after, limit);
   const { flips: total, flips_stored: stored, ...result } = (bt.result ?? {}) as Record<string, unknown>;
   return {

@@ -81,6 +81,41 @@ export async function countDecisions(db: Queryable, f: DecisionFilter): Promise<
   return rows[0]?.n ?? 0;
 }
 
+// What a backtest reads of each decision, and no more: parsing is most of a backtest's cost.
+export interface BacktestRow {
+  id: string;
+  verdict: Verdict;
+  reasons: Reason[];
+  signals: Signals;
+  // Epoch milliseconds (as text, turned into a date only for the few events that flip).
+  at: string;
+  external_user_id: string | null;
+  email: string | null;
+}
+
+// Like streamDecisions, with the next batch already on its way while one is evaluated.
+export async function streamForBacktest(pool: pg.Pool, f: DecisionFilter, onBatch: (batch: BacktestRow[]) => Promise<void> | void, batchSize = 2000): Promise<void> {
+  const w = where(f);
+  const client = await pool.connect();
+  const cursor = client.query(new Cursor<BacktestRow>(
+    `SELECT id, verdict, reasons, signals, (extract(epoch FROM created_at) * 1000)::bigint AS at, external_user_id, email
+       FROM events ${w.sql} ORDER BY created_at, id`,
+    w.params,
+  ));
+  try {
+    let next = cursor.read(batchSize);
+    for (;;) {
+      const rows = await next;
+      if (rows.length === 0) break;
+      next = cursor.read(batchSize);
+      await onBatch(rows);
+    }
+  } finally {
+    await cursor.close().catch(() => undefined);
+    client.release();
+  }
+}
+
 // Calls onBatch with each batch in (created_at, id) order; awaits it before reading on.
 export async function streamDecisions(
   pool: pg.Pool,
