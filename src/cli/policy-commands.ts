@@ -11,6 +11,7 @@ import { publishPolicy } from '../policies/publish-policy.js';
 import { replayAll } from '../policies/replay-all.js';
 import { replayEvent } from '../policies/replay-event.js';
 import { resolvePolicy } from '../policies/resolve-policy.js';
+import { shippedPolicy } from '../policies/shipped-policies.js';
 import { defaultPolicy } from '../engine/policy.js';
 import { validatePolicyDocument } from '../policies/validate-policy.js';
 import { explainEvent, explanationText } from '../policies/explain-event.js';
@@ -56,9 +57,10 @@ async function documentFor(deps: Deps, o: Partial<ScopeOpts> & { version?: strin
     const [inForce] = await versionsInForce(deps.db, scope);
     return inForce ? { document: inForce.document, source: 'published' as const } : { document: toDocument(defaultPolicy), source: 'shipped' as const };
   }
-  if (o.tenant || o.mode) throw AppError.invalid([{ path: o.tenant ? 'mode' : 'tenant', message: 'is required with --' + (o.tenant ? 'tenant' : 'mode') }]);
-  const shipped = o.version ? await resolvePolicy(deps.db, { tenantId: '', mode: 'live' }, o.version) : undefined;
-  return shipped ?? { document: toDocument(defaultPolicy), source: 'shipped' as const };
+  if (o.tenant || o.mode) throw AppError.invalid([{ path: o.tenant ? 'mode' : 'tenant', message: `is required with --${o.tenant ? 'tenant' : 'mode'}` }]);
+  const shipped = o.version === undefined ? defaultPolicy : shippedPolicy(o.version);
+  if (!shipped) throw new AppError('not_found', `No shipped policy version ${o.version}; name a tenant and mode for a published one.`);
+  return { document: toDocument(shipped), source: 'shipped' as const };
 }
 
 export function registerPolicyCommands(program: Command, kit: CliKit): void {

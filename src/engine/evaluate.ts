@@ -44,10 +44,11 @@ function verdictOf(findings: Finding[], policy: Policy): Verdict {
   return VERDICTS[Math.max(0, ...findings.map((f) => SEVERITY[f.effect]))]!;
 }
 
+// Only reviews are softened, so a block stays a block whatever else fired.
 function applyTrust(findings: Finding[]): Finding[] {
   if (!findings.some((f) => f.code === 'cluster_trusted')) return findings;
   const reviews = findings.filter((f) => f.effect === 'review');
-  if (findings.some((f) => f.effect === 'block') || !reviews.every((f) => TRUST_SOFTENS(f.code))) return findings;
+  if (!reviews.every((f) => TRUST_SOFTENS(f.code))) return findings;
   return findings.map((f) => (f.effect === 'review' ? { ...f, effect: 'info' } : f));
 }
 
@@ -60,7 +61,7 @@ function actionFor(findings: Finding[], verdict: Verdict): RecommendedAction | u
 
 export function evaluate(signals: Signals, rules: readonly Rule[], policy: Policy): Decision {
   try {
-    const suppressed = new Set(signals.graph?.suppressedCodes ?? []);
+    const suppressed = new Set(signals.graph?.suppressedCodes);
     const findings = applyTrust(runRules(signals, rules, policy).filter((f) => NEVER_SUPPRESSED.has(f.code) || !suppressed.has(f.code)));
     const verdict = verdictOf(findings, policy);
     const recommendedAction = actionFor(findings, verdict);

@@ -103,11 +103,17 @@ export async function streamForBacktest(pool: pg.Pool, f: DecisionFilter, onBatc
     w.params,
   ));
   try {
-    let next = cursor.read(batchSize);
+    // A read still in flight when onBatch throws must not become an unhandled rejection.
+    const read = () => {
+      const p = cursor.read(batchSize);
+      p.catch(() => undefined);
+      return p;
+    };
+    let next = read();
     for (;;) {
       const rows = await next;
       if (rows.length === 0) break;
-      next = cursor.read(batchSize);
+      next = read();
       await onBatch(rows);
     }
   } finally {

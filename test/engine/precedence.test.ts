@@ -150,6 +150,11 @@ describe('engine: recommended action goes with the verdict it advises on', () =>
     expect(run({ ...newDevice, velocity: { accountDistinctDevices: 4 } })).to.deep.include({ verdict: 'block', recommendedAction: 'hold' });
   });
 
+  it('advice from one finding among several with the verdict\'s effect', () => {
+    // tor_exit reviews a login without advice, ato_new_device reviews it with a challenge.
+    expect(run({ ...newDevice, ip: ip({ torExit: true }) })).to.deep.include({ verdict: 'review', recommendedAction: 'challenge' });
+  });
+
   it('no challenge when the verdict is a block from another rule', () => {
     const d = run({ ...newDevice, lists: [blockList] });
     expect(d.verdict).to.equal('block');

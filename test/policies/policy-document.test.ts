@@ -92,6 +92,6 @@ describe('policy documents', function () {
     expect(exported.stdout.split('\n').length).to.be.greaterThan(100);
     const missing = await doorman('--json', 'policy', 'show', '--version', '2001-01-01.1');
     expect(missing.code).to.equal(1);
-    expect(missing.stderr).to.match(/No policy version 2001-01-01.1/);
+    expect(missing.stderr).to.match(/No shipped policy version 2001-01-01.1/);
   });
 });
