@@ -36,9 +36,9 @@ export async function runBacktest(deps: { db: pg.Pool }, id: string, onProgress?
         const after = evaluate(d.signals, defaultRules, policy);
         const flip = tally.add(
           { id: d.id, eventType: d.signals.eventType, createdAt: d.at },
-          { verdict: d.verdict, codes: d.reasons.map((r) => r.code) },
+          { verdict: d.verdict, codes: d.codes },
           { verdict: after.verdict, codes: after.reasons.map((r) => r.code) },
-          labelOf({ id: d.id, externalUserId: d.external_user_id ?? undefined, email: d.email ?? undefined, signals: d.signals }),
+          labelOf(d),
         );
         if (flip && stored + flips.length < MAX_STORED_FLIPS) flips.push(flip);
       }
