@@ -24,8 +24,8 @@ export interface PolicyRegistry {
 const keyOf = (tenantId: string, mode: string) => `${tenantId}:${mode}`;
 
 export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPolicy): PolicyRegistry {
-  let live = new Map<string, Policy>();
-  let shadows = new Map<string, Policy>();
+  const live = new Map<string, Policy>();
+  const shadows = new Map<string, Policy>();
   // Published documents never change: compile each version once.
   const compiled = new Map<string, Policy>();
   const compile = (v: PublishedVersion) => {
@@ -34,32 +34,35 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
     if (!policy) compiled.set(key, (policy = fromDocument(v.document, v.version)));
     return policy;
   };
-  // A later read wins over an earlier one that answers late (two publications in a row).
-  let generation = 0;
-  const scopeGeneration = new Map<string, number>();
+  // Every read takes a ticket when it starts; a scope keeps the answer of the latest-started read
+  // that reached it, so a slow read never undoes a newer one (two publications in a row, or a
+  // publication during a full load).
+  let tickets = 0;
+  const appliedTicket = new Map<string, number>();
+  const apply = (key: string, ticket: number, current: Policy | undefined, shadow: Policy | undefined) => {
+    if ((appliedTicket.get(key) ?? 0) > ticket) return;
+    appliedTicket.set(key, ticket);
+    if (current) live.set(key, current);
+    else live.delete(key);
+    if (shadow) shadows.set(key, shadow);
+    else shadows.delete(key);
+  };
 
   return {
     forScope: (scope) => live.get(keyOf(scope.tenantId, scope.mode)) ?? fallback,
     shadowFor: (scope) => shadows.get(keyOf(scope.tenantId, scope.mode)),
     async load() {
-      const started = ++generation;
+      const ticket = ++tickets;
       const [versions, shadowRows] = await Promise.all([versionsInForce(db), shadowsInForce(db)]);
-      if (started !== generation) return;
-      live = new Map(versions.map((v) => [keyOf(v.tenantId, v.mode), compile(v)]));
-      shadows = new Map(shadowRows.map((v) => [keyOf(v.tenantId, v.mode), compile(v)]));
+      const current = new Map(versions.map((v) => [keyOf(v.tenantId, v.mode), compile(v)]));
+      const shadow = new Map(shadowRows.map((v) => [keyOf(v.tenantId, v.mode), compile(v)]));
+      const keys = new Set([...live.keys(), ...shadows.keys(), ...current.keys(), ...shadow.keys()]);
+      for (const key of keys) apply(key, ticket, current.get(key), shadow.get(key));
     },
     async refresh(scope) {
-      const key = keyOf(scope.tenantId, scope.mode);
-      const started = ++generation;
-      scopeGeneration.set(key, started);
+      const ticket = ++tickets;
       const [versions, shadowRows] = await Promise.all([versionsInForce(db, scope), shadowsInForce(db, scope)]);
-      if (scopeGeneration.get(key) !== started) return;
-      const [current] = versions;
-      const [shadow] = shadowRows;
-      if (current) live.set(key, compile(current));
-      else live.delete(key);
-      if (shadow) shadows.set(key, compile(shadow));
-      else shadows.delete(key);
+      apply(keyOf(scope.tenantId, scope.mode), ticket, versions[0] && compile(versions[0]), shadowRows[0] && compile(shadowRows[0]));
     },
   };
 }

@@ -20,7 +20,7 @@ const minute = (n: number) => new Date(T0.getTime() + n * 60_000);
 const candidate = () => aDocument({ proxy_ip: { enabled: false }, velocity_ip_signups: { over: 3, block_over: 20 } });
 
 describe('policy backtest', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   const deps = testDeps();
   let scope: { tenantId: string; mode: 'live' };
   const e: Record<string, string> = {};

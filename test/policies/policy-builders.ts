@@ -27,7 +27,7 @@ export async function doorman(...args: string[]): Promise<{ stdout: string; stde
   try {
     const { stdout, stderr } = await promisify(execFile)('node', ['bin/doorman.js', ...args], {
       env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'warn' },
-      timeout: 120_000,
+      timeout: 240_000,
     });
     return { stdout, stderr, code: 0 };
   } catch (err) {

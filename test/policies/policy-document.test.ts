@@ -10,7 +10,7 @@ import { validatePolicyDocument } from '../../src/policies/validate-policy.js';
 import { aDocument, doorman, doormanJson, writeDocument } from './policy-builders.js';
 
 describe('policy documents', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
 
   it('the shipped default is a valid document and maps back to the same policy', () => {
     const doc = toDocument(defaultPolicy);

@@ -17,7 +17,7 @@ import { aDocument, doorman, doormanJson, writeDocument } from './policy-builder
 const at = (iso: string) => ({ now: () => new Date(iso) });
 
 describe('publishing a policy', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   const deps = testDeps();
 
   it('numbers versions per tenant, mode and day, after any shipped default of that day', async () => {
@@ -107,7 +107,7 @@ describe('publishing a policy', function () {
 });
 
 describe('the policy in force, on every instance', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   const deps = testDeps();
   // Two instances: separate pools, registries and LISTEN connections, as two servers have.
   const instance = (): Deps & { stop(): Promise<void> } => {
@@ -155,6 +155,31 @@ describe('the policy in force, on every instance', function () {
     await registry.refresh(scope);
     expect(registry.forScope(scope).version).to.equal(later);
     expect(registry.forScope({ tenantId: 'ten_unknown', mode: 'test' })).to.equal(defaultPolicy);
+  });
+
+  it('keeps a newer answer when an older read finishes after it', async () => {
+    const a = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
+    const b = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
+    const [a1, b1] = [await publishPolicy(deps, a, { document: aDocument() }), await publishPolicy(deps, b, { document: aDocument() })];
+    // The full load reads at once but answers only when released: it has read A's first version.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slowLoads = { query: async (text: string, params: unknown[]) => {
+      const result = await deps.db.query(text, params);
+      if (params[0] === null) await released;
+      return result;
+    } } as unknown as typeof deps.db;
+    const registry = createPolicyRegistry(slowLoads);
+    const loading = registry.load();
+    await until('the load has read', async () => ((await Promise.race([loading.then(() => 'done'), new Promise((r) => setTimeout(() => r('waiting'), 200))])) === 'waiting' ? true : undefined));
+    const a2 = await publishPolicy(deps, a, { document: aDocument() });
+    await registry.refresh(a);
+    expect(registry.forScope(a).version).to.equal(a2);
+    release();
+    await loading;
+    expect(registry.forScope(a).version, 'the later refresh wins over the earlier load').to.equal(a2);
+    expect(registry.forScope(b).version, 'the load still applies to every other scope').to.equal(b1);
+    expect(a1).to.not.equal(a2);
   });
 
   it('refuses a shadow that is not a published version of the scope', async () => {

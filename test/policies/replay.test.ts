@@ -13,7 +13,7 @@ import { aCheckout, aSignup, DOMAINS, IPS, verdictHarness, type Harness } from '
 import { aDocument, doorman, doormanJson } from './policy-builders.js';
 
 describe('replaying stored decisions', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let h: Harness;
   const ids: Record<string, string> = {};
   const scope = () => ({ tenantId: h.tenant.tenantId, mode: 'test' as const });

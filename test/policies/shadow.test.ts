@@ -16,7 +16,7 @@ import { aDocument, doormanJson } from './policy-builders.js';
 import { seedDecision, seedFeedback } from './seed-decisions.js';
 
 describe('shadow policies', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   const deps = testDeps();
   const logger = pino({ level: 'silent' });
 
