@@ -19,6 +19,7 @@ import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
+import { createPolicyRegistry, type PolicyRegistry } from './policies/policy-registry.js';
 
 export interface Clock {
   now(): Date;
@@ -37,6 +38,8 @@ export interface Deps {
   ipIntel: IpIntel;
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
+  // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
+  policies: PolicyRegistry;
   metrics: { failOpen: number };
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
@@ -105,6 +108,9 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
   const cypher = overrides.cypher ?? loadCypher();
+  const engine = overrides.engine ?? { rules: defaultRules, policy: defaultPolicy };
+  // A scope without a published policy is judged by the engine's default policy.
+  const policies = overrides.policies ?? createPolicyRegistry(db, engine.policy);
   let warming: Promise<void> | undefined;
   let warm = false;
   const graphWriter = overrides.graphWriter ?? createGraphWriter({ config, graph, cypher, logger });
@@ -124,7 +130,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     secrets: overrides.secrets ?? createSecretCache(db, logger),
     ipIntel,
     emailSignals,
-    engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },
+    engine,
+    policies,
     metrics: overrides.metrics ?? { failOpen: 0 },
     graphWriter,
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),

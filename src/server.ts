@@ -8,6 +8,7 @@ import type { Deps } from './deps.js';
 import { redisReady } from './redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
 import { watchDeviceKeys } from './devices/watch-device-keys.js';
+import { watchPolicies } from './policies/policy-registry.js';
 import { deleteExpiredKeys } from './verdicts/idempotency-store.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
@@ -31,6 +32,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
 
   const intelWatch = watchIntelReloads(deps);
   const deviceKeyWatch = watchDeviceKeys(deps);
+  const policyWatch = watchPolicies(deps);
   // Expired idempotency records are already ignored; deleting them keeps the table small.
   const housekeeping = setInterval(() => {
     deleteExpiredKeys(deps.db, deps.clock.now()).catch((err: Error) => deps.logger.warn({ err: err.message }, 'housekeeping failed'));
@@ -44,6 +46,7 @@ export async function serve(deps: Deps): Promise<http.Server> {
     clearInterval(housekeeping);
     void intelWatch.close();
     void deviceKeyWatch.close();
+    void policyWatch.close();
     server.close(() => void deps.close().finally(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

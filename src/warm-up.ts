@@ -1,5 +1,5 @@
 // Warming a process before it serves verdicts: in-process data (ip intelligence, device-token
-// keys), connections
+// keys, the published policies), connections
 // opened (Postgres, Neo4j), Neo4j's plans for the verdict's read and the writer's statements,
 // the graph's indexes read into Neo4j's page cache, the velocity script loaded into Redis, and
 // the engine run a few times so the JIT has compiled it. A cold start otherwise spends the first
@@ -54,6 +54,7 @@ export async function warmUp(deps: Deps): Promise<void> {
     step('connections', openConnections(deps)).then(() => step('graph', warmGraph(deps))),
     step('redis', loadVelocityScript(deps.redis)),
     step('device keys', deps.secrets.deviceKeys.reload()),
+    deps.policies.load().catch((err: Error) => deps.logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are')),
   ]);
   warmEngine(deps);
   deps.logger.info({ ms: Math.round(performance.now() - started) }, 'warmed up');

@@ -15,6 +15,7 @@ import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
+import { registerPolicyCommands } from './policy-commands.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -165,6 +166,7 @@ program
       print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
     }),
   );
+registerPolicyCommands(program, { withDeps, print, isJson });
 
 function describe(err: unknown): string {
   if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');

@@ -143,6 +143,10 @@ const schemas = {
         properties: {
           linked_accounts: { type: 'integer', description: 'On `identity_cluster`.' },
           attempts_10m: { type: 'integer', description: 'On `card_probe_pattern`.' },
+          count: { type: 'integer', description: 'On every rule that compares against a threshold: the measured quantity (a count, or days).' },
+          threshold: { type: 'integer', description: 'The policy value `count` was compared with (for a two-step rule, the step that fired).' },
+          window_seconds: { type: 'integer', description: 'The window the count was taken over, where there is one.' },
+          rule: { type: 'string', description: 'The policy entry that fired, e.g. `velocity_ip_signups.block_over`.' },
         },
         additionalProperties: { type: ['string', 'number', 'boolean'] },
       },

@@ -1,9 +1,17 @@
 // A dedicated Postgres connection that LISTENs on a channel and calls back on each NOTIFY,
 // reconnecting after a failure. Used for fleet-wide signals such as "reload intelligence".
+// onListening runs each time the LISTEN is (re)established, so a listener can catch up on
+// what it may have missed while disconnected.
 import pg from 'pg';
 import type { Logger } from 'pino';
 
-export function listen(databaseUrl: string, channel: string, onNotify: (payload: string) => void, logger: Logger): { close(): Promise<void> } {
+export function listen(
+  databaseUrl: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  logger: Logger,
+  onListening?: () => void,
+): { close(): Promise<void> } {
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -23,6 +31,7 @@ export function listen(databaseUrl: string, channel: string, onNotify: (payload:
       await c.connect();
       await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       client = c;
+      onListening?.();
     } catch (err) {
       logger.warn({ channel, err: String(err) }, 'cannot listen; retrying in 5 s');
       void c.end().catch(() => undefined);
@@ -39,6 +48,6 @@ export function listen(databaseUrl: string, channel: string, onNotify: (payload:
   };
 }
 
-export async function notify(db: Pick<pg.Pool, 'query'>, channel: string, payload = ''): Promise<void> {
+export async function notify(db: Pick<pg.Pool, 'query'> | pg.PoolClient, channel: string, payload = ''): Promise<void> {
   await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
 }

@@ -1,11 +1,16 @@
-// The default policy as data: per rule, its effect on each event type it runs on, and its
-// thresholds and windows (design/default-policy.md). A rule runs only on the event types its
-// `effects` name. Change the numbers here and bump `version`: stored events keep theirs.
+// The default policy as data: per rule, whether it is on, its effect on each event type it runs
+// on, its thresholds and windows, and which list wins (design/default-policy.md). A rule runs
+// only when on and only on the event types its `effects` name. Tenants publish their own as
+// documents (src/policies/); this one stays the default. Never edit a shipped version in place:
+// add a new one (stored events keep theirs, and replay looks the old one up by version).
 import type { Effect, EventType } from './types.js';
 
 export type Effects = Partial<Record<EventType, Effect>>;
+export type ListName = 'block' | 'allow';
 
 export interface RulePolicy {
+  // Absent means on.
+  enabled?: boolean;
   effects: Effects;
   // Fires when the count (including this event) is greater than `over`.
   over?: number;
@@ -23,6 +28,8 @@ export interface RulePolicy {
 
 export interface Policy {
   version: string;
+  // When an event hits both lists, the first named here decides (block, then allow by default).
+  listPrecedence: readonly ListName[];
   rules: Record<string, RulePolicy>;
 }
 
@@ -34,6 +41,7 @@ const DAY = 24 * HOUR;
 
 export const defaultPolicy: Policy = {
   version: '2026-11-22.1',
+  listPrecedence: ['block', 'allow'],
   rules: {
     blocklisted: { effects: on('block') },
     allowlisted: { effects: on('allow') },

@@ -102,6 +102,9 @@ export interface Decision {
   verdict: Verdict;
   reasons: Reason[];
   policyVersion: string;
+  // The engine that judged (engine-version.ts); absent when the decision failed open, because
+  // then no rule judged it and a replay cannot reproduce it.
+  engineVersion?: string;
   recommendedAction?: RecommendedAction;
   // Set when a rule or the engine threw and the decision failed open.
   fault?: string;

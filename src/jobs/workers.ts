@@ -7,6 +7,7 @@ import { listen } from '../db/listen.js';
 import { deliverWebhook, type DeliveryJob } from '../webhooks/deliver-webhook.js';
 import { WEBHOOK_CHANNEL } from '../webhooks/webhook-wake.js';
 import { ensureQueues, QUEUES } from './job-queue.js';
+import { runBacktestJobs, type BacktestJob } from '../policies/backtest-job.js';
 
 const WEBHOOK_WORKERS = 4;
 
@@ -17,6 +18,7 @@ export async function startGraphWriter(deps: Deps): Promise<void> {
 export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void> }> {
   await deps.boss.start();
   await ensureQueues(deps.boss);
+  await deps.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 2 }, (jobs) => runBacktestJobs(deps, jobs));
   const queue = QUEUES.webhookDelivery.name;
   const handle = async (jobs: PgBoss.Job<DeliveryJob>[]) => {
     for (const job of jobs) await deliverWebhook(deps, job.data);

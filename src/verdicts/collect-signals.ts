@@ -5,6 +5,7 @@
 // only removes its signal and notes it in `missing`.
 import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
+import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
 import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
@@ -19,7 +20,7 @@ import { countersFor, countVelocity, type Counted } from '../velocity/velocity-s
 import type { VerdictRequest } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
 
-export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'engine' | 'config' | 'logger'>;
+export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger'>;
 
 export interface Collected {
   signals: Signals;
@@ -80,9 +81,9 @@ export async function collectSignals(
   deps: VerdictDeps,
   scope: Scope,
   req: VerdictRequest,
-  at: { eventId: string; now: Date; timings: Timings },
+  at: { eventId: string; now: Date; timings: Timings; policy: Policy },
 ): Promise<Collected> {
-  const { eventId, now, timings } = at;
+  const { eventId, now, timings, policy } = at;
   const deadline = AbortSignal.timeout(deps.config.signalDeadlineMs);
   const missing: MissingSignal[] = [];
   const note = <T>(source: string, g: Gathered<T>): T | undefined => {
@@ -108,7 +109,7 @@ export async function collectSignals(
     eventType: req.event_type, eventId, ip: req.ip, deviceId,
     domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
     card: payment?.cardFingerprint, amount: payment?.amount, account: req.external_user_id,
-  }, deps.engine.policy);
+  }, policy);
   const link = graphLinkOf(scope, {
     eventId, eventType: req.event_type, at: now.getTime(), account: req.external_user_id, email: req.email, deviceId,
     card: payment?.cardFingerprint, cardCountry: payment?.country, identity: req.identity,

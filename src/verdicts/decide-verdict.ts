@@ -3,7 +3,8 @@
 // count), evaluate (pure, fails open), then write the event, its idempotency record, its review
 // and its graph link in one statement. A request that does not commit (a Postgres failure, or a
 // twin with the same key that committed first) takes its velocity counts back and leaves no
-// trace in any store. The graph writer applies the link after the commit.
+// trace in any store. The graph writer applies the link after the commit; a shadow policy, if
+// the scope has one, judges the same signals after the response.
 import { createHash } from 'node:crypto';
 import type { Scope } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
@@ -11,6 +12,7 @@ import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../http/app-error.js';
+import { recordShadow } from '../policies/shadow-policy.js';
 import { Timings } from '../http/server-timing.js';
 import { collectSignals, type Collected } from './collect-signals.js';
 import { findAnswer, type StoredAnswer } from './idempotency-store.js';
@@ -50,8 +52,10 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   }
 
   const eventId = newId('evt');
-  const collected = await collectSignals(deps, scope, req, { eventId, now, timings });
-  const decision = evaluate(collected.signals, deps.engine.rules, deps.engine.policy);
+  // The scope's published policy (or the default), read once: velocity windows and rules agree.
+  const policy = deps.policies.forScope(scope);
+  const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
+  const decision = evaluate(collected.signals, deps.engine.rules, policy);
   if (decision.fault) {
     deps.metrics.failOpen += 1;
     deps.logger.error({ event_id: eventId, fault: decision.fault, fail_open_total: deps.metrics.failOpen }, 'engine fault: failed open');
@@ -68,7 +72,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   try {
     written = await timings.time('write', writeJudgedEvent(deps.db, scope, {
       id: eventId, eventType: req.event_type, verdict: decision.verdict, reasons: decision.reasons,
-      policyVersion: decision.policyVersion, recommendedAction: decision.recommendedAction, createdAt: now,
+      policyVersion: decision.policyVersion, engineVersion: decision.engineVersion, recommendedAction: decision.recommendedAction, createdAt: now,
       externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: collected.signals,
     }, { idempotency, response: body, link: collected.link }));
   } catch (err) {
@@ -83,5 +87,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     return replay(answer, idempotency.bodySha256);
   }
   if (collected.link) wakeGraphWriters(deps.db);
+  // The shadow policy, if the scope has one, judges the same signals off the response's time.
+  setImmediate(() => void recordShadow(deps, scope, { eventId, signals: collected.signals, live: decision, createdAt: now }));
   return body;
 }

@@ -15,6 +15,8 @@ export interface JudgedEvent {
   verdict: Verdict;
   reasons: Reason[];
   policyVersion: string;
+  // The engine that judged (absent when it failed open), so a replay knows what ran.
+  engineVersion?: string;
   recommendedAction?: string;
   createdAt: Date;
   externalUserId?: string;
@@ -43,8 +45,8 @@ WITH idempotency AS (
 proceed AS (SELECT 1 AS go WHERE $14::text IS NULL OR EXISTS (SELECT 1 FROM idempotency)),
 event AS (
   INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
-    recommended_action, created_at, external_user_id, email, request, signals)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM proceed
+    recommended_action, created_at, external_user_id, email, request, signals, engine_version)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $19 FROM proceed
   RETURNING id),
 review AS (
   INSERT INTO reviews (tenant_id, mode, event_id, created_at)
@@ -63,7 +65,7 @@ export async function writeJudgedEvent(db: Queryable, scope: Scope, e: JudgedEve
     e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
     JSON.stringify(e.request), JSON.stringify(e.signals),
     extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
-    extra.link ? JSON.stringify(extra.link) : null,
+    extra.link ? JSON.stringify(extra.link) : null, e.engineVersion ?? null,
   ] });
   return rows[0]?.written === 1;
 }

@@ -63,6 +63,9 @@ describe('engine: evaluate', () => {
 
   it('carries the detail of a finding into its reason', () => {
     const d = run({ eventType: 'checkout_attempt', velocity: { cardSmallAttempts: 7, ipSmallAttempts: 2 } });
-    expect(d.reasons).to.deep.equal([{ code: 'card_probe_pattern', detail: { attempts_10m: 7 } }]);
+    expect(d.reasons).to.deep.equal([{
+      code: 'card_probe_pattern',
+      detail: { attempts_10m: 7, count: 7, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' },
+    }]);
   });
 });

@@ -34,7 +34,7 @@ describe('identity graph', function () {
     expect(codes(first)).to.deep.equal([]);
     const second = await h.verdict(aSignup({ external_user_id: 'acct_2', identity: { phone: '+15550001' }, ip: '100.64.1.2' }));
     expect(second.body.verdict).to.equal('allow');
-    expect(second.body.reasons).to.deep.include({ code: 'identity_cluster', detail: { linked_accounts: 2 } });
+    expect(second.body.reasons).to.deep.include({ code: 'identity_cluster', detail: { linked_accounts: 2, count: 2, threshold: 3 } });
     expect((await clusterOf(h, first.body.id))?.id).to.equal((await clusterOf(h, second.body.id))?.id);
   });
 
@@ -43,7 +43,7 @@ describe('identity graph', function () {
     await h.verdict(aSignup({ external_user_id: 'a2', email: 'johnsmith+b@gmail.com', ip: '100.64.1.3' }));
     const third = await h.verdict(aSignup({ external_user_id: 'a3', email: 'j.o.h.n.smith@googlemail.com', ip: '100.64.1.4' }));
     expect(third.body.verdict).to.equal('review');
-    expect(detailOf(third, 'identity_cluster')).to.deep.equal({ linked_accounts: 3 });
+    expect(detailOf(third, 'identity_cluster')).to.deep.equal({ linked_accounts: 3, count: 3, threshold: 3, rule: 'identity_cluster.min_accounts' });
   });
 
   it('merges two clusters joined by a later event, keeping both histories', async () => {
@@ -53,7 +53,7 @@ describe('identity graph', function () {
     expect(codes(b)).to.deep.equal([]);
     // One event uses A's email and B's wallet: the clusters become one.
     const join = await h.verdict(aSignup({ external_user_id: 'C', email: 'a@shop-mail.com', identity: { wallet: 'w-1' }, ip: '100.64.1.5' }));
-    expect(detailOf(join, 'identity_cluster')).to.deep.equal({ linked_accounts: 3 });
+    expect(detailOf(join, 'identity_cluster')).to.deep.equal({ linked_accounts: 3, count: 3, threshold: 3, rule: 'identity_cluster.min_accounts' });
     // B's side now sees A's trial: a trial start anywhere in the merged cluster is blocked.
     const trial = await h.verdict({ event_type: 'trial_start', external_user_id: 'B', ip: '100.64.1.6' });
     expect(trial.body.verdict).to.equal('block');
@@ -67,7 +67,9 @@ describe('identity graph', function () {
     expect(first.body.verdict).to.equal('allow');
     const second = await h.verdict({ event_type: 'trial_start', external_user_id: 'T2', identity: { phone: '+1555777' }, ip: '100.64.2.2' });
     expect(second.body.verdict).to.equal('block');
-    expect(detailOf(second, 'velocity_cluster_trials')).to.deep.equal({ days_since_last_trial: 0 });
+    expect(detailOf(second, 'velocity_cluster_trials')).to.deep.equal({
+      days_since_last_trial: 0, count: 0, threshold: 90, window_seconds: 7_776_000, rule: 'velocity_cluster_trials.window_seconds',
+    });
   });
 
   it('never links accounts through a shared IP address', async () => {
@@ -118,7 +120,7 @@ describe('identity graph', function () {
     }
     expect(verdicts[3]).to.equal('block');
     expect(last!.body.recommended_action).to.equal('hold');
-    expect(detailOf(last!, 'ato_account_device_burst')).to.deep.equal({ devices: 4, window_seconds: 3600 });
+    expect(detailOf(last!, 'ato_account_device_burst')).to.deep.equal({ devices: 4, count: 4, threshold: 3, window_seconds: 3600, rule: 'ato_account_device_burst.over' });
   });
 
   it('reviews a checkout when the cluster used more than 3 cards, or more than 2 card countries, in 24 h', async () => {
@@ -128,8 +130,8 @@ describe('identity graph', function () {
     }
     expect(codes(results[2]!)).to.deep.equal([]);
     expect(codes(results[3]!)).to.include.members(['velocity_distinct_cards', 'velocity_card_countries']);
-    expect(detailOf(results[3]!, 'velocity_distinct_cards')).to.deep.equal({ count: 4, threshold: 3 });
-    expect(detailOf(results[3]!, 'velocity_card_countries')).to.deep.equal({ count: 3, threshold: 2 });
+    expect(detailOf(results[3]!, 'velocity_distinct_cards')).to.deep.equal({ count: 4, threshold: 3, window_seconds: 86_400, rule: 'velocity_distinct_cards.over' });
+    expect(detailOf(results[3]!, 'velocity_card_countries')).to.deep.equal({ count: 3, threshold: 2, window_seconds: 86_400, rule: 'velocity_card_countries.over' });
     expect(results[3]!.body.verdict).to.equal('review');
   });
 
@@ -140,7 +142,7 @@ describe('identity graph', function () {
     const b = await other.verdict(body);
     const live = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_live)).send(body);
     const second = await h.verdict(aSignup({ external_user_id: 'same2', identity: { phone: '+1555999' } }));
-    expect(detailOf(second, 'identity_cluster')).to.deep.equal({ linked_accounts: 2 });
+    expect(detailOf(second, 'identity_cluster')).to.deep.equal({ linked_accounts: 2, count: 2, threshold: 3 });
     const ids = [(await clusterOf(h, a.body.id))?.id, (await clusterOf(other, b.body.id))?.id, (await clusterOf(h, live.body.id, 'live'))?.id];
     expect(new Set(ids).size).to.equal(3);
     expect(codes(b)).to.deep.equal([]);

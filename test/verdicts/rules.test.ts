@@ -51,7 +51,7 @@ describe('default policy rules', () => {
     it('young_domain reviews a signup from a domain registered days ago', async () => {
       const res = await h.verdict(aSignup({ email: `founder@${DOMAINS.young}` }));
       expect(res.body.verdict).to.equal('review');
-      expect(res.body.reasons).to.deep.include({ code: 'young_domain', detail: { age_days: 5 } });
+      expect(res.body.reasons).to.deep.include({ code: 'young_domain', detail: { age_days: 5, count: 5, threshold: 30, rule: 'young_domain.under_days' } });
       expect(codes(await h.verdict(aSignup()))).not.to.include('young_domain');
     });
   });
@@ -87,7 +87,7 @@ describe('default policy rules', () => {
       expect(verdicts.slice(5, 20)).to.deep.equal(Array(15).fill('review'));
       expect(verdicts[20]).to.equal('block');
       const last = await h.verdict(aSignup({ ip: '100.64.20.1' }));
-      expect(last.body.reasons).to.deep.include({ code: 'velocity_ip_signups', detail: { count: 22, threshold: 5, window_seconds: 3600 } });
+      expect(last.body.reasons).to.deep.include({ code: 'velocity_ip_signups', detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' } });
     });
 
     it('velocity_device_signups blocks the 4th signup from one device in a day', async () => {
@@ -133,7 +133,7 @@ describe('default policy rules', () => {
       expect(verdicts.slice(0, 4)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
       expect(verdicts[4]).to.equal('block');
       const again = await h.verdict(aCheckout({ ip: '100.64.60.9' }, { card_fingerprint: 'card_probe', amount: 100 }));
-      expect(again.body.reasons).to.deep.include({ code: 'card_probe_pattern', detail: { attempts_10m: 6 } });
+      expect(again.body.reasons).to.deep.include({ code: 'card_probe_pattern', detail: { attempts_10m: 6, count: 6, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' } });
     });
 
     it('card_probe_pattern ignores attempts above 100 minor units', async () => {

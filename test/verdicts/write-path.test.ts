@@ -165,7 +165,7 @@ describe('the verdict write path', function () {
     for (const [i, card] of ['c|1', 'c|2', 'c', 'c|1|us'].entries()) {
       results.push(await h.verdict(aCheckout({ external_user_id: 'piped', ip: `100.64.49.${i + 1}` }, { card_fingerprint: card, card_country: i < 3 ? 'us' : 'fr' })));
     }
-    expect(detailOf(results[3]!, 'velocity_distinct_cards')).to.deep.equal({ count: 4, threshold: 3 });
+    expect(detailOf(results[3]!, 'velocity_distinct_cards')).to.include({ count: 4, threshold: 3 });
     expect(codes(results[3]!)).not.to.include('velocity_card_countries');
   });
 

@@ -1,4 +1,5 @@
-// allowlisted: an identifier is on the tenant's allow list. Beats every rule but blocklisted.
+// allowlisted: an identifier is on the tenant's allow list. Beats every rule but blocklisted
+// (unless the policy's list precedence puts the allow list first).
 import { fired, type Rule } from '../rule.js';
 
 export const allowlisted: Rule = {

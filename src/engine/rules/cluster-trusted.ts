@@ -7,7 +7,10 @@ export const clusterTrusted: Rule = {
   evaluate: (s, p) => {
     const g = s.graph;
     if (!g || g.confirmedAbuse || g.chargebacks > 0) return undefined;
-    const converted = g.daysSinceConversion !== undefined && g.daysSinceConversion >= (p.minDays ?? 30);
-    return g.falsePositive || converted ? fired() : undefined;
+    if (g.falsePositive) return fired({ false_positive: true });
+    const days = g.daysSinceConversion;
+    return days !== undefined && p.minDays !== undefined && days >= p.minDays
+      ? fired({ count: days, threshold: p.minDays, rule: 'cluster_trusted.min_days' })
+      : undefined;
   },
 };

@@ -1,6 +1,8 @@
 // Velocity rules share one shape: a count in a window over a threshold, with an optional
-// harsher second step. Each rule names the count it reads.
-import type { Rule } from '../rule.js';
+// harsher second step. Each rule names the count it reads. The detail says which step fired
+// (`rule`) and the threshold that was crossed; `relax` is the highest count that would not have
+// crossed it (the counterfactual).
+import { change, type Rule } from '../rule.js';
 import type { VelocitySignal } from '../types.js';
 
 export function velocityRule(code: string, count: keyof VelocitySignal): Rule {
@@ -9,9 +11,16 @@ export function velocityRule(code: string, count: keyof VelocitySignal): Rule {
     evaluate: (s, p) => {
       const n = s.velocity?.[count];
       if (n === undefined || p.over === undefined || n <= p.over) return undefined;
-      const detail = { count: n, threshold: p.over, window_seconds: p.windowSeconds ?? 0 };
-      return p.blockOver !== undefined && n > p.blockOver ? { detail, effect: 'block' } : { detail };
+      const blocks = p.blockOver !== undefined && n > p.blockOver;
+      const threshold = blocks ? p.blockOver! : p.over;
+      const detail = { count: n, threshold, window_seconds: p.windowSeconds ?? 0, rule: `${code}.${blocks ? 'block_over' : 'over'}` };
+      return blocks ? { detail, effect: 'block' } : { detail };
     },
+    // The harsher step first, so the nearest milder verdict comes first.
+    relax: (s, p) => [
+      ...(p.blockOver === undefined ? [] : [change('velocity', count, s.velocity![count], p.blockOver, `${code}.block_over`)]),
+      change('velocity', count, s.velocity![count], p.over!, `${code}.over`),
+    ],
   };
 }
 

@@ -1,0 +1,177 @@
+// `doorman policy …`: policies as code (docs/policies.md). Show, export, validate and publish
+// documents; history; replay and explain stored decisions; backtest candidates; shadow runs.
+import fs from 'node:fs';
+import { Command, Option } from 'commander';
+import type { Deps } from '../deps.js';
+import { AppError } from '../http/app-error.js';
+import { toDocument } from '../policies/policy-document.js';
+import { policySchema } from '../policies/policy-schema.js';
+import { listPolicyVersions, shadowsInForce, versionsInForce } from '../policies/policy-store.js';
+import { publishPolicy } from '../policies/publish-policy.js';
+import { replayAll } from '../policies/replay-all.js';
+import { replayEvent } from '../policies/replay-event.js';
+import { resolvePolicy } from '../policies/resolve-policy.js';
+import { shippedPolicy } from '../policies/shipped-policies.js';
+import { defaultPolicy } from '../engine/policy.js';
+import { validatePolicyDocument } from '../policies/validate-policy.js';
+import { explainEvent, explanationText } from '../policies/explain-event.js';
+import { clearShadow, setShadow, shadowReport } from '../policies/shadow-policy.js';
+import { backtestCommand, backtestResultCommand } from './backtest-command.js';
+
+export type WithDeps = (fn: (deps: Deps, ...args: any[]) => Promise<void>) => (...args: unknown[]) => Promise<void>;
+export type Printer = (json: unknown, human: string) => void;
+export interface CliKit {
+  withDeps: WithDeps;
+  print: Printer;
+  isJson(): boolean;
+}
+
+interface ScopeOpts { tenant: string; mode: 'live' | 'test' }
+const modeOption = () => new Option('--mode <mode>', 'mode').choices(['live', 'test']);
+const scopeOf = (o: ScopeOpts) => ({ tenantId: o.tenant, mode: o.mode });
+const date = (name: string, value: string | undefined) => {
+  if (value === undefined) return undefined;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw AppError.invalid([{ path: name, message: 'must be a date-time (RFC 3339)' }]);
+  return d;
+};
+
+export function readDocument(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw AppError.invalid([{ path: file, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw AppError.invalid([{ path: file, message: `is not JSON: ${(err as Error).message}` }], 'The policy document is invalid.');
+  }
+}
+
+async function documentFor(deps: Deps, o: Partial<ScopeOpts> & { version?: string }) {
+  if (o.tenant && o.mode) {
+    const scope = scopeOf(o as ScopeOpts);
+    if (o.version) return resolvePolicy(deps.db, scope, o.version);
+    const [inForce] = await versionsInForce(deps.db, scope);
+    return inForce ? { document: inForce.document, source: 'published' as const } : { document: toDocument(defaultPolicy), source: 'shipped' as const };
+  }
+  if (o.tenant || o.mode) throw AppError.invalid([{ path: o.tenant ? 'mode' : 'tenant', message: `is required with --${o.tenant ? 'tenant' : 'mode'}` }]);
+  const shipped = o.version === undefined ? defaultPolicy : shippedPolicy(o.version);
+  if (!shipped) throw new AppError('not_found', `No shipped policy version ${o.version}; name a tenant and mode for a published one.`);
+  return { document: toDocument(shipped), source: 'shipped' as const };
+}
+
+export function registerPolicyCommands(program: Command, kit: CliKit): void {
+  const { withDeps, print } = kit;
+  const policy = program.command('policy').description('policies as code: documents, versions, replay, backtests, shadows');
+
+  policy.command('schema').description('print the JSON Schema of policy documents').action(() => {
+    process.stdout.write(`${JSON.stringify(policySchema, null, 2)}\n`);
+  });
+
+  policy.command('show').description('the policy document in force (or that version)')
+    .option('--tenant <id>', 'tenant id (without it: the shipped default)').addOption(modeOption()).option('--version <version>', 'a published or shipped version')
+    .action(withDeps(async (deps, o: Partial<ScopeOpts> & { version?: string }) => {
+      const { document } = await documentFor(deps, o);
+      print(document, `# policy ${document.version}${o.tenant ? ` for ${o.tenant} (${o.mode})` : ' (shipped default)'}\n${JSON.stringify(document, null, 2)}`);
+    }));
+
+  policy.command('export').description('write the document in force (or that version) for editing, as indented JSON')
+    .option('--tenant <id>', 'tenant id (without it: the shipped default)').addOption(modeOption()).option('--version <version>', 'a published or shipped version')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(withDeps(async (deps, o: Partial<ScopeOpts> & { version?: string; out?: string }) => {
+      const { document } = await documentFor(deps, o);
+      const pretty = `${JSON.stringify(document, null, 2)}\n`;
+      if (!o.out) {
+        process.stdout.write(kit.isJson() ? `${JSON.stringify(document)}\n` : pretty);
+        return;
+      }
+      fs.writeFileSync(o.out, pretty);
+      print({ ok: true, file: o.out, policy_version: document.version }, `Wrote policy ${document.version} to ${o.out}.`);
+    }));
+
+  policy.command('validate <file>').description('check a policy document; lists every problem').action(withDeps(async (_deps, file: string) => {
+    const checked = validatePolicyDocument(readDocument(file));
+    if (checked.ok) {
+      print({ ok: true }, `${file}: valid.`);
+      return;
+    }
+    if (kit.isJson()) process.stdout.write(`${JSON.stringify({ ok: false, issues: checked.issues })}\n`);
+    else process.stderr.write(checked.issues.map((i) => `${file}${i.path}: ${i.message}`).join('\n') + '\n');
+    throw AppError.invalid(checked.issues, `${checked.issues.length} problem(s) in ${file}.`);
+  }));
+
+  policy.command('publish <file>').description('publish a document as a new immutable version')
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--note <text>', 'why')
+    .action(withDeps(async (deps, file: string, o: ScopeOpts & { note?: string }) => {
+      const version = await publishPolicy(deps, scopeOf(o), { document: readDocument(file), note: o.note });
+      print({ policy_version: version }, `Published ${version} for ${o.tenant} (${o.mode}); every instance picks it up without a restart.`);
+    }));
+
+  policy.command('history').description('every published version of a scope, newest first')
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
+    .action(withDeps(async (deps, o: ScopeOpts) => {
+      const scope = scopeOf(o);
+      const [versions, shadows] = await Promise.all([listPolicyVersions(deps.db, scope), shadowsInForce(deps.db, scope)]);
+      const rows = versions.map((v, i) => ({
+        policy_version: v.version, published_at: v.publishedAt.toISOString(), note: v.note ?? null, in_force: i === 0, shadow: shadows[0]?.version === v.version,
+      }));
+      print({ versions: rows, default: defaultPolicy.version }, rows.length === 0
+        ? `No publications: the shipped default ${defaultPolicy.version} is in force.`
+        : rows.map((r) => `${r.policy_version.padEnd(14)} ${r.published_at}${r.in_force ? '  in force' : ''}${r.shadow ? '  shadow' : ''}${r.note ? `  ${r.note}` : ''}`).join('\n'));
+    }));
+
+  policy.command('replay [event_id]').description('re-evaluate a stored decision (or, with --all, every one) from its signals')
+    .option('--tenant <id>', 'tenant id').addOption(modeOption()).option('--policy <version>', 'replay under this version instead of the event\'s own')
+    .option('--all', 'the pre-deploy check: every stored decision (of the scope, if given) under its own policy')
+    .option('--from <time>', 'with --all: events judged at or after').option('--to <time>', 'with --all: events judged before')
+    .action(withDeps(async (deps, eventId: string | undefined, o: Partial<ScopeOpts> & { policy?: string; all?: boolean; from?: string; to?: string }) => {
+      if (o.all) {
+        const scope = o.tenant && o.mode ? scopeOf(o as ScopeOpts) : undefined;
+        const check = await replayAll(deps, { scope, tenantIds: !scope && o.tenant ? [o.tenant] : undefined, from: date('from', o.from), to: date('to', o.to) });
+        print(check, `Replayed ${check.events} decisions with engine ${check.engine_version}: ${check.same} the same, ${check.different} different (${check.different_other_engine} judged by another engine version), ${check.unknown_policy} with an unknown policy version.`);
+        if (check.different > check.different_other_engine) process.exitCode = 1;
+        return;
+      }
+      if (!eventId || !o.tenant || !o.mode) throw AppError.invalid([{ path: 'event_id', message: 'EVENT_ID, --tenant and --mode are required (or --all)' }]);
+      const r = await replayEvent(deps, scopeOf(o as ScopeOpts), eventId, o.policy);
+      print(r, [
+        `${r.event_id}: stored ${r.stored.verdict} (policy ${r.stored_policy_version}, engine ${r.engine_version.stored ?? 'unrecorded'}); replayed ${r.replayed.verdict} (policy ${r.policy_version}, engine ${r.engine_version.current}).`,
+        r.same ? 'Same decision.' : `Differences:\n${r.differences.map((d) => `  ${JSON.stringify(d)}`).join('\n')}`,
+      ].join('\n'));
+    }));
+
+  policy.command('explain <event_id>').description('why a decision was made, and the single change that would have made it milder')
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--policy <version>', 'explain under this version')
+    .action(withDeps(async (deps, eventId: string, o: ScopeOpts & { policy?: string }) => {
+      const e = await explainEvent(deps, scopeOf(o), eventId, o.policy);
+      print(e, explanationText(e));
+    }));
+
+  backtestCommand(policy, kit);
+  backtestResultCommand(policy, kit);
+
+  const shadow = policy.command('shadow').description('the shadow policy of a scope');
+  shadow.command('set <version>').description('evaluate this published version beside the live one on every verdict')
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
+    .action(withDeps(async (deps, version: string, o: ScopeOpts) => {
+      await setShadow(deps, scopeOf(o), version);
+      print({ ok: true, shadow: version }, `Shadowing ${version} for ${o.tenant} (${o.mode}).`);
+    }));
+  shadow.command('clear').description('stop shadowing').requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
+    .action(withDeps(async (deps, o: ScopeOpts) => {
+      await clearShadow(deps, scopeOf(o));
+      print({ ok: true, shadow: null }, 'No shadow policy.');
+    }));
+
+  policy.command('shadow-report').description('the shadow against live decisions, as a backtest over live traffic')
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
+    .option('--policy <version>', 'a shadow version (default: the current shadow)').option('--from <time>').option('--to <time>')
+    .option('--cursor <cursor>', 'next page of flips').option('--limit <n>', 'flips per page', (v) => Number(v), 50)
+    .action(withDeps(async (deps, o: ScopeOpts & { policy?: string; from?: string; to?: string; cursor?: string; limit: number }) => {
+      const r = await shadowReport(deps, scopeOf(o), { version: o.policy, from: date('from', o.from), to: date('to', o.to), cursor: o.cursor, limit: o.limit });
+      print(r, `Shadow ${r.shadow_version}: ${r.events} decisions, ${r.flips.total} with another verdict.\n${JSON.stringify(r.matrix)}`);
+    }));
+}
