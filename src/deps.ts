@@ -2,7 +2,8 @@
 // uses them; tests override one by spreading ({ ...deps, clock }).
 import pg from 'pg';
 import neo4j, { type Driver } from 'neo4j-driver';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis as createRedisClient } from './redis-client.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -19,6 +20,7 @@ import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
+import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
 
 export interface Clock {
   now(): Date;
@@ -38,6 +40,8 @@ export interface Deps {
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
   metrics: { failOpen: number };
+  // Prometheus metrics of this process (src/metrics/telemetry.ts).
+  telemetry: Telemetry;
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
   // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
@@ -72,24 +76,8 @@ export function createGraphDriver(config: Config): Driver {
   });
 }
 
-// Commands fail at once while Redis is down (no offline queue), so the verdict path can treat
-// velocity as a missing signal instead of waiting; the client keeps reconnecting behind it.
 export function createRedis(config: Config, logger: Logger): Redis {
-  const redis = new Redis(config.redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: (times) => Math.min(100 * times, 2000),
-  });
-  let lastLogged = 0;
-  redis.on('error', (err: Error) => {
-    // A down Redis emits an error per reconnect attempt; one line every 10 s is enough.
-    if (Date.now() - lastLogged > 10_000) {
-      lastLogged = Date.now();
-      logger.warn({ err: err.message }, 'redis unavailable');
-    }
-  });
-  return redis;
+  return createRedisClient(config.redisUrl, logger);
 }
 
 export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps {
@@ -123,15 +111,19 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     emailSignals,
     engine: overrides.engine ?? { rules: defaultRules, policy: defaultPolicy },
     metrics: overrides.metrics ?? { failOpen: 0 },
+    telemetry: overrides.telemetry ?? createTelemetry(),
     graphWriter,
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
     clock,
     async close() {
       await graphWriter.stop();
-      await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+      // Lets a job in progress finish (bounded), as SIGTERM promises; a process that never
+      // started the queue returns at once.
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
+  if (!overrides.telemetry) deps.telemetry.observe(deps);
   return deps;
 }

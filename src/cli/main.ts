@@ -8,7 +8,8 @@ import { migrateGraph, migrateJobQueue, migratePostgres } from '../db/migrate.js
 import { startGraphWriter, startWorkers } from '../jobs/workers.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
-import { serve } from '../server.js';
+import { onShutdown, serve } from '../server.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
@@ -63,8 +64,9 @@ program
   .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
   .action(
     withDeps(async (deps, opts: { worker: boolean }) => {
-      await serve(deps);
-      if (opts.worker) await startWorkers(deps);
+      let workers: { close(): Promise<void> } | undefined;
+      await serve(deps, { stop: async () => workers?.close() });
+      if (opts.worker) workers = await startWorkers(deps);
     }, { keepOpen: true }),
   );
 
@@ -73,12 +75,16 @@ program
   .description('run only the background work: the graph writer and the job workers')
   .action(
     withDeps(async (deps) => {
+      const metrics = await startMetricsServer(deps);
       await startGraphWriter(deps);
-      await startWorkers(deps);
+      const workers = await startWorkers(deps);
       deps.logger.info({ pid: process.pid }, 'workers running');
-      const stop = () => void deps.close().finally(() => process.exit(0));
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      // The current job finishes, the graph writer flushes, the pools close; then exit 0.
+      onShutdown(deps, async () => {
+        await workers.close();
+        await deps.close();
+        await metrics.close();
+      });
     }, { keepOpen: true }),
   );
 

@@ -29,6 +29,9 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
 
 export interface Child {
   port: number;
+  pid: number;
+  // The exit code (null after a signal), once the process has exited.
+  exited: Promise<number | null>;
   stop(): Promise<void>;
   // SIGKILL: the process dies mid-whatever, as on a crash.
   kill(): Promise<void>;
@@ -36,8 +39,11 @@ export interface Child {
 
 function track(child: ChildProcess, port: number): Child {
   children.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     port,
+    pid: child.pid!,
+    exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
