@@ -3,7 +3,7 @@
 // and their lag), and its pools (Postgres, Neo4j, Redis). Queries run once per scrape, bounded.
 import type pg from 'pg';
 import type { Driver } from 'neo4j-driver';
-import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { GraphWriter } from '../graph/graph-writer.js';
 import type { RedisClient } from '../redis-client.js';
 
@@ -48,7 +48,7 @@ function neo4jPool(graph: Driver): { server: string; inUse: number; idle: number
   return [...servers].map((server) => ({ server, inUse: pool._activeResourceCounts![server] ?? 0, idle: pool._pools![server]?.length ?? 0 }));
 }
 
-export function observeStores(registry: Registry, deps: ObservedStores, linkLag: Histogram): void {
+export function observeStores(registry: Registry, deps: ObservedStores, lagBuckets: number[]): void {
   const registers = [registry];
   // One read of the stores per scrape, shared by the gauges that need it.
   let facts: { at: number; value: Promise<StoreFacts | undefined> } | undefined;
@@ -81,17 +81,24 @@ export function observeStores(registry: Registry, deps: ObservedStores, linkLag:
     async collect() { const f = await storeFacts(); if (f) this.set(f.deliveries.find((d) => d.status === 'pending')?.oldest ?? 0); },
   });
 
-  // This process's graph writer: links applied since the last scrape feed the lag histogram.
+  // This process's graph writer: links applied since the last look feed the counter and the lag
+  // histogram (whichever of the three the scrape reads first pulls them).
   let seen = deps.graphWriter.stats().applied;
-  const applied = new Counter({ name: 'doorman_graph_links_applied_total', help: 'Outbox rows applied to Neo4j by this process', registers });
   const pull = () => {
     const stats = deps.graphWriter.stats();
     const fresh = Math.max(0, stats.applied - seen);
-    for (const ms of stats.lagMs.slice(-Math.min(fresh, stats.lagMs.length))) linkLag.observe(ms / 1000);
-    if (fresh > 0) applied.inc(fresh);
     seen = stats.applied;
+    if (fresh > 0) {
+      for (const ms of stats.lagMs.slice(-Math.min(fresh, stats.lagMs.length))) linkLag.observe(ms / 1000);
+      applied.inc(fresh);
+    }
     return stats;
   };
+  const applied = new Counter({ name: 'doorman_graph_links_applied_total', help: 'Outbox rows applied to Neo4j by this process', registers, collect: () => void pull() });
+  const linkLag = new Histogram({
+    name: 'doorman_graph_link_lag_seconds', help: 'From an outbox row committed to applied in Neo4j by this process', buckets: lagBuckets, registers,
+    collect: () => void pull(),
+  });
   new Gauge({ name: 'doorman_graph_writer_lanes', help: 'Outbox lanes this process applies (16 across the fleet)', registers, collect() { this.set(pull().lanes); } });
 
   new Gauge({

@@ -49,9 +49,6 @@ export function createTelemetry(): Telemetry {
     name: 'doorman_webhook_delivery_lag_seconds', help: 'From a resolution to its webhook delivered (2xx)', buckets: LAG_BUCKETS, registers,
   });
   const retention = new Counter({ name: 'doorman_retention_deleted_events_total', help: 'Events removed by the retention job in this process', registers });
-  const linkLag = new Histogram({
-    name: 'doorman_graph_link_lag_seconds', help: 'From an outbox row committed to applied in Neo4j by this process', buckets: LAG_BUCKETS, registers,
-  });
   let processMetrics = false;
   return {
     registry,
@@ -68,7 +65,7 @@ export function createTelemetry(): Telemetry {
       if (outcome === 'delivered') deliveryLag.observe(Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
     },
     retentionDeleted: (events) => retention.inc(events),
-    observe: (deps) => observeStores(registry, deps, linkLag),
+    observe: (deps) => observeStores(registry, deps, LAG_BUCKETS),
     collectProcessMetrics() {
       if (processMetrics) return;
       processMetrics = true;
