@@ -1,4 +1,5 @@
 // evaluate(): Signals → Decision. Precedence is written here and only here:
+//   0. an integrator's test fixture (test keys only) → its outcome, whatever else fired;
 //   1. blocklisted → block, whatever else fired;
 //   2. allowlisted → allow, whatever else fired;
 //   3. codes suppressed for the cluster by false_positive feedback are dropped;
@@ -30,6 +31,8 @@ function runRules(signals: Signals, rules: readonly Rule[], policy: Policy): Fin
 }
 
 function verdictOf(findings: Finding[]): Verdict {
+  const fixture = findings.find((f) => f.code === 'test_fixture');
+  if (fixture) return fixture.effect === 'info' ? 'allow' : fixture.effect;
   if (findings.some((f) => f.code === 'blocklisted')) return 'block';
   if (findings.some((f) => f.code === 'allowlisted')) return 'allow';
   const worst = Math.max(0, ...findings.map((f) => SEVERITY[f.effect]));
