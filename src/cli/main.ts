@@ -14,6 +14,7 @@ import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
+import { addLifecycleCommands } from './lifecycle-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 
 type Printer = (json: unknown, human: string) => void;
@@ -157,6 +158,7 @@ program
   );
 
 addReviewAndWebhookCommands(program, { print, withDeps });
+addLifecycleCommands(program, { print, withDeps });
 program
   .command('device')
   .description('device tokens')
