@@ -4,6 +4,7 @@
 // queued in the outbox in the order they happened, and the graph writer applies them as it applied
 // the originals: the same clusters with the same facts. Verdicts of the scope during a rebuild
 // read a partial graph; run it with the scope's traffic paused for an exact result.
+import neo4j from 'neo4j-driver';
 import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
@@ -33,7 +34,7 @@ function markOf(scope: Scope, o: StoredOutcome): GraphOp {
 
 export async function rebuildGraph(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config'>, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
   for (;;) {
-    const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/delete-scope-batch'), { tenantId: scope.tenantId, mode: scope.mode, limit: 5000 });
+    const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/delete-scope-batch'), { tenantId: scope.tenantId, mode: scope.mode, limit: neo4j.int(5000) });
     if (Number(records[0]?.get('deleted') ?? 0) === 0) break;
   }
   const outcomes = await storedOutcomes(deps.db, scope);
