@@ -51,6 +51,8 @@ export interface Config {
   // A direct (session) connection for what PgBouncer's transaction mode cannot carry: LISTEN,
   // session advisory locks (graph writer lanes, migrations) and the job queue. Defaults to DATABASE_URL.
   readonly databaseDirectUrl: string;
+  // OpenTelemetry traces go here when set (bin/doorman.js starts the SDK; the SDK reads OTEL_*).
+  readonly otelEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: str('METRICS_HOST', '127.0.0.1'),
     eventRetentionDays: int('EVENT_RETENTION_DAYS', 365, 1, 36_500),
     retentionBatchSize: int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
     databaseDirectUrl: env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl,
   };
   if (problems.length > 0) throw new ConfigError(problems);

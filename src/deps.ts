@@ -21,6 +21,7 @@ import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
 import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
+import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
 
 export interface Clock {
   now(): Date;
@@ -84,15 +85,17 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = overrides.db ?? createPool(config);
   db.on('error', (err) => logger.warn({ err: err.message }, 'postgres idle client error'));
-  const graph = overrides.graph ?? createGraphDriver(config);
+  const cypher = overrides.cypher ?? loadCypher();
+  const driver = overrides.graph ?? createGraphDriver(config);
+  // Spans per Cypher statement, only when traces are on (off: the driver as it is).
+  const graph = config.otelEndpoint ? tracedGraphDriver(driver, cypher) : driver;
   const redis = overrides.redis ?? createRedis(config, logger);
-  const boss = overrides.boss ?? createBoss(config.databaseUrl, logger, config.jobMaintenanceSeconds);
+  const boss = overrides.boss ?? createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
-  const cypher = overrides.cypher ?? loadCypher();
   let warming: Promise<void> | undefined;
   let warm = false;
-  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config, graph, cypher, logger });
+  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger });
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),

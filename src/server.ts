@@ -29,7 +29,12 @@ export function onShutdown(deps: Pick<Deps, 'logger'>, stop: () => Promise<void>
       process.exit(1);
     }, SHUTDOWN_MS).unref();
     stop().then(
-      () => process.exit(0),
+      async () => {
+        // Traces still buffered (only when tracing is on: src/tracing/start-tracing.ts).
+        const flush = (globalThis as Record<symbol, (() => Promise<void>) | undefined>)[Symbol.for('doorman.flushTraces')];
+        await flush?.().catch(() => undefined);
+        process.exit(0);
+      },
       (err: Error) => {
         deps.logger.error({ err: err.message }, 'shutdown failed');
         process.exit(1);

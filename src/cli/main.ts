@@ -53,7 +53,7 @@ program
   .action(
     withDeps(async (deps) => {
       const applied = await migratePostgres(deps.config, deps.logger);
-      await migrateJobQueue(deps.config.databaseUrl, deps.logger);
+      await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
       const statements = await migrateGraph(deps.graph, deps.cypher);
       print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
     }),

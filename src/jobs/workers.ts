@@ -54,5 +54,5 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
       draining = false;
     }
   };
-  return listen(deps.config.databaseUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
+  return listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
 }
