@@ -6,7 +6,7 @@
 import { inTransaction } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { allScopes, deleteEventsAndDependents, deleteOldFeedback, enqueueForget, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
+import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, enqueueForget, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -28,7 +28,7 @@ export async function applyRetention(
   const limit = deps.config.retentionBatchSize;
   const stopAt = Date.now() + (options.budgetMs ?? 5 * 60_000);
   const result: RetentionResult = { cutoff, events: 0, feedback: 0, batches: 0, complete: true };
-  for (const scope of await allScopes(deps.db)) {
+  for (const scope of await scopesWithDataBefore(deps.db, cutoff)) {
     for (;;) {
       if (Date.now() > stopAt) {
         result.complete = false;

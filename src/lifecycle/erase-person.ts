@@ -9,6 +9,7 @@ import type { Scope } from '../db/queryable.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
+import type { EventType } from '../engine/types.js';
 import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifiers.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../http/app-error.js';
@@ -50,7 +51,7 @@ async function forgetVelocity(deps: EraseDeps, scope: Scope, events: PersonEvent
     const parsed = e.request.email ? parseEmail(e.request.email) : undefined;
     const domain = parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain) ? parsed.registrableDomain : undefined;
     for (const c of countersFor(scope, {
-      eventType: e.eventType as never, eventId: e.id, ip: e.request.ip, deviceId: e.deviceId, domain,
+      eventType: e.eventType as EventType, eventId: e.id, ip: e.request.ip, deviceId: e.deviceId, domain,
       card: e.request.payment?.card_fingerprint, amount: e.request.payment?.amount, account: e.externalUserId,
     }, deps.engine.policy)) {
       pipeline.zrem(c.key, c.member);

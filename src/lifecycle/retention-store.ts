@@ -56,8 +56,16 @@ export async function enqueueForget(tx: Queryable, scope: Scope, at: Date, f: { 
   });
 }
 
-// Every scope that may hold events: each tenant, in both modes.
-export async function allScopes(db: Queryable): Promise<Scope[]> {
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM tenants ORDER BY id');
-  return rows.flatMap((r) => [{ tenantId: r.id, mode: 'live' as const }, { tenantId: r.id, mode: 'test' as const }]);
+// The scopes holding anything judged or reported before the cutoff: one index probe per tenant
+// and mode (events by scope and time; feedback is small), so a run over thousands of tenants with
+// nothing to remove costs one query.
+export async function scopesWithDataBefore(db: Queryable, cutoff: Date): Promise<Scope[]> {
+  const { rows } = await db.query<{ tenant_id: string; mode: 'live' | 'test' }>(
+    `SELECT t.id AS tenant_id, m.mode FROM tenants t CROSS JOIN (VALUES ('live'), ('test')) AS m (mode)
+      WHERE EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = t.id AND e.mode = m.mode AND e.created_at < $1)
+         OR EXISTS (SELECT 1 FROM feedback f WHERE f.tenant_id = t.id AND f.mode = m.mode AND f.created_at < $1)
+      ORDER BY 1, 2`,
+    [cutoff],
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, mode: r.mode }));
 }

@@ -52,7 +52,6 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   const eventId = newId('evt');
   const collected = await collectSignals(deps, scope, req, { eventId, now, timings });
   const decision = evaluate(collected.signals, deps.engine.rules, deps.engine.policy);
-  deps.telemetry.verdictJudged(req.event_type, decision, collected.signals.missing);
   if (decision.fault) {
     deps.metrics.failOpen += 1;
     deps.logger.error({ event_id: eventId, fault: decision.fault, fail_open_total: deps.metrics.failOpen }, 'engine fault: failed open');
@@ -83,6 +82,8 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     if (!answer || !idempotency) throw new AppError('internal', 'The idempotency record vanished; retry with the same key.');
     return replay(answer, idempotency.bodySha256);
   }
+  // Counted once committed: failed writes and losing twins are not verdicts anyone received.
+  deps.telemetry.verdictJudged(req.event_type, decision, collected.signals.missing);
   if (collected.link) wakeGraphWriters(deps.db);
   return body;
 }
