@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import type { Deps } from './deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
+import { requestMetrics } from './http/request-metrics.js';
 import { rateLimit } from './http/rate-limit.js';
 import { warmGate } from './http/warm-gate.js';
 import { optionsNotFound } from './http/options-not-found.js';
@@ -24,6 +25,7 @@ export function createApp(deps: Deps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
+  app.use(requestMetrics(deps.telemetry));
   // Unmetered: the health probe, CORS preflights (browsers cannot send a key on them), static files.
   // OPTIONS elsewhere is a 404 answered as cheaply.
   app.use(optionsNotFound(['/v1/device']));

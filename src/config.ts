@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseRedisUrl } from './redis-url.js';
 
 export const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -60,6 +61,17 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  // Prometheus metrics on their own listener, never on the public API (0 turns it off).
+  readonly metricsPort: number;
+  readonly metricsHost: string;
+  // Events older than this many days are removed from Postgres and the graph (retention job).
+  readonly eventRetentionDays: number;
+  readonly retentionBatchSize: number;
+  // A direct (session) connection for what PgBouncer's transaction mode cannot carry: LISTEN,
+  // session advisory locks (graph writer lanes, migrations) and the job queue. Defaults to DATABASE_URL.
+  readonly databaseDirectUrl: string;
+  // OpenTelemetry traces go here when set (bin/doorman.js starts the SDK; the SDK reads OTEL_*).
+  readonly otelEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -105,16 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return fallback;
   };
 
-  let databaseUrl = url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']);
-  try {
-    // libpq's rule, which node-postgres does not apply when $USER is unset: no user in the URL
-    // means the operating-system user.
-    const u = new URL(databaseUrl);
-    if (!u.username) {
-      u.username = encodeURIComponent(os.userInfo().username);
-      databaseUrl = u.toString();
-    }
-  } catch { /* reported above */ }
+  const databaseUrl = withOsUser(url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']));
 
   const dnsServers = str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean);
   const logLevel = str('LOG_LEVEL', 'info');
@@ -128,7 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     neo4jUri: url('NEO4J_URI', 'bolt://127.0.0.1:7687', ['bolt:', 'neo4j:', 'bolt+s:', 'neo4j+s:', 'bolt+ssc:', 'neo4j+ssc:']),
     neo4jUser: str('NEO4J_USER', 'neo4j'),
     neo4jPassword: env.NEO4J_PASSWORD || undefined,
-    redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisUrl: redisUrl(str('REDIS_URL', 'redis://127.0.0.1:6379'), problems),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
@@ -165,11 +168,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
+    metricsPort: int('METRICS_PORT', 9464, 0, 65535),
+    metricsHost: str('METRICS_HOST', '127.0.0.1'),
+    eventRetentionDays: int('EVENT_RETENTION_DAYS', 365, 1, 36_500),
+    retentionBatchSize: int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl,
   };
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+// libpq's rule, which node-postgres does not apply when $USER is unset: no user in the URL means
+// the operating-system user.
+function withOsUser(databaseUrl: string): string {
+  try {
+    const u = new URL(databaseUrl);
+    if (u.username) return databaseUrl;
+    u.username = encodeURIComponent(os.userInfo().username);
+    return u.toString();
+  } catch {
+    return databaseUrl; // reported by the caller's check
+  }
+}
+
+function redisUrl(value: string, problems: string[]): string {
+  try {
+    parseRedisUrl(value);
+  } catch (err) {
+    problems.push(`REDIS_URL: ${(err as Error).message}`);
+  }
+  return value;
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {

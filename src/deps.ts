@@ -2,7 +2,8 @@
 // uses them; tests override one by spreading ({ ...deps, clock }).
 import pg from 'pg';
 import neo4j, { type Driver } from 'neo4j-driver';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis as createRedisClient } from './redis-client.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -20,6 +21,8 @@ import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/policy-registry.js';
+import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
+import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
 
 export interface Clock {
   now(): Date;
@@ -41,6 +44,8 @@ export interface Deps {
   // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
   policies: PolicyRegistry;
   metrics: { failOpen: number };
+  // Prometheus metrics of this process (src/metrics/telemetry.ts).
+  telemetry: Telemetry;
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
   // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
@@ -77,43 +82,28 @@ export function createGraphDriver(config: Config): Driver {
   });
 }
 
-// Commands fail at once while Redis is down (no offline queue), so the verdict path can treat
-// velocity as a missing signal instead of waiting; the client keeps reconnecting behind it.
 export function createRedis(config: Config, logger: Logger): Redis {
-  const redis = new Redis(config.redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: config.redisCommandTimeoutMs,
-    retryStrategy: (times) => Math.min(100 * times, 2000),
-  });
-  let lastLogged = 0;
-  redis.on('error', (err: Error) => {
-    // A down Redis emits an error per reconnect attempt; one line every 10 s is enough.
-    if (Date.now() - lastLogged > 10_000) {
-      lastLogged = Date.now();
-      logger.warn({ err: err.message }, 'redis unavailable');
-    }
-  });
-  return redis;
+  return createRedisClient(config.redisUrl, logger, config.redisCommandTimeoutMs);
 }
 
 export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = overrides.db ?? createPool(config);
   db.on('error', (err) => logger.warn({ err: err.message }, 'postgres idle client error'));
-  const graph = overrides.graph ?? createGraphDriver(config);
+  const cypher = overrides.cypher ?? loadCypher();
+  const driver = overrides.graph ?? createGraphDriver(config);
+  // Spans per Cypher statement, only when traces are on (off: the driver as it is).
+  const graph = config.otelEndpoint ? tracedGraphDriver(driver, cypher) : driver;
   const redis = overrides.redis ?? createRedis(config, logger);
-  const boss = overrides.boss ?? createBoss(config.databaseUrl, logger, config.jobMaintenanceSeconds);
+  const boss = overrides.boss ?? createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   const clock = overrides.clock ?? systemClock;
   const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
-  const cypher = overrides.cypher ?? loadCypher();
   const engine = overrides.engine ?? { rules: defaultRules, policy: defaultPolicy };
   // A scope without a published policy is judged by the engine's default policy.
   const policies = overrides.policies ?? createPolicyRegistry(db, engine.policy);
   let warming: Promise<void> | undefined;
   let warm = false;
-  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config, graph, cypher, logger });
+  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger });
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
@@ -133,15 +123,19 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     engine,
     policies,
     metrics: overrides.metrics ?? { failOpen: 0 },
+    telemetry: overrides.telemetry ?? createTelemetry(),
     graphWriter,
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
     clock,
     async close() {
       await graphWriter.stop();
-      await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+      // Lets a job in progress finish (bounded), as SIGTERM promises; a process that never
+      // started the queue returns at once.
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
+  if (!overrides.telemetry) deps.telemetry.observe(deps);
   return deps;
 }

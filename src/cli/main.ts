@@ -8,11 +8,13 @@ import { migrateGraph, migrateJobQueue, migratePostgres } from '../db/migrate.js
 import { startGraphWriter, startWorkers } from '../jobs/workers.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
 import { AppError } from '../http/app-error.js';
-import { serve } from '../server.js';
+import { onShutdown, serve } from '../server.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
 import { changeList } from '../lists/manage-lists.js';
 import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
+import { addLifecycleCommands } from './lifecycle-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
@@ -53,7 +55,7 @@ program
   .action(
     withDeps(async (deps) => {
       const applied = await migratePostgres(deps.config, deps.logger);
-      await migrateJobQueue(deps.config.databaseUrl, deps.logger);
+      await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
       const statements = await migrateGraph(deps.graph, deps.cypher);
       print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
     }),
@@ -65,8 +67,9 @@ program
   .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
   .action(
     withDeps(async (deps, opts: { worker: boolean }) => {
-      await serve(deps);
-      if (opts.worker) await startWorkers(deps);
+      let workers: { close(): Promise<void> } | undefined;
+      await serve(deps, { stop: async () => workers?.close() });
+      if (opts.worker) workers = await startWorkers(deps);
     }, { keepOpen: true }),
   );
 
@@ -75,13 +78,17 @@ program
   .description('run only the background work: the graph writer and the job workers')
   .action(
     withDeps(async (deps) => {
+      const metrics = await startMetricsServer(deps);
       await startGraphWriter(deps);
-      await startWorkers(deps);
+      const workers = await startWorkers(deps);
       // Said once the workers poll: supervisors and tests wait for this line.
       deps.logger.info({ pid: process.pid }, 'job workers started');
-      const stop = () => void deps.close().finally(() => process.exit(0));
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      // The current job finishes, the graph writer flushes, the pools close; then exit 0.
+      onShutdown(deps, async () => {
+        await workers.close();
+        await deps.close();
+        await metrics.close();
+      });
     }, { keepOpen: true }),
   );
 
@@ -155,6 +162,7 @@ program
 
 addReviewAndWebhookCommands(program, { print, withDeps });
 addAnalystCommands(program, { print, withDeps });
+addLifecycleCommands(program, { print, withDeps });
 program
   .command('device')
   .description('device tokens')

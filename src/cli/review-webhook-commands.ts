@@ -17,12 +17,12 @@ export interface CliKit {
   withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>): (...args: unknown[]) => Promise<void>;
 }
 
-type ScopeOptions = { tenant: string; mode: 'live' | 'test' };
+export type ScopeOptions = { tenant: string; mode: 'live' | 'test' };
 
-const scoped = (cmd: Command) =>
+export const scoped = (cmd: Command) =>
   cmd.requiredOption('--tenant <id>', 'tenant id').addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory());
 
-async function scopeOf(deps: Deps, opts: ScopeOptions): Promise<Scope> {
+export async function scopeOf(deps: Deps, opts: ScopeOptions): Promise<Scope> {
   if (!(await tenantExists(deps.db, opts.tenant))) throw new AppError('not_found', `No tenant ${opts.tenant}.`);
   return { tenantId: opts.tenant, mode: opts.mode };
 }

@@ -17,7 +17,7 @@ const reasonCodes = [
   'velocity_ip_card_attempts', 'velocity_cluster_trials', 'velocity_distinct_cards', 'velocity_card_countries',
   'ato_new_device', 'ato_account_device_burst', 'identity_cluster', 'cluster_confirmed_abuse', 'cluster_trusted',
   'prepaid_card', 'card_probe_pattern', 'allowlisted', 'blocklisted', 'timeout_failopen', 'partial_enrichment',
-  'cluster_chargeback',
+  'cluster_chargeback', 'test_fixture',
 ];
 const recommendedActions = ['challenge', 'hold'];
 

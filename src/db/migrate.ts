@@ -12,7 +12,7 @@ import { splitStatements, type CypherCatalog } from '../graph/cypher-catalog.js'
 
 export async function migratePostgres(config: Config, logger: Logger): Promise<string[]> {
   const applied = await runner({
-    databaseUrl: config.databaseUrl,
+    databaseUrl: config.databaseDirectUrl,
     dir: path.join(repoDir, 'migrations'),
     migrationsTable: 'pgmigrations',
     direction: 'up',

@@ -1,4 +1,5 @@
 // evaluate(): Signals → Decision. Precedence is written here and only here:
+//   0. an integrator's test fixture (test keys only) → its outcome, whatever else fired;
 //   1. the list hits, in the policy's list precedence (default: blocklisted → block, then
 //      allowlisted → allow), whatever else fired;
 //   2. codes suppressed for the cluster by false_positive feedback are dropped (never those in
@@ -38,6 +39,8 @@ function runRules(signals: Signals, rules: readonly Rule[], policy: Policy): Fin
 }
 
 function verdictOf(findings: Finding[], policy: Policy): Verdict {
+  const fixture = findings.find((f) => f.code === 'test_fixture');
+  if (fixture) return fixture.effect === 'info' ? 'allow' : fixture.effect;
   for (const list of policy.listPrecedence) {
     if (findings.some((f) => f.code === LIST_CODE[list])) return list;
   }

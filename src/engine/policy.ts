@@ -70,5 +70,7 @@ export const defaultPolicy: Policy = {
     cluster_trusted: { effects: on('info'), minDays: 30 },
     timeout_failopen: { effects: on('info') },
     partial_enrichment: { effects: on('info') },
+    // Test keys only; the fixture names its own effect (rules/test-fixture.ts).
+    test_fixture: { effects: on('info') },
   },
 };

@@ -28,6 +28,7 @@ import { clusterChargeback } from './rules/cluster-chargeback.js';
 import { velocityCardCountries, velocityDistinctCards } from './rules/cluster-cards.js';
 import { atoNewDevice } from './rules/ato-new-device.js';
 import { atoAccountDeviceBurst } from './rules/ato-account-device-burst.js';
+import { testFixture } from './rules/test-fixture.js';
 
 export const defaultRules: readonly Rule[] = [
   blocklisted,
@@ -57,4 +58,5 @@ export const defaultRules: readonly Rule[] = [
   atoAccountDeviceBurst,
   timeoutFailopen,
   partialEnrichment,
+  testFixture,
 ];

@@ -74,6 +74,14 @@ export interface MissingSignal {
   reason: 'timeout' | 'unavailable';
 }
 
+// An integrator's test fixture (test keys only; src/verdicts/test-fixtures.ts): a forced outcome,
+// or a card that always looks like card testing.
+export type FixtureOutcome = 'allow' | 'review' | 'block' | 'challenge' | 'hold';
+export interface TestFixture {
+  outcome?: FixtureOutcome;
+  cardProbe?: boolean;
+}
+
 export interface Signals {
   eventType: EventType;
   email?: EmailSignal;
@@ -83,6 +91,7 @@ export interface Signals {
   velocity?: VelocitySignal;
   lists?: ListHit[];
   graph?: GraphSignal;
+  testFixture?: TestFixture;
   missing: MissingSignal[];
 }
 

@@ -1,5 +1,6 @@
 // Applies a batch of outbox rows to Neo4j in one write transaction, in seq order: each run of
-// consecutive rows of one kind is one UNWIND statement (graph/apply-links, graph/apply-marks).
+// consecutive rows of one kind is one UNWIND statement (graph/apply-links, graph/apply-marks,
+// graph/apply-forgets).
 import neo4j, { type Driver } from 'neo4j-driver';
 import { newId } from '../db/new-id.js';
 import type { CypherCatalog } from './cypher-catalog.js';
@@ -24,8 +25,10 @@ export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: 
           // A cluster that a link creates gets a fresh id; a re-applied link finds its members
           // in a cluster already and creates none.
           await tx.run(cypher.get('graph/apply-links'), { links: run.map((r) => ({ ...r.payload, clusterId: newId('clu') })) });
-        } else {
+        } else if (run[0]!.kind === 'mark') {
           await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
+        } else {
+          await tx.run(cypher.get('graph/apply-forgets'), { forgets: run.map((r) => r.payload) });
         }
       }
     }, { timeout: timeoutMs });

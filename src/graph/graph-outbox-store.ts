@@ -18,12 +18,24 @@ export interface GraphMark {
   codes: string[];
 }
 
-export type GraphOp = { kind: 'link'; payload: GraphLink } | { kind: 'mark'; payload: GraphMark };
+// Events or a person removed from the graph (retention, erasure; src/lifecycle/).
+export interface GraphForget {
+  tenantId: string;
+  mode: string;
+  at: number;
+  eventIds: string[];
+  accounts: string[];
+  ids: { kind: string; value: string }[];
+  feedbackKeys: string[];
+  erasureId: string | null;
+}
+
+export type GraphOp = { kind: 'link'; payload: GraphLink } | { kind: 'mark'; payload: GraphMark } | { kind: 'forget'; payload: GraphForget };
 
 export interface OutboxRow {
   seq: string;
-  kind: 'link' | 'mark';
-  payload: GraphLink | GraphMark;
+  kind: 'link' | 'mark' | 'forget';
+  payload: GraphLink | GraphMark | GraphForget;
 }
 
 export async function enqueueGraphOp(db: Queryable, scope: Scope, op: GraphOp): Promise<void> {

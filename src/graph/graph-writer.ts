@@ -37,7 +37,7 @@ export interface GraphWriterStats {
 export interface GraphWriter {
   start(): Promise<void>;
   poke(): void;
-  // Finishes the batches in flight (bounded), releases the lanes and closes the session.
+  // Applies what its lanes hold (bounded, 10 s), releases the lanes and closes the session.
   stop(): Promise<void>;
   stats(): GraphWriterStats;
   ownedLanes(): ReadonlySet<number>;
@@ -239,13 +239,30 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     poke: pokeAll,
     async stop() {
       if (!running.has(writer)) return;
-      stopping = true;
       running.delete(writer);
       for (const t of timers.splice(0)) clearInterval(t);
+      // Flush: apply what this process's lanes still hold (the links of the verdicts it just
+      // answered among them) before letting the lanes go, bounded; a lane whose batch fails is
+      // released at once and left to the next owner.
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && session && owned.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...draining.values()]),
+          new Promise((resolve) => { timer = setTimeout(resolve, Math.max(0, deadline - Date.now())); }),
+        ]);
+        clearTimeout(timer);
+        const client = session;
+        const left = client ? await onSession(client, (c) => lanesWithWork(c, [...owned])).catch(() => []) : [];
+        if (left.length === 0) break;
+        for (const lane of left) schedule(lane);
+        if (draining.size === 0) break;
+      }
+      stopping = true;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled([...draining.values()]),
-        new Promise((resolve) => { timer = setTimeout(resolve, 10_000); }),
+        new Promise((resolve) => { timer = setTimeout(resolve, Math.max(1000, deadline - Date.now())); }),
       ]);
       clearTimeout(timer);
       report();

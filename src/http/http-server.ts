@@ -2,7 +2,6 @@
 // the contract's error shape for what Node rejects before Express sees a request.
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { Express } from 'express';
 import type { Config } from '../config.js';
 
 type Timeouts = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
@@ -26,7 +25,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   socket.destroy();
 }
 
-export function createHttpServer(app: Express, timeouts: Timeouts): http.Server {
+export function createHttpServer(app: http.RequestListener, timeouts: Timeouts): http.Server {
   const server = http.createServer({
     // Headers must be complete within this, and the whole request (body included) within the next;
     // a client that announces a body and never sends it is cut at requestTimeout, answered 408.

@@ -25,7 +25,7 @@ function setHeaders(res: Response, limit: number, r: RateLimiterRes): void {
   });
 }
 
-export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'>, keyPrefix = 'ratelimit'): RequestHandler {
+export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'> & Partial<Pick<Deps, 'telemetry'>>, keyPrefix = 'ratelimit'): RequestHandler {
   const points = deps.config.rateLimitPerMinute;
   const duration = deps.config.rateLimitWindowSeconds;
   const limiter = new RateLimiterRedis({
@@ -44,10 +44,12 @@ export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'>, keyPr
       lastWarned = Date.now();
       deps.logger.warn('redis unavailable: rate limiting per instance in memory');
     }
+    const bucket = bucketFor(req);
     try {
-      setHeaders(res, points, await limiter.consume(bucketFor(req)));
+      setHeaders(res, points, await limiter.consume(bucket));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
+      deps.telemetry?.rateLimited(bucket.startsWith('key:') ? 'key' : 'ip');
       setHeaders(res, points, err);
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       res.set('retry-after', String(retryAfter));

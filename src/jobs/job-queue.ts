@@ -12,6 +12,8 @@ export const QUEUES = {
   webhookDelivery: { name: 'webhook-delivery', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
   // Long policy backtests (src/policies/backtest-job.ts); each send sets its own retry and expiry.
   policyBacktest: { name: 'policy-backtest' },
+  // Hourly (jobs/workers.ts), one run at a time across the fleet; a run is bounded to 5 minutes.
+  retention: { name: 'event-retention', policy: 'singleton', retryLimit: 1, expireInSeconds: 900 },
 } satisfies Record<string, PgBoss.Queue>;
 
 export function createBoss(databaseUrl: string, logger: Logger, maintenanceIntervalSeconds = 120): PgBoss {

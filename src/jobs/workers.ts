@@ -1,5 +1,5 @@
 // Starts the background work of a process (`doorman serve`, `doorman worker`): the graph writer
-// (the outbox to Neo4j) and the job queue with its workers. A job handler that throws is retried
+// (the outbox to Neo4j) and the job queue with its workers (webhook deliveries, hourly retention). A job handler that throws is retried
 // by pg-boss with backoff; a job whose worker died is expired by the supervisor and retried.
 import type PgBoss from 'pg-boss';
 import type { Deps } from '../deps.js';
@@ -8,8 +8,10 @@ import { deliverWebhook, type DeliveryJob } from '../webhooks/deliver-webhook.js
 import { WEBHOOK_CHANNEL } from '../webhooks/webhook-wake.js';
 import { ensureQueues, QUEUES } from './job-queue.js';
 import { runBacktestJobs, type BacktestJob } from '../policies/backtest-job.js';
+import { applyRetention } from '../lifecycle/apply-retention.js';
 
 const WEBHOOK_WORKERS = 4;
+const RETENTION_CRON = '17 * * * *';
 
 export async function startGraphWriter(deps: Deps): Promise<void> {
   await deps.graphWriter.start();
@@ -24,6 +26,11 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
     for (const job of jobs) await deliverWebhook(deps, job.data);
   };
   for (let i = 0; i < WEBHOOK_WORKERS; i++) await deps.boss.work<DeliveryJob>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handle);
+  // Retention: pg-boss's scheduler queues one job an hour across the fleet; any worker runs it.
+  await deps.boss.schedule(QUEUES.retention.name, RETENTION_CRON);
+  await deps.boss.work(QUEUES.retention.name, { pollingIntervalSeconds: 30 }, async () => {
+    await applyRetention(deps);
+  });
   // A NOTIFY after a resolution fetches at once instead of waiting for the next poll. fetch takes
   // jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers at once.
   let draining = false;
@@ -49,5 +56,5 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
       draining = false;
     }
   };
-  return listen(deps.config.databaseUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
+  return listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
 }

@@ -65,14 +65,16 @@ export interface DecisionFilter {
 
 function where(f: DecisionFilter): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
-  const clauses: string[] = [];
+  // An erased person's events keep their verdict but not the signals it was judged on
+  // (lifecycle/erasure-store.ts): there is nothing left to replay or backtest.
+  const clauses: string[] = [`NOT (signals ? 'erased')`];
   if (f.scope) clauses.push(`tenant_id = $${params.push(f.scope.tenantId)}`, `mode = $${params.push(f.scope.mode)}`);
   if (f.tenantIds) clauses.push(`tenant_id = ANY($${params.push(f.tenantIds)}::text[])`);
   if (f.from) clauses.push(`created_at >= $${params.push(f.from)}`);
   if (f.to) clauses.push(`created_at < $${params.push(f.to)}`);
   if (f.eventType) clauses.push(`event_type = $${params.push(f.eventType)}`);
   if (f.engineVersion) clauses.push(`engine_version = $${params.push(f.engineVersion)}`);
-  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+  return { sql: `WHERE ${clauses.join(' AND ')}`, params };
 }
 
 export async function countDecisions(db: Queryable, f: DecisionFilter): Promise<number> {

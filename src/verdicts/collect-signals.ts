@@ -19,6 +19,7 @@ import type { EmailSignal as CollectedEmail } from '../signals/email/email-signa
 import { countersFor, countVelocity, type Counted } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
+import { testFixtureOf } from './test-fixtures.js';
 
 export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger'>;
 
@@ -132,6 +133,8 @@ export async function collectSignals(
   const email = emailP ? note('email', await emailP) : undefined;
   const emailSignal = email ? emailFacts(email) : undefined;
 
+  // Integrators' fixtures: test keys only.
+  const fixture = scope.mode === 'test' ? testFixtureOf(req) : undefined;
   const signals: Signals = {
     eventType: req.event_type,
     ...(emailSignal && { email: emailSignal.signal }),
@@ -141,6 +144,7 @@ export async function collectSignals(
     lists: note('lists', lists) ?? [],
     ...(velocitySignal && { velocity: velocitySignal }),
     ...(facts && { graph: graphSignal(facts, now.getTime(), payment?.cardFingerprint, payment?.country) }),
+    ...(fixture && { testFixture: fixture }),
     missing: [...missing, ...(emailSignal?.missing ?? [])],
   };
   return { signals, counted: counting ? counting.catch(() => undefined) : Promise.resolve(undefined), link };

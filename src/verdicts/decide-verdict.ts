@@ -86,6 +86,8 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     if (!answer || !idempotency) throw new AppError('internal', 'The idempotency record vanished; retry with the same key.');
     return replay(answer, idempotency.bodySha256);
   }
+  // Counted once committed: failed writes and losing twins are not verdicts anyone received.
+  deps.telemetry.verdictJudged(req.event_type, decision, collected.signals.missing);
   if (collected.link) wakeGraphWriters(deps.db);
   // The shadow policy, if the scope has one, judges the same signals off the response's time.
   setImmediate(() => void recordShadow(deps, scope, { eventId, signals: collected.signals, live: decision, createdAt: now }));

@@ -59,7 +59,7 @@ describe('the OpenAPI document', () => {
       'invalid_request', 'unauthorized', 'not_found', 'idempotency_conflict', 'conflict', 'rate_limited', 'internal',
     ]);
     expect(known.reason_codes).to.include.members(['disposable_email', 'card_probe_pattern', 'partial_enrichment', 'cluster_chargeback']);
-    expect(known.reason_codes).to.have.lengthOf(27);
+    expect(known.reason_codes).to.have.lengthOf(28);
     expect(known.recommended_actions).to.have.members(['challenge', 'hold']);
   });
 });

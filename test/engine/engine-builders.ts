@@ -26,6 +26,7 @@ export function withRule(code: string, change: Partial<RulePolicy>, base: Policy
 
 // Signals that make exactly one rule fire (on the event types the rule runs on).
 export const FIRES: Record<string, Partial<Signals>> = {
+  test_fixture: { testFixture: { outcome: 'review' } },
   blocklisted: { lists: [{ list: 'block', kind: 'ip', value: '192.0.2.1' }] },
   allowlisted: { lists: [{ list: 'allow', kind: 'email', value: 'a@b.example' }] },
   cluster_confirmed_abuse: { graph: graph({ confirmedAbuse: true }) },

@@ -34,11 +34,14 @@ export interface Child {
   // Ends it at once with this signal (by default SIGKILL: no cleanup at all, as on a crash) and
   // waits for the exit.
   kill(signal?: NodeJS.Signals): Promise<void>;
+  // The exit code (null after a signal), once the process has exited.
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
 function track(child: ChildProcess, port: number): Child {
   children.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     port,
     pid: child.pid!,
@@ -49,6 +52,7 @@ function track(child: ChildProcess, port: number): Child {
       await exited;
       children.delete(child);
     },
+    exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -8,13 +8,16 @@ import type { GraphWriter } from '../../src/graph/graph-writer.js';
 import { replayAll } from '../../src/policies/replay-all.js';
 import { closeAllTestDeps, ownTestDeps } from './test-deps.js';
 
-// This process's graph writer (the root deps'), for a test that must stop it for a while. On
-// globalThis: mocha loads this file through its own loader, so the tests import another copy.
+// This process's graph writer (the root deps'): it holds every lane; a test that wants child
+// processes to apply the outbox themselves (a broken writer, shutdown flush, scale-out) stops it
+// for a while and starts it again. On globalThis: mocha loads this file as a root-hook module
+// apart from the test files' imports of it, so a module variable would not be shared.
 export function processGraphWriter(): GraphWriter {
   const writer = (globalThis as { doormanProcessGraphWriter?: GraphWriter }).doormanProcessGraphWriter;
   if (!writer) throw new Error('the root hook has not started the graph writer');
   return writer;
 }
+export const rootGraphWriter = processGraphWriter;
 
 let runStartedAt: Date | undefined;
 

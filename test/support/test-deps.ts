@@ -11,6 +11,8 @@ export const testEnv: NodeJS.ProcessEnv = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   // Many deps are open at once in a run (and servers in child processes): keep pools small.
   PG_POOL_MAX: '4',
+  // No metrics listener unless a test asks for one (child servers would contend for one port).
+  METRICS_PORT: '0',
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {

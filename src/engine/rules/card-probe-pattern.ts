@@ -1,11 +1,13 @@
 // card_probe_pattern: at least `atLeast` small attempts (≤ maxAmount minor units) in the window
 // on one card or from one ip: the shape of card testing. `attempts_10m` is the contract's key.
+// The test-mode fixture card always shows it (src/verdicts/test-fixtures.ts).
 import { change, type Rule } from '../rule.js';
 
 export const cardProbePattern: Rule = {
   code: 'card_probe_pattern',
   evaluate: (s, p) => {
-    const attempts = Math.max(s.velocity?.cardSmallAttempts ?? 0, s.velocity?.ipSmallAttempts ?? 0);
+    const forced = s.testFixture?.cardProbe ? (p.atLeast ?? 0) : 0;
+    const attempts = Math.max(s.velocity?.cardSmallAttempts ?? 0, s.velocity?.ipSmallAttempts ?? 0, forced);
     if (p.atLeast === undefined || attempts < p.atLeast) return undefined;
     return {
       detail: {

@@ -10,7 +10,7 @@ export function watchIntelReloads(deps: Pick<Deps, 'config' | 'ipIntel' | 'logge
   const reload = () =>
     void deps.ipIntel.reload().catch((err: Error) => deps.logger.error({ err: err.message }, 'ip intelligence reload failed; old data kept'));
   const uninstall = installSighupReload(deps.ipIntel);
-  const listener = listen(deps.config.databaseUrl, INTEL_RELOAD_CHANNEL, reload, deps.logger);
+  const listener = listen(deps.config.databaseDirectUrl, INTEL_RELOAD_CHANNEL, reload, deps.logger);
   return {
     async close() {
       uninstall();

@@ -1,0 +1,86 @@
+// apply-forgets: removes events from the identity graph (retention) or a person (erasure), applied
+// by the graph writer in lane order like links and marks. For each forget: its events go; then
+// every account it names, and every account of those events left with no event; then every
+// identifier it names or those events and accounts used, once nothing else uses it (no remaining
+// event, no remaining account): an identifier another account still uses stays. Feedback records
+// it names go. The clusters that lost members get their counts recomputed and the removed cards
+// dropped from their card lists; an emptied cluster goes. A cluster is not split here (members
+// that were joined only through what went stay together until `doorman graph rebuild`): it is
+// marked with `trimmedAt`. With an erasureId, an (:Erasure) node records the counts once, so a
+// re-applied batch neither counts twice nor fails.
+// Parameters: $forgets, a list of {tenantId, mode, at (epoch ms), eventIds, accounts (external
+//   ids), ids (list of {kind, value}), feedbackKeys, erasureId (string|null)}.
+// Returns one row: applied (the number of forgets).
+UNWIND $forgets AS f
+CALL {
+  WITH f
+  OPTIONAL MATCH (e:Event {tenantId: f.tenantId, mode: f.mode}) WHERE e.id IN f.eventIds
+  OPTIONAL MATCH (e)-[:BY]->(a:Account)
+  WITH f, collect(DISTINCT e) AS events, collect(DISTINCT a) AS byAccounts
+  CALL {
+    WITH events
+    UNWIND events AS e
+    MATCH (e)-[u:USED]->(i:Identifier)
+    WITH i, sum(CASE WHEN u.anonymous THEN 1 ELSE 0 END) AS anonymous
+    SET i.anonymous = i.anonymous - anonymous
+    RETURN collect(i) AS usedIds
+  }
+  FOREACH (e IN events | DETACH DELETE e)
+  RETURN size(events) AS eventCount, byAccounts, usedIds
+}
+CALL {
+  WITH f, byAccounts
+  OPTIONAL MATCH (listed:Account {tenantId: f.tenantId, mode: f.mode}) WHERE listed.externalId IN f.accounts
+  WITH byAccounts, collect(listed) AS listed
+  WITH listed + [a IN byAccounts WHERE NOT a IN listed AND NOT EXISTS { (:Event)-[:BY]->(a) }] AS doomed
+  UNWIND doomed AS a
+  OPTIONAL MATCH (a)-[:IN]->(c:Cluster)
+  OPTIONAL MATCH (a)-[:LINKED]->(i:Identifier)
+  WITH a, c, collect(i) AS linked
+  FOREACH (i IN linked | SET i.accounts = i.accounts - 1)
+  DETACH DELETE a
+  RETURN count(*) AS accountCount, collect(c) AS accountClusters, reduce(acc = [], l IN collect(linked) | acc + l) AS linkedIds
+}
+CALL {
+  WITH f
+  UNWIND f.ids AS x
+  MATCH (i:Identifier {tenantId: f.tenantId, mode: f.mode, kind: x.kind, value: x.value})
+  RETURN collect(i) AS listedIds
+}
+CALL {
+  WITH usedIds, linkedIds, listedIds
+  UNWIND usedIds + linkedIds + listedIds AS i
+  WITH DISTINCT i
+  WHERE NOT EXISTS { (:Event)-[:USED]->(i) } AND NOT EXISTS { (:Account)-[:LINKED]->(i) }
+  OPTIONAL MATCH (i)-[:IN]->(c:Cluster)
+  WITH i, c, CASE WHEN i.kind = 'card' THEN i.value END AS card
+  DETACH DELETE i
+  RETURN count(*) AS identifierCount, collect(c) AS identifierClusters, collect(card) AS cards
+}
+CALL {
+  WITH f
+  UNWIND f.feedbackKeys AS key
+  MATCH (fb:Feedback {tenantId: f.tenantId, mode: f.mode, key: key})
+  DETACH DELETE fb
+  RETURN count(*) AS feedbackCount
+}
+CALL {
+  WITH f, accountClusters, identifierClusters, cards
+  UNWIND accountClusters + identifierClusters AS c
+  WITH DISTINCT f, c, cards
+  WITH f, c, cards, COUNT { (m)-[:IN]->(c) } AS members, COUNT { (:Account)-[:IN]->(c) } AS accounts,
+       [j IN range(0, size(coalesce(c.cardValue, [])) - 1) WHERE NOT c.cardValue[j] IN cards] AS keep
+  SET c.size = members, c.accounts = accounts, c.trimmedAt = f.at,
+      c.cardAt = [j IN keep | c.cardAt[j]], c.cardValue = [j IN keep | c.cardValue[j]], c.cardCountry = [j IN keep | c.cardCountry[j]]
+  WITH c, members WHERE members = 0
+  DETACH DELETE c
+  RETURN count(*) AS emptied
+}
+CALL {
+  WITH f, eventCount, accountCount, identifierCount
+  UNWIND CASE WHEN f.erasureId IS NULL THEN [] ELSE [f.erasureId] END AS erasureId
+  MERGE (x:Erasure {tenantId: f.tenantId, mode: f.mode, id: erasureId})
+    ON CREATE SET x.at = f.at, x.events = eventCount, x.accounts = accountCount, x.identifiers = identifierCount
+  RETURN count(x) AS recorded
+}
+RETURN count(*) AS applied

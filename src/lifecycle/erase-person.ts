@@ -1,0 +1,136 @@
+// Use case: erase a person on request (GDPR Art. 17), found by external user id or email, in all
+// three stores. Redis first (their members of the velocity sets, which the stored requests name),
+// then one Postgres transaction (events cleared, webhook payloads redacted, feedback, list entries,
+// unapplied outbox rows removed, the erasure logged without values, and the graph's forget row
+// queued), then the graph writer applies the forget in lane order: their events, their accounts
+// and the identifiers no other account uses go, and the clusters they were in are recomputed.
+import neo4j from 'neo4j-driver';
+import type { Scope } from '../db/queryable.js';
+import { inTransaction } from '../db/queryable.js';
+import { newId } from '../db/new-id.js';
+import type { Deps } from '../deps.js';
+import type { EventType } from '../engine/types.js';
+import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifiers.js';
+import { wakeGraphWriters } from '../graph/graph-writer.js';
+import { AppError } from '../http/app-error.js';
+import { normalizeListValue, type ListKind } from '../lists/list-values.js';
+import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { isFreemailDomain } from '../signals/email/freemail-domains.js';
+import { parseEmail } from '../signals/email/parse-email.js';
+import { countersFor } from '../velocity/velocity-store.js';
+import { eventFeedbackKeys, enqueueForget } from './retention-store.js';
+import {
+  clearEvents, erasureInOutbox, lockPersonEvents, logErasure, recordGraphCounts, redactDeliveries, removeFeedback,
+  removeListEntries, removePendingMarks, type PersonEvent,
+} from './erasure-store.js';
+
+export interface Subject {
+  kind: 'external_user_id' | 'email';
+  value: string;
+}
+
+export interface Erased {
+  erasureId: string;
+  events: number;
+  webhookDeliveries: number;
+  feedback: number;
+  listEntries: number;
+  velocityMembers: number;
+  // From the graph, once the graph writer has applied the erasure (undefined if it has not yet).
+  graph?: { accounts: number; identifiers: number };
+}
+
+type EraseDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'engine' | 'clock'>;
+
+// Removes each event's members from the velocity sets it was counted in (the same counters the
+// verdict used: velocity-store.ts countersFor).
+async function forgetVelocity(deps: EraseDeps, scope: Scope, events: PersonEvent[]): Promise<number> {
+  const pipeline = deps.redis.pipeline();
+  let queued = 0;
+  for (const e of events) {
+    const parsed = e.request.email ? parseEmail(e.request.email) : undefined;
+    const domain = parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain) ? parsed.registrableDomain : undefined;
+    for (const c of countersFor(scope, {
+      eventType: e.eventType as EventType, eventId: e.id, ip: e.request.ip, deviceId: e.deviceId, domain,
+      card: e.request.payment?.card_fingerprint, amount: e.request.payment?.amount, account: e.externalUserId,
+    }, deps.engine.policy)) {
+      pipeline.zrem(c.key, c.member);
+      queued += 1;
+    }
+  }
+  if (queued === 0) return 0;
+  const replies = (await pipeline.exec()) ?? [];
+  const failed = replies.find(([err]) => err);
+  if (failed) throw failed[0];
+  return replies.reduce((n, [, removed]) => n + Number(removed), 0);
+}
+
+function personIdentifiers(subject: Subject, events: PersonEvent[]): { accounts: string[]; emails: string[]; ids: GraphIdentifier[] } {
+  const accounts = new Set<string>(subject.kind === 'external_user_id' ? [subject.value] : []);
+  const emails = new Set<string>(subject.kind === 'email' ? [subject.value] : []);
+  const ids = new Map<string, GraphIdentifier>();
+  for (const e of events) {
+    if (e.externalUserId) accounts.add(e.externalUserId);
+    if (e.email) emails.add(e.email);
+    for (const id of eventIdentifiers({ email: e.request.email, deviceId: e.deviceId, card: e.request.payment?.card_fingerprint, identity: e.request.identity })) {
+      ids.set(`${id.kind}\0${id.value}`, id);
+    }
+  }
+  for (const id of eventIdentifiers({ email: subject.kind === 'email' ? subject.value : undefined })) ids.set(`${id.kind}\0${id.value}`, id);
+  return { accounts: [...accounts], emails: [...emails], ids: [...ids.values()] };
+}
+
+export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subject, options: { requestedBy: string; waitMs?: number }): Promise<Erased> {
+  if (!subject.value) throw AppError.invalid([{ path: subject.kind, message: 'must not be empty' }]);
+  const erasureId = newId('era');
+  const now = deps.clock.now();
+  // Read first (no lock) to know which velocity members to remove before the commit.
+  const seen = await lockPersonEvents(deps.db, scope, subject);
+  const velocityMembers = await forgetVelocity(deps, scope, seen);
+  const erased = await inTransaction(deps.db, async (tx) => {
+    const events = await lockPersonEvents(tx, scope, subject);
+    const eventIds = events.map((e) => e.id);
+    const person = personIdentifiers(subject, events);
+    const cards = person.ids.filter((i) => i.kind === 'card').map((i) => i.value);
+    const devices = person.ids.filter((i) => i.kind === 'device').map((i) => i.value);
+    const listed = ([['email', person.emails], ['external_user_id', person.accounts], ['card_fingerprint', cards], ['device', devices]] as [ListKind, string[]][])
+      .flatMap(([kind, values]) => values.map((v) => ({ kind, value: normalizeListValue(kind, v) })))
+      .filter((e): e is { kind: ListKind; value: string } => e.value !== undefined);
+    const normalizedEmails = person.emails.map((e) => normalizeEmail(e) ?? e.trim().toLowerCase());
+    const counts = {
+      events: await clearEvents(tx, scope, eventIds),
+      webhookDeliveries: await redactDeliveries(tx, scope, eventIds),
+      feedbackKeys: await removeFeedback(tx, scope, { accounts: person.accounts, emails: person.emails, eventIds }),
+      listEntries: await removeListEntries(tx, scope, listed),
+    };
+    await removePendingMarks(tx, scope, [...person.accounts, ...normalizedEmails]);
+    await logErasure(tx, scope, {
+      id: erasureId, subjectKind: subject.kind, requestedBy: options.requestedBy, requestedAt: now, events: counts.events,
+      webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers,
+    });
+    await enqueueForget(tx, scope, now, {
+      eventIds, accounts: person.accounts, ids: person.ids, feedbackKeys: [...eventFeedbackKeys(eventIds), ...counts.feedbackKeys], erasureId,
+    });
+    return { erasureId, events: counts.events, webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers };
+  });
+  wakeGraphWriters(deps.db);
+  const graph = await graphCounts(deps, scope, erasureId, options.waitMs ?? 60_000);
+  return { ...erased, ...(graph && { graph }) };
+}
+
+// Waits (bounded) for the graph writer to apply the erasure, then reads and logs its counts.
+async function graphCounts(deps: EraseDeps, scope: Scope, erasureId: string, waitMs: number): Promise<{ accounts: number; identifiers: number } | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const state = await erasureInOutbox(deps.db, erasureId);
+    if (state === 'failed') throw new AppError('internal', `Neo4j refused erasure ${erasureId}; see graph_outbox.error. Postgres and Redis are erased.`);
+    if (state === 'applied') break;
+    if (Date.now() > deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/erasure-counts'), { tenantId: scope.tenantId, mode: scope.mode, id: erasureId }, { routing: neo4j.routing.READ });
+  const record = records[0];
+  const counts = { accounts: Number(record?.get('accounts') ?? 0), identifiers: Number(record?.get('identifiers') ?? 0) };
+  await recordGraphCounts(deps.db, erasureId, counts);
+  return counts;
+}

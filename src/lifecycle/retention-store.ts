@@ -1,0 +1,71 @@
+// SQL for retention: one bounded batch of a scope's oldest events past the cutoff, removed with
+// everything that hangs off them (review, webhook deliveries and attempts, unapplied outbox rows),
+// and old feedback. Each batch is one short transaction that also queues the graph's forget row.
+import type { Queryable, Scope } from '../db/queryable.js';
+import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
+
+const OUTCOMES = ['confirmed_abuse', 'false_positive', 'chargeback'];
+
+// The (:Feedback) keys of marks about these events (feedback on the event, a review resolution).
+export function eventFeedbackKeys(eventIds: string[]): string[] {
+  return eventIds.flatMap((id) => [`review:${id}`, ...OUTCOMES.map((o) => `feedback:event_id:${id}:${o}`)]);
+}
+
+// Removes what hangs off these events, then the events. Idempotency records are left to their own
+// 24-hour expiry (housekeeping), which every event past retention has long passed.
+export async function deleteEventsAndDependents(tx: Queryable, scope: Scope, ids: string[]): Promise<{ deliveries: number }> {
+  const s = [scope.tenantId, scope.mode, ids];
+  await tx.query(
+    `DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3))`, s);
+  const deliveries = await tx.query('DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
+  await tx.query('DELETE FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
+  await tx.query('DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
+  await tx.query('DELETE FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', s);
+  return { deliveries: deliveries.rowCount ?? 0 };
+}
+
+// The scope's oldest events judged before the cutoff, at most `limit`, locked for this transaction.
+export async function oldestEventsBefore(tx: Queryable, scope: Scope, cutoff: Date, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND created_at < $3
+      ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+    [scope.tenantId, scope.mode, cutoff, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+// Feedback reported before the cutoff, at most `limit`; returns the graph keys of their marks.
+export async function deleteOldFeedback(tx: Queryable, scope: Scope, cutoff: Date, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ subject_kind: string; subject_value: string; outcome: string }>(
+    `DELETE FROM feedback WHERE (tenant_id, mode, subject_kind, subject_value, outcome) IN (
+       SELECT tenant_id, mode, subject_kind, subject_value, outcome FROM feedback
+        WHERE tenant_id = $1 AND mode = $2 AND created_at < $3 LIMIT $4)
+     RETURNING subject_kind, subject_value, outcome`,
+    [scope.tenantId, scope.mode, cutoff, limit],
+  );
+  return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
+}
+
+export async function enqueueForget(tx: Queryable, scope: Scope, at: Date, f: { eventIds: string[]; accounts?: string[]; ids?: { kind: string; value: string }[]; feedbackKeys: string[]; erasureId?: string }): Promise<void> {
+  await enqueueGraphOp(tx, scope, {
+    kind: 'forget',
+    payload: {
+      tenantId: scope.tenantId, mode: scope.mode, at: at.getTime(), eventIds: f.eventIds, accounts: f.accounts ?? [],
+      ids: f.ids ?? [], feedbackKeys: f.feedbackKeys, erasureId: f.erasureId ?? null,
+    },
+  });
+}
+
+// The scopes holding anything judged or reported before the cutoff: one index probe per tenant
+// and mode (events by scope and time; feedback is small), so a run over thousands of tenants with
+// nothing to remove costs one query.
+export async function scopesWithDataBefore(db: Queryable, cutoff: Date): Promise<Scope[]> {
+  const { rows } = await db.query<{ tenant_id: string; mode: 'live' | 'test' }>(
+    `SELECT t.id AS tenant_id, m.mode FROM tenants t CROSS JOIN (VALUES ('live'), ('test')) AS m (mode)
+      WHERE EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = t.id AND e.mode = m.mode AND e.created_at < $1)
+         OR EXISTS (SELECT 1 FROM feedback f WHERE f.tenant_id = t.id AND f.mode = m.mode AND f.created_at < $1)
+      ORDER BY 1, 2`,
+    [cutoff],
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, mode: r.mode }));
+}

@@ -1,0 +1,75 @@
+// Prometheus metrics (prom-client), one registry per process: what the code counts as it works
+// (requests, verdicts, missing signals, fail-opens, rate-limit rejections, webhook attempts, the
+// graph writer's links) and what is read from the stores at scrape time (outbox depth, deliveries
+// by state, pool usage). docs/metrics.md lists every name; docs/grafana-dashboard.json reads them.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MissingSignal, Reason } from '../engine/types.js';
+import { observeStores, type ObservedStores } from './store-gauges.js';
+
+export interface Telemetry {
+  registry: Registry;
+  httpRequest(labels: { route: string; method: string; status: number }, seconds: number): void;
+  verdictJudged(eventType: string, decision: { verdict: string; reasons: Reason[]; fault?: string }, missing: MissingSignal[]): void;
+  rateLimited(bucket: 'key' | 'ip'): void;
+  webhookAttempt(outcome: 'delivered' | 'pending' | 'failed', createdAt: Date, now: Date): void;
+  retentionDeleted(events: number): void;
+  // Reads the stores, pools and graph writer of these deps at each scrape.
+  observe(deps: ObservedStores): void;
+  // Process metrics (CPU, memory, event loop, GC): only where a metrics listener runs.
+  collectProcessMetrics(): void;
+}
+
+// Seconds. Verdicts answer in milliseconds; link and delivery lags reach minutes when a store is down.
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10];
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600];
+
+export function createTelemetry(): Telemetry {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Histogram({
+    name: 'doorman_http_request_duration_seconds', help: 'HTTP requests by route template, method and status',
+    labelNames: ['route', 'method', 'status'], buckets: REQUEST_BUCKETS, registers,
+  });
+  const verdicts = new Counter({ name: 'doorman_verdicts_total', help: 'Verdicts by event type and verdict', labelNames: ['event_type', 'verdict'], registers });
+  const reasons = new Counter({
+    name: 'doorman_verdict_reasons_total', help: 'Reason codes on verdicts, by event type, verdict and code',
+    labelNames: ['event_type', 'verdict', 'code'], registers,
+  });
+  const missing = new Counter({
+    name: 'doorman_missing_signals_total', help: 'Signals a verdict was decided without, by source and cause (timeout | unavailable)',
+    labelNames: ['source', 'cause'], registers,
+  });
+  const failOpen = new Counter({ name: 'doorman_fail_open_total', help: 'Verdicts that failed open because a rule or the engine threw', registers });
+  const rateLimited = new Counter({ name: 'doorman_rate_limited_total', help: 'Requests refused with 429, by bucket kind (key | ip)', labelNames: ['bucket'], registers });
+  const attempts = new Counter({
+    name: 'doorman_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by the state they left the delivery in',
+    labelNames: ['outcome'], registers,
+  });
+  const deliveryLag = new Histogram({
+    name: 'doorman_webhook_delivery_lag_seconds', help: 'From a resolution to its webhook delivered (2xx)', buckets: LAG_BUCKETS, registers,
+  });
+  const retention = new Counter({ name: 'doorman_retention_deleted_events_total', help: 'Events removed by the retention job in this process', registers });
+  let processMetrics = false;
+  return {
+    registry,
+    httpRequest: (labels, seconds) => requests.observe({ ...labels, status: String(labels.status) }, seconds),
+    verdictJudged(eventType, decision, missingSignals) {
+      verdicts.inc({ event_type: eventType, verdict: decision.verdict });
+      for (const r of decision.reasons) reasons.inc({ event_type: eventType, verdict: decision.verdict, code: r.code });
+      for (const m of missingSignals) missing.inc({ source: m.source, cause: m.reason });
+      if (decision.fault) failOpen.inc();
+    },
+    rateLimited: (bucket) => rateLimited.inc({ bucket }),
+    webhookAttempt(outcome, createdAt, now) {
+      attempts.inc({ outcome: outcome === 'pending' ? 'retrying' : outcome });
+      if (outcome === 'delivered') deliveryLag.observe(Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
+    },
+    retentionDeleted: (events) => retention.inc(events),
+    observe: (deps) => observeStores(registry, deps, LAG_BUCKETS),
+    collectProcessMetrics() {
+      if (processMetrics) return;
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry });
+    },
+  };
+}
