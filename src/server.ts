@@ -77,7 +77,11 @@ function drain(server: http.Server, traffic: { closing: boolean; inFlight: numbe
   });
 }
 
-export async function serve(deps: Deps, background: { stop(): Promise<void> } = { stop: async () => undefined }): Promise<http.Server> {
+export async function serve(
+  deps: Deps,
+  background: { stop(): Promise<void> } = { stop: async () => undefined },
+  options: { graphWriter?: boolean } = {},
+): Promise<http.Server> {
   // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
   await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
   // Warming starts before listening, so the gate holds the first requests and /health says so.
@@ -102,7 +106,7 @@ export async function serve(deps: Deps, background: { stop(): Promise<void> } = 
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
   deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
   const metrics = await startMetricsServer(deps);
-  await deps.graphWriter.start();
+  if (options.graphWriter !== false) await deps.graphWriter.start();
   await warming;
 
   const intelWatch = watchIntelReloads(deps);

@@ -65,10 +65,11 @@ program
   .command('serve')
   .description('run the API and the graph writer (and the job workers unless --no-worker)')
   .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
+  .option('--no-graph-writer', 'leave the graph outbox to other processes (e.g. dedicated `doorman worker`s)')
   .action(
-    withDeps(async (deps, opts: { worker: boolean }) => {
+    withDeps(async (deps, opts: { worker: boolean; graphWriter: boolean }) => {
       let workers: { close(): Promise<void> } | undefined;
-      await serve(deps, { stop: async () => workers?.close() });
+      await serve(deps, { stop: async () => workers?.close() }, { graphWriter: opts.graphWriter });
       if (opts.worker) workers = await startWorkers(deps);
     }, { keepOpen: true }),
   );

@@ -13,7 +13,9 @@ export async function serverEnv(): Promise<Record<string, string>> {
 
 export function clientServer(): Promise<Child & { url: string }> {
   shared ??= (async () => {
-    const child = await startServer(await serverEnv());
+    // It lives to the end of the run: it leaves the graph to the test process's writer, so no
+    // lane stays with it while later tests need a writer of their own to hold every lane.
+    const child = await startServer(await serverEnv(), undefined, ['--no-graph-writer']);
     return Object.assign(child, { url: `http://127.0.0.1:${child.port}` });
   })();
   return shared;

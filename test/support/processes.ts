@@ -70,9 +70,9 @@ function outputTo(logFile?: string): ['ignore', 'ignore' | number, 'inherit' | n
   return ['ignore', fd, fd];
 }
 
-export async function startServer(env: Record<string, string> = {}, logFile?: string): Promise<Child> {
+export async function startServer(env: Record<string, string> = {}, logFile?: string, extraArgs: string[] = []): Promise<Child> {
   const port = await freePort();
-  const child = spawn('node', ['bin/doorman.js', 'serve', '--no-worker'], {
+  const child = spawn('node', ['bin/doorman.js', 'serve', '--no-worker', ...extraArgs], {
     env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: outputTo(logFile),
   });

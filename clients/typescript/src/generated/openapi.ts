@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List stored events, newest first
-         * @description Only the calling key's tenant and mode. An invalid query value (limit outside 1..100, unknown event_type or verdict) is 400.
+         * @description Only the calling key's tenant and mode. An invalid query value (limit outside 1..100, unknown event_type or verdict, a cursor that is not a `next_cursor` of a previous page) is 400.
          */
         get: operations["listEvents"];
         put?: never;
@@ -209,7 +209,7 @@ export interface components {
              * @example US
              */
             card_country?: string;
-            /** @description Minor units. */
+            /** @description Minor units; at most 2^53 - 1, so no value loses precision. */
             amount?: number;
             /**
              * @description ISO 4217, any case; stored lowercase.
@@ -262,6 +262,14 @@ export interface components {
                 linked_accounts?: number;
                 /** @description On `card_probe_pattern`. */
                 attempts_10m?: number;
+                /** @description On every rule that compares against a threshold: the measured quantity (a count, or days). */
+                count?: number;
+                /** @description The policy value `count` was compared with (for a two-step rule, the step that fired). */
+                threshold?: number;
+                /** @description The window the count was taken over, where there is one. */
+                window_seconds?: number;
+                /** @description The policy entry that fired, e.g. `velocity_ip_signups.block_over`. */
+                rule?: string;
             } & {
                 [key: string]: string | number | boolean;
             };
@@ -480,7 +488,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid request: the body fails validation (one issue per failed field), is not JSON, is not application/json, or exceeds 64 KiB. */
+        /** @description Invalid request: the body fails validation (one issue per failed field), is not JSON, is not application/json, exceeds 64 KiB, holds a NUL or an unpaired surrogate in any string or key, nests deeper than 32 levels, or cannot be decoded with its Content-Encoding. */
         InvalidRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -570,6 +578,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The URL path is not valid percent-encoded UTF-8 (for example `%FF` or a lone `%`). */
+        MalformedPath: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidRequestError"];
             };
         };
     };
@@ -662,7 +683,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An event id returned by the verdict endpoint. */
+                /** @description An event id returned by the verdict endpoint. A path that is not valid percent-encoded UTF-8 is 400; an id no event can have is 404. */
                 id: string;
             };
             cookie?: never;
@@ -682,6 +703,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredEvent"];
                 };
             };
+            400: components["responses"]["MalformedPath"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -693,7 +715,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An event id returned by the verdict endpoint. */
+                /** @description An event id returned by the verdict endpoint. A path that is not valid percent-encoded UTF-8 is 400; an id no event can have is 404. */
                 id: string;
             };
             cookie?: never;
