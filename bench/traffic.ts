@@ -14,11 +14,8 @@ function rng(seed: number): () => number {
   };
 }
 
-export const BENCH_DOMAINS = Array.from({ length: 40 }, (_, i) => `bench-corp-${i}.com`).concat(['gmail.com', 'outlook.com']);
-
-// deviceTokens: tokens minted from POST /v1/device before the run; about half the events carry
-// one, and neighbouring users share devices.
-export function createTraffic(seed: number, deviceTokens: string[], users = 20_000, runId = Date.now().toString(36)) {
+// The seeded draws both traffics make: a number, a pick from a list, an event type by the mix.
+function draws(seed: number) {
   const random = rng(seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
   const type = () => {
@@ -26,6 +23,15 @@ export function createTraffic(seed: number, deviceTokens: string[], users = 20_0
     for (const [t, p] of MIX) if ((r -= p) < 0) return t;
     return 'signup';
   };
+  return { random, pick, type };
+}
+
+export const BENCH_DOMAINS = Array.from({ length: 40 }, (_, i) => `bench-corp-${i}.com`).concat(['gmail.com', 'outlook.com']);
+
+// deviceTokens: tokens minted from POST /v1/device before the run; about half the events carry
+// one, and neighbouring users share devices.
+export function createTraffic(seed: number, deviceTokens: string[], users = 20_000, runId = Date.now().toString(36)) {
+  const { random, pick, type } = draws(seed);
   let counter = 0;
   return (): Record<string, unknown> => {
     counter += 1;
@@ -61,13 +67,7 @@ export function createTraffic(seed: number, deviceTokens: string[], users = 20_0
 // card shared by two accounts, and devices shared by pairs. Every event of a hot account and
 // every event carrying a shared identifier touches the same graph nodes.
 export function createContendedTraffic(seed: number, deviceTokens: string[], users = 1_000, runId = Date.now().toString(36)) {
-  const random = rng(seed);
-  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
-  const type = () => {
-    let r = random();
-    for (const [t, p] of MIX) if ((r -= p) < 0) return t;
-    return 'signup';
-  };
+  const { random, pick, type } = draws(seed);
   let counter = 0;
   return (): Record<string, unknown> => {
     counter += 1;
