@@ -6,6 +6,13 @@ import type { ProbeResult } from './read-your-writes.js';
 
 export type Run = LoadResult & { label: string; cpuPercent: number; rssMbMax: number };
 
+export interface BacktestResult {
+  events: number;
+  runs: number[];
+  events_per_second: number;
+  flips: number;
+}
+
 export interface Report {
   quick: boolean;
   machine: { cores: number; memoryGb: number; cpu: string; load: string };
@@ -15,6 +22,7 @@ export interface Report {
   saturation: { verdict: Run; floor: Run };
   contention: { open: { run: Run; probe: ProbeResult }; saturation: Run };
   growth: { events: number; run: Run; probe: ProbeResult }[];
+  backtest: BacktestResult;
   minutes: number;
 }
 
@@ -125,6 +133,12 @@ ${r.growth.map((g) => probeRow(`verdict @ 200/s, ${g.events.toLocaleString('en')
 ${HEADER}
 ${r.growth.map((g) => row(`${g.events.toLocaleString('en')} events stored`, g.run)).join('\n')}
 
+## Policy backtests (issue 13)
+
+\`bench/backtest-throughput.ts\` seeds ${r.backtest.events.toLocaleString('en')} engine-judged events (a realistic signal mix, some
+labels) in a tenant of its own and backtests a candidate policy over them three times, inline:
+${r.backtest.runs.map((n) => n.toLocaleString('en')).join(', ')} stored events evaluated per second (median **${r.backtest.events_per_second.toLocaleString('en')}**; ${r.backtest.flips.toLocaleString('en')} decisions flipped).
+
 Stored history is bulk-loaded (\`bench/seed-growth.ts\`: INSERT … SELECT in Postgres, batched
 UNWIND in Neo4j: an account, an email and a cluster per four events) into the same tenant and
 mode the traffic uses; then both stores are settled (VACUUM ANALYZE, checkpoints) and the verdict
@@ -144,6 +158,7 @@ runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what cha
 | link lag p99 ≤ 250 ms at 200 req/s | ${worstLagP99} ms | ${verdictOf(worstLagP99 <= 250)} |
 | the next event 100 ms later sees the link in ≥ 99% at 200 req/s | ${worstSeen}% | ${verdictOf(worstSeen >= 99)} |
 | cost as data grows: p50 and p99 at ${big?.events.toLocaleString('en') ?? '?'} stored ≤ 1.2 × at ${r.growth[0]?.events.toLocaleString('en') ?? '?'} | p50 ${ratio(big?.run.p50 ?? 0, sustained?.p50 ?? 0)}, p99 ${ratio(big?.run.p99 ?? 0, sustained?.p99 ?? 0)} | ${verdictOf(growthRatio <= 1.2 && growthP50Ratio <= 1.2)} |
+| backtest ≥ 50,000 stored events evaluated per second | ${r.backtest.events_per_second.toLocaleString('en')} | ${verdictOf(r.backtest.events_per_second >= 50_000)} |
 | verdict p50 ≤ 1.5 × floor p50 at 200 req/s | ${at200 ? `${at200.verdict.p50} / ${at200.floor.p50} = ${ratio(at200.verdict.p50, at200.floor.p50)}` : 'n/a'} | ${verdictOf(p50Ratio <= 1.5)} |
 `;
   fs.writeFileSync('docs/benchmarks.md', md);

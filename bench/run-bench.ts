@@ -16,7 +16,7 @@ import { sampleProcess } from './process-stats.js';
 import { removeGraph, seedEvents, seedGraph, settle } from './seed-growth.js';
 import { probeReadYourWrites, type ProbeResult } from './read-your-writes.js';
 import { BENCH_DOMAINS, createContendedTraffic, createTraffic } from './traffic.js';
-import { writeReport, type Run } from './report.js';
+import { writeReport, type BacktestResult, type Run } from './report.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RATES = QUICK ? [100, 200] : [100, 200, 400];
@@ -133,6 +133,11 @@ async function main(): Promise<void> {
   }
 
   await Promise.all([stop(verdict), stop(floor)]);
+  // Policy backtests (issue 13): stored events evaluated per second, in a tenant of its own.
+  log('backtest throughput');
+  const backtest = JSON.parse(execSync(`node --import tsx bench/backtest-throughput.ts ${QUICK ? 30_000 : 300_000}`, {
+    env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20,
+  }).toString().trim().split('\n').at(-1)!) as BacktestResult;
   log('removing the run\'s graph data');
   await removeGraph(deps, scope);
   await dns.close();
@@ -148,7 +153,7 @@ async function main(): Promise<void> {
       neo4j: '5.26.30 Community',
     },
     settings: { stepSeconds: STEP_SECONDS, sustainSeconds: SUSTAIN_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, rateLimit: RATE_LIMIT },
-    rates, saturation, contention, growth,
+    rates, saturation, contention, growth, backtest,
     minutes: (Date.now() - started) / 60_000,
   });
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);

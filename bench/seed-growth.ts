@@ -4,7 +4,14 @@
 import type { Deps } from '../src/deps.js';
 import type { Scope } from '../src/db/queryable.js';
 
+// In batches, each well inside the pool's query timeout (PG_QUERY_TIMEOUT_MS).
+const EVENT_BATCH = 50_000;
+
 export async function seedEvents(deps: Deps, scope: Scope, from: number, to: number): Promise<void> {
+  for (let start = from; start < to; start += EVENT_BATCH) await seedEventBatch(deps, scope, start, Math.min(to, start + EVENT_BATCH));
+}
+
+async function seedEventBatch(deps: Deps, scope: Scope, from: number, to: number): Promise<void> {
   await deps.db.query(
     `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version, created_at,
        external_user_id, email, request, signals)

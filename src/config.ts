@@ -70,6 +70,9 @@ export interface Config {
   // A direct (session) connection for what PgBouncer's transaction mode cannot carry: LISTEN,
   // session advisory locks (graph writer lanes, migrations) and the job queue. Defaults to DATABASE_URL.
   readonly databaseDirectUrl: string;
+  // Named (server-side prepared) statements on the hot queries. PgBouncer before 1.21 cannot carry
+  // them in transaction mode, so the default is on only when DATABASE_URL is the direct connection.
+  readonly pgNamedStatements: boolean;
   // OpenTelemetry traces go here when set (bin/doorman.js starts the SDK; the SDK reads OTEL_*).
   readonly otelEndpoint: string | undefined;
 }
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const rdap = env.RDAP_BASE_URL ? url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined;
 
+  const databaseDirectUrl = env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl;
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host: str('HOST', '127.0.0.1'),
@@ -173,7 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: int('EVENT_RETENTION_DAYS', 365, 1, 36_500),
     retentionBatchSize: int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
     otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
-    databaseDirectUrl: env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl,
+    databaseDirectUrl,
+    pgNamedStatements: bool('PG_NAMED_STATEMENTS', databaseDirectUrl === databaseUrl),
   };
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

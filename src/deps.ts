@@ -59,8 +59,23 @@ export interface Deps {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+// A client that sends every statement unnamed: what PgBouncer in transaction mode (before 1.21)
+// carries, since the next transaction may run on another server connection that never saw the
+// prepared statement. The hot queries name theirs; PG_NAMED_STATEMENTS=false turns names off here.
+class UnnamedStatementClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [first, ...rest] = args;
+    if (first !== null && typeof first === 'object' && 'name' in first && 'text' in first && !('submit' in first)) {
+      const { name: _name, ...unnamed } = first as pg.QueryConfig;
+      return (super.query as (...a: unknown[]) => never)(unnamed, ...rest);
+    }
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
+
 export function createPool(config: Config): pg.Pool {
   return new pg.Pool({
+    ...(config.pgNamedStatements ? {} : { Client: UnnamedStatementClient }),
     connectionString: config.databaseUrl,
     max: config.pgPoolMax,
     connectionTimeoutMillis: 3000,

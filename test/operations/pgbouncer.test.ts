@@ -4,6 +4,7 @@
 // transaction) all work, and PgBouncer carried their transactions.
 import { expect } from 'chai';
 import request from 'supertest';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { bearer } from '../support/fixtures.js';
 import { pgbouncerAvailable, startPgBouncer, transactionsThrough, type PgBouncer } from '../support/pgbouncer.js';
@@ -28,6 +29,12 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
     const before = await transactionsThrough(bouncer!, direct, database);
     const h = await verdictHarness({ DATABASE_URL: bouncer!.url(direct), DATABASE_DIRECT_URL: direct });
     expect(h.deps.config.databaseDirectUrl).to.equal(direct);
+    // Unnamed statements through the bouncer: 40 verdicts at once spread over its 8 server
+    // connections, where a statement prepared on one is unknown on the next.
+    expect(h.deps.config.pgNamedStatements).to.equal(false);
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ identity: { phone: `+1555961${String(i).padStart(4, '0')}` } }))));
+    expect(burst.map((r) => r.status)).to.deep.equal(burst.map(() => 200));
     const send = (body: object, key?: string) => {
       const r = request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test));
       return (key ? r.set('Idempotency-Key', key) : r).send(body);
@@ -44,5 +51,17 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
     await h.graphSettled();
     expect((await request(h.app).get(`/v1/events/${first.body.id}`).set(bearer(h.tenant.keys.sk_test))).body.external_user_id).to.equal('bounced');
     expect(await transactionsThrough(bouncer!, direct, database) - before).to.be.greaterThan(10);
+  });
+});
+
+describe('PG_NAMED_STATEMENTS', () => {
+  const pooled = 'postgres://u@127.0.0.1:6432/d';
+  const direct = 'postgres://u@127.0.0.1:5432/d';
+  it('names the hot statements on a direct connection and not behind a pooler, unless told', () => {
+    expect(loadConfig({ DATABASE_URL: direct }).pgNamedStatements).to.equal(true);
+    expect(loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct }).pgNamedStatements).to.equal(false);
+    expect(loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct, PG_NAMED_STATEMENTS: 'true' }).pgNamedStatements).to.equal(true);
+    expect(loadConfig({ DATABASE_URL: direct, PG_NAMED_STATEMENTS: 'false' }).pgNamedStatements).to.equal(false);
+    expect(() => loadConfig({ DATABASE_URL: direct, PG_NAMED_STATEMENTS: 'yes' })).to.throw(ConfigError, /PG_NAMED_STATEMENTS/);
   });
 });
