@@ -90,6 +90,8 @@ per minute would cap one key at 10 req/s); nothing else differs from the default
 - **Load**: \`bench/load-generator.ts\` (undici). Fixed rates are an open loop: latency counts from
   each request's scheduled send time, so queueing is not hidden. Saturation is a closed loop of
   ${r.settings.concurrency} concurrent requests. Steps: ${r.settings.stepSeconds} s per rate, ${r.settings.saturationSeconds} s saturation, ${r.settings.sustainSeconds} s per growth size.
+  Each step starts once the graph outbox is empty, so links an earlier step left behind (an
+  overload, a saturation run, the floor's rows) are not applied during the next one.
 - **Contended traffic**: \`createContendedTraffic\` in the same file: 1,000 users, a few of whom
   return constantly, households of four sharing a phone, every card shared by two accounts,
   devices shared by pairs, so many events touch the same graph nodes.

@@ -54,7 +54,28 @@ async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-async function measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>): Promise<Run> {
+// Every step starts from an empty graph outbox: the links the previous step left (an overload,
+// a saturation run, the floor's rows, which the verdict server's writer applies) are not charged
+// to the next step. How long the writer took is logged: its apply rate under no other load.
+let outboxDb: { query: (sql: string) => Promise<{ rows: { n: number }[] }> } | undefined;
+async function drainOutbox(label: string): Promise<void> {
+  if (!outboxDb) return;
+  const depth = async () => (await outboxDb!.query('SELECT count(*)::int AS n FROM graph_outbox WHERE failed_at IS NULL')).rows[0]!.n;
+  const started = Date.now();
+  const first = await depth();
+  let left = first;
+  while (left > 0 && Date.now() - started < 180_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = await depth();
+  }
+  if (first > 0) {
+    const seconds = (Date.now() - started) / 1000;
+    log(`before ${label}: outbox ${first} rows, ${left === 0 ? `drained in ${seconds.toFixed(1)} s (${Math.round(first / seconds)} rows/s)` : `${left} left after 180 s`}`);
+  }
+}
+
+async function measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>, drain = true): Promise<Run> {
+  if (drain) await drainOutbox(label);
   const stats = sampleProcess(child.pid!);
   const result = await load();
   const { cpuPercent, rssMbMax } = stats();
@@ -66,6 +87,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   const deps = createDeps(config);
+  outboxDb = deps.db as unknown as typeof outboxDb;
   const dns = await startDnsStandIn(Object.fromEntries(BENCH_DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
   const tenant = await createTenant(deps.db, `bench-${Date.now()}`);
   const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
@@ -93,7 +115,8 @@ async function main(): Promise<void> {
   const probe = (seconds: number) => probeReadYourWrites(origin, tenant.keys.sk_test, deps.graph, scope, PROBE_RATE, seconds);
   // Load and probe at once; the probe's figures go with the run's.
   const withProbe = async (label: string, seconds: number, load: () => Promise<LoadResult>): Promise<{ run: Run; probe: ProbeResult }> => {
-    const [run, probed] = await Promise.all([measure(label, verdict, load), probe(seconds)]);
+    await drainOutbox(label);
+    const [run, probed] = await Promise.all([measure(label, verdict, load, false), probe(seconds)]);
     log(`${label}: link lag p50 ${probed.lagP50} ms, p99 ${probed.lagP99} ms; next event 100 ms later saw the link in ${probed.seenPercent}% of ${probed.pairs}`);
     return { run, probe: probed };
   };
