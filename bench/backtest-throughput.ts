@@ -48,7 +48,8 @@ function signalsFor(i: number): Signals {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = createPool(config);
+  // Seeding and VACUUM of a large table take longer than the service's query timeout allows.
+  const db = createPool({ ...config, pgQueryTimeoutMs: 600_000 });
   const boss = createBoss(config.databaseUrl, pino({ level: 'silent' }));
   const { tenantId } = await createTenant(db, `bench-backtest-${Date.now()}`);
   const scope = { tenantId, mode: 'live' as const };

@@ -106,7 +106,7 @@ per minute would cap one key at 10 req/s); nothing else differs from the default
   5 pairs/s: event A (a new account, a new phone), then 100 ms after A's answer event B (another
   account, the same phone). B saw A's link when it reports \`identity_cluster\` with
   \`linked_accounts: 2\`. The link lag is from A's answer until A's link is visible in Neo4j
-  (polled every 5 ms).
+  (one query for all pending events every 20 ms).
 - **CPU / memory**: of the server process, from \`/proc\` during each step (100% = one core).
 
 ## Verdict against the floor, by request rate

@@ -21,6 +21,9 @@ const LAG_SAMPLES = 10_000;
 export interface GraphWriterOptions {
   batchSize?: number;
   idlePollMs?: number;
+  // A woken lane waits this long before it reads its batch, so the commits of that moment are
+  // applied in one Neo4j transaction instead of one each (0 applies at once).
+  lingerMs?: number;
   acquireEveryMs?: number;
   applyTimeoutMs?: number;
   reportEveryMs?: number;
@@ -65,6 +68,7 @@ export function percentile(sorted: number[], p: number): number | undefined {
 
 export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions = {}): GraphWriter {
   const batchSize = options.batchSize ?? 200;
+  const lingerMs = options.lingerMs ?? 20;
   const applyTimeoutMs = options.applyTimeoutMs ?? 30_000;
   const log = deps.logger.child({ component: 'graph-writer' });
   let session: pg.Client | undefined;
@@ -185,6 +189,9 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       stats.applied += lags.length;
       stats.lagMs.push(...lags);
       if (stats.lagMs.length > LAG_SAMPLES) stats.lagMs.splice(0, stats.lagMs.length - LAG_SAMPLES);
+      // A short batch was all the lane held when it was read; what committed since has woken
+      // the lane again (poke, NOTIFY, or the poll), so no empty read is needed to find out.
+      if (rows.length < batchSize) return;
     }
   }
 
@@ -194,7 +201,9 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       dirty.add(lane);
       return;
     }
-    const run = drain(lane)
+    // Lingering only while running: a stopping writer flushes at once.
+    const linger = lingerMs > 0 && running.has(writer) ? new Promise((resolve) => setTimeout(resolve, lingerMs)) : Promise.resolve();
+    const run = linger.then(() => drain(lane))
       .catch((err: unknown) => log.warn({ lane, err: String(err) }, 'graph writer: Postgres error while draining'))
       .finally(() => {
         draining.delete(lane);
