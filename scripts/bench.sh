@@ -10,9 +10,5 @@ source scripts/lib.sh
 export DATABASE_URL="${BENCH_DATABASE_URL:-postgres://localhost:5432/doorman_bench}"
 export REDIS_URL="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/2}"
 bash scripts/stack.sh up
-db="$(url_part "$DATABASE_URL" db)"
-psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
-  -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
-npx tsc -p tsconfig.json
-node bin/doorman.js migrate
+recreate_database
 exec node --import tsx bench/run-bench.ts

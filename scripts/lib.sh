@@ -27,4 +27,14 @@ url_part() {
     process.stdout.write(v||"")' "$1" "$2"
 }
 
+# recreate_database: drops and creates the database DATABASE_URL names (the bench's and the soak's
+# own, so "N stored events" means that), then builds and migrates into it.
+recreate_database() {
+  local db; db="$(url_part "$DATABASE_URL" db)"
+  psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
+    -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
+  npx tsc -p tsconfig.json
+  node bin/doorman.js migrate
+}
+
 is_local_host() { case "$1" in localhost|127.*|::1|\[::1\]|"") return 0;; *) return 1;; esac; }

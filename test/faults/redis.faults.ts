@@ -66,6 +66,17 @@ describe('faults: Redis', function () {
     expect(health.body.checks.redis.status).to.equal('down');
   }
 
+  // While Redis is gone: three verdicts in time without velocity, the rate limit in force, /health
+  // 503. Then `restore` brings it back, /health recovers and velocity counts again.
+  async function expectDegradedThenRecovered(client: Awaited<ReturnType<typeof newClient>>, restore: () => Promise<unknown>) {
+    for (let i = 0; i < 3; i++) expectVelocityMissing(await client.verdict(signupFrom(freshIp())));
+    await expectRateLimitInForce();
+    await expectHealth503();
+    await restore();
+    await until('health back', async () => ((await call(base, 'GET', '/health')).status === 200 ? true : undefined), 30_000);
+    await expectVelocityCountedAgain();
+  }
+
   // Once Redis is back, velocity counts again: the sixth signup from one ip is flagged.
   async function expectVelocityCountedAgain() {
     const client = await newClient();
@@ -91,33 +102,18 @@ describe('faults: Redis', function () {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await stack.reset('redis');
     for (const res of await Promise.all(inFlight)) expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    for (let i = 0; i < 3; i++) expectVelocityMissing(await client.verdict(signupFrom(freshIp())));
-    await expectRateLimitInForce();
-    await expectHealth503();
-    await stack.heal();
-    await until('health back', async () => ((await call(base, 'GET', '/health')).status === 200 ? true : undefined), 30_000);
-    await expectVelocityCountedAgain();
+    await expectDegradedThenRecovered(client, () => stack.heal());
   });
 
   it('stalled: 200 in time without velocity, the rate limit in force, /health 503', async () => {
     const client = await newClient();
     await stack.stall('redis');
-    for (let i = 0; i < 3; i++) expectVelocityMissing(await client.verdict(signupFrom(freshIp())));
-    await expectRateLimitInForce();
-    await expectHealth503();
-    await stack.heal();
-    await until('health back', async () => ((await call(base, 'GET', '/health')).status === 200 ? true : undefined), 30_000);
-    await expectVelocityCountedAgain();
+    await expectDegradedThenRecovered(client, () => stack.heal());
   });
 
   it('down, then up: 200 without velocity, the rate limit in force, /health 503; velocity counted again once back', async () => {
     const client = await newClient();
     await stack.down('redis');
-    for (let i = 0; i < 3; i++) expectVelocityMissing(await client.verdict(signupFrom(freshIp())));
-    await expectRateLimitInForce();
-    await expectHealth503();
-    await stack.up('redis');
-    await until('health back', async () => ((await call(base, 'GET', '/health')).status === 200 ? true : undefined), 30_000);
-    await expectVelocityCountedAgain();
+    await expectDegradedThenRecovered(client, () => stack.up('redis'));
   });
 });

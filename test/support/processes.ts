@@ -13,6 +13,17 @@ after(() => {
 
 export { freePort };
 
+// Ends these children by their pids (SIGTERM) and waits for each to exit, then removes the
+// folder they worked in.
+export async function stopChildren(children: ChildProcess[], dir: string): Promise<void> {
+  await Promise.all(children.map((child) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    process.kill(child.pid!, 'SIGTERM');
+  })));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
-import { until } from './processes.js';
+import { stopChildren, until } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -21,14 +21,7 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-redis-cluster-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
-  const stop = async () => {
-    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      process.kill(child.pid!, 'SIGTERM');
-    })));
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = () => stopChildren(children, dir);
   try {
     for (let i = 0; i < nodes; i++) {
       const port = await freePort();

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
-import { until } from './processes.js';
+import { stopChildren, until } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -20,14 +20,7 @@ export async function startRedisSentinel(): Promise<{ url: string; stop(): Promi
     spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(primary), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }),
     spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }),
   ];
-  const stop = async () => {
-    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      process.kill(child.pid!, 'SIGTERM');
-    })));
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = () => stopChildren(children, dir);
   try {
     await until('the sentinel to know its primary', async () => {
       const { stdout } = await run('redis-cli', ['-p', String(sentinel), 'sentinel', 'get-master-addr-by-name', 'mymaster']);
