@@ -1,5 +1,7 @@
-# Doorman in a container: built in one stage (TypeScript compiled, the browser SDK bundled, dev
-# dependencies pruned), run in a slim second stage as the unprivileged `node` user. The stores
+# Doorman in a container: built in one stage (TypeScript compiled into dist/server/, the browser
+# SDK and the analyst console bundled into dist/browser/, dev dependencies pruned), run in a slim
+# second stage as the unprivileged `node` user. The smoke stage of `npm test` (scripts/smoke.mjs)
+# runs the same steps on a clean copy of the tree: build, prune, migrate, serve. The stores
 # (Postgres, Neo4j, Redis) are other containers: see docker-compose.yml.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -8,7 +10,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY sdk ./sdk
-COPY scripts/build-sdk.mjs ./scripts/build-sdk.mjs
+COPY console ./console
+COPY scripts/build-sdk.mjs scripts/build-console.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -1,18 +1,32 @@
 #!/usr/bin/env node
-// The `doorman` ops CLI. Runs the compiled build when there is one; otherwise (a checkout
-// without `npm run build`, or DOORMAN_FROM_SOURCE=1) the TypeScript sources through tsx.
-// With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry starts first, before the modules it traces
+// The `doorman` ops CLI. Runs the compiled build (dist/server/) when there is one; otherwise (a
+// checkout without `npm run build`, or DOORMAN_FROM_SOURCE=1) the TypeScript sources through tsx.
+// The checkout's configuration file comes first: `.env` beside package.json (or the file
+// DOORMAN_ENV_FILE names; `none` reads none), so the server and every CLI command of one checkout
+// share one configuration. The environment wins over the file.
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry starts next, before the modules it traces
 // are loaded; without it, nothing of it is loaded.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const dist = new URL('../dist/cli/main.js', import.meta.url);
+const envFile = process.env.DOORMAN_ENV_FILE || fileURLToPath(new URL('../.env', import.meta.url));
+if (envFile !== 'none') {
+  if (existsSync(envFile)) {
+    process.loadEnvFile(envFile);
+  } else if (process.env.DOORMAN_ENV_FILE) {
+    process.stderr.write(`doorman: DOORMAN_ENV_FILE names ${envFile}, which does not exist\n`);
+    process.exit(1);
+  }
+}
+
+const dist = new URL('../dist/server/cli/main.js', import.meta.url);
 const fromDist = existsSync(dist) && !process.env.DOORMAN_FROM_SOURCE;
 if (!fromDist) {
   const { register } = await import('tsx/esm/api');
   register();
 }
 if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-  const tracing = await import(new URL(fromDist ? '../dist/tracing/start-tracing.js' : '../src/tracing/start-tracing.ts', import.meta.url).href);
+  const tracing = await import(new URL(fromDist ? '../dist/server/tracing/start-tracing.js' : '../src/tracing/start-tracing.ts', import.meta.url).href);
   tracing.startTracing();
 }
 await import(fromDist ? dist.href : new URL('../src/cli/main.ts', import.meta.url).href);

@@ -1,5 +1,5 @@
 // Bundles the analyst console (console/*.tsx with Preact, cytoscape in its own chunk, loaded only
-// by the pages that draw) into dist/console with esbuild, beside its stylesheet. Served by the
+// by the pages that draw) into dist/browser/console with esbuild, beside its stylesheet. Served by the
 // API from our own origin as /console/assets/…; nothing is fetched from anywhere else.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(repo, 'dist', 'console');
+// Browser bundles have their own folder (dist/browser/), apart from the server's modules
+// (dist/server/): this step empties only its own output.
+const outdir = path.join(repo, 'dist', 'browser', 'console');
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 const started = Date.now();
@@ -30,4 +32,4 @@ const result = await build({
 });
 copyFileSync(path.join(repo, 'console', 'console.css'), path.join(outdir, 'console.css'));
 const sizes = Object.entries(result.metafile.outputs).map(([file, o]) => `${path.basename(file)} ${Math.round(o.bytes / 1024)} KB`);
-console.error(`[console] dist/console in ${Date.now() - started} ms: ${sizes.join(', ')}`);
+console.error(`[console] dist/browser/console in ${Date.now() - started} ms: ${sizes.join(', ')}`);

@@ -1,4 +1,4 @@
-// Bundles the browser SDK (sdk/doorman.ts + FingerprintJS) into dist/sdk/doorman.js with esbuild:
+// Bundles the browser SDK (sdk/doorman.ts + FingerprintJS) into dist/browser/sdk/doorman.js with esbuild:
 // one minified ES module, served by the API as /sdk/doorman.js and /sdk/v1/doorman.js.
 // Prints the size and the Subresource Integrity hash the README publishes.
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = path.join(repo, 'dist', 'sdk', 'doorman.js');
+const outfile = path.join(repo, 'dist', 'browser', 'sdk', 'doorman.js');
 const fingerprintjs = path.join(repo, 'node_modules', '@fingerprintjs', 'fingerprintjs');
 const { version } = JSON.parse(readFileSync(path.join(fingerprintjs, 'package.json'), 'utf8'));
 // FingerprintJS's licence asks for its notice in every copy; its own header is not a legal

@@ -1,10 +1,19 @@
 // Configuration: read once from the environment, validated, frozen. The only reader of process.env.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRedisUrl } from './redis-url.js';
 
-export const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The checkout (or the image's /app): the nearest folder above this module holding package.json,
+// so src/config.ts and its build, dist/server/config.js, agree on it.
+function findRepoDir(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+export const repoDir = findRepoDir(path.dirname(fileURLToPath(import.meta.url)));
 
 export interface Config {
   readonly port: number;

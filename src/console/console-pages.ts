@@ -1,6 +1,6 @@
 // The console's pages: one HTML shell for every page path (no inline script: the bundle does
 // the rest) and the bundle itself, built by `npm run build` (scripts/build-console.mjs) into
-// dist/console and served from our origin only.
+// dist/browser/console and served from our origin only.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import express, { Router } from 'express';
 import { repoDir } from '../config.js';
 import { AppError } from '../http/app-error.js';
 
-export const CONSOLE_DIST = path.join(repoDir, 'dist', 'console');
+export const CONSOLE_DIST = path.join(repoDir, 'dist', 'browser', 'console');
 
 // The entry's hash in its URL: a new build is fetched at once; chunks are named by content.
 // The stylesheet carries the id cytoscape looks for before it injects a <style> element of its

@@ -1,5 +1,5 @@
 // GET /sdk/doorman.js and /sdk/v1/doorman.js: the browser SDK (sdk/doorman.ts bundled with
-// FingerprintJS into dist/sdk/doorman.js by `npm run build`), served from our own origin so a
+// FingerprintJS into dist/browser/sdk/doorman.js by `npm run build`), served from our own origin so a
 // customer's page fetches nothing from anyone else. Static and unauthenticated, so unmetered.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { Router, type RequestHandler } from 'express';
 import { repoDir } from '../config.js';
 import { AppError } from '../http/app-error.js';
 
-export const SDK_BUNDLE = path.join(repoDir, 'dist', 'sdk', 'doorman.js');
+export const SDK_BUNDLE = path.join(repoDir, 'dist', 'browser', 'sdk', 'doorman.js');
 
 // The unversioned path follows releases within minutes; the versioned one is what the README's
 // integrity hash pins, so browsers may keep it as long as they like.

@@ -2,7 +2,8 @@
 // data files that reload without a restart. Lookups read one immutable snapshot; a reload builds a
 // whole new one and swaps the reference, so no lookup sees a half-built set and a failed reload
 // leaves the old data in place.
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { repoDir } from '../../config.js';
 import { INTEL_CATEGORIES, loadIntel, type IntelCategory, type IntelSource } from './load-intel.js';
 import { IpRangeSet } from './ip-range-set.js';
 import { parseIpKey } from './parse-ip-entry.js';
@@ -27,9 +28,9 @@ export type IpIntelOptions = {
   now?: () => Date;
 };
 
-// <repo>/data/intel, from src/signals/ip/ and from dist/signals/ip/ alike. Config reads INTEL_DIR
-// and falls back to this.
-export const DEFAULT_INTEL_DIR = fileURLToPath(new URL('../../../data/intel', import.meta.url));
+// <repo>/data/intel, from the sources and from the build alike. Config reads INTEL_DIR and falls
+// back to this.
+export const DEFAULT_INTEL_DIR = path.join(repoDir, 'data', 'intel');
 
 type Snapshot = { sets: Record<IntelCategory, IpRangeSet>; stats: IpIntelStats };
 
