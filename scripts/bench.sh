@@ -4,6 +4,8 @@
 # database 2. The run deletes its graph data from Neo4j when it ends. BENCH_QUICK=1 for a short
 # smoke run of the harness.
 set -euo pipefail
+# The checkout's .env configures `npm start` and the CLI; this run sets its own configuration.
+export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund

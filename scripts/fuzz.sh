@@ -8,6 +8,8 @@
 # Environment: FUZZ_EXAMPLES (cases per operation and phase, default 60), FUZZ_SEED (the
 # rotating seed, default random), TEST_DATABASE_URL / TEST_REDIS_URL as for `npm test`.
 set -euo pipefail
+# The checkout's .env configures `npm start` and the CLI; this run sets its own configuration.
+export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 

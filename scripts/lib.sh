@@ -38,3 +38,39 @@ recreate_database() {
 }
 
 is_local_host() { case "$1" in localhost|127.*|::1|\[::1\]|"") return 0;; *) return 1;; esac; }
+
+# The checkout's configuration file, .env (gitignored), read by bin/doorman.js for the server and
+# every CLI command alike. ensure_env_file writes the local-development settings `npm start`
+# needs into it, adding only the variables it does not set yet (a value you chose stays).
+ENV_FILE="${DOORMAN_ENV_FILE:-$REPO_DIR/.env}"
+ensure_env_file() {
+  [ "$ENV_FILE" = none ] && return 0
+  if [ ! -f "$ENV_FILE" ]; then
+    cat >"$ENV_FILE" <<'TEXT'
+# This checkout's configuration (gitignored), written by `npm start`. The server and every
+# `npx doorman` command of this checkout read it; a variable set in the environment wins over it.
+# The variables are listed in the README's Configuration section.
+TEXT
+    chmod 600 "$ENV_FILE"
+  fi
+  local line key
+  # A file someone edited may lack its last newline; an appended line must not join that one.
+  [ -z "$(tail -c1 "$ENV_FILE")" ] || echo >>"$ENV_FILE"
+  for line in "$@"; do
+    key="${line%%=*}"
+    grep -qE "^[[:space:]]*(export[[:space:]]+)?$key=" "$ENV_FILE" || { printf '%s\n' "$line" >>"$ENV_FILE"; say "$(basename "$ENV_FILE"): $line"; }
+  done
+}
+
+# load_env_file: the file's variables for this script's own children (the stack scripts), with
+# the environment winning, as it does for bin/doorman.js.
+load_env_file() {
+  [ "$ENV_FILE" = none ] || [ ! -f "$ENV_FILE" ] && return 0
+  local key value
+  while IFS='=' read -r key value; do
+    key="${key#export }"; key="${key//[[:space:]]/}"
+    [[ "$key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+    value="${value%\"}"; value="${value#\"}"; value="${value%\'}"; value="${value#\'}"
+    [ -n "${!key+x}" ] || export "$key=$value"
+  done < <(grep -vE '^[[:space:]]*(#|$)' "$ENV_FILE")
+}

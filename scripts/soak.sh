@@ -4,6 +4,8 @@
 # (30) at SOAK_RATE (100 req/s) and writes SOAK_OUT (docs/soak.md) and its raw samples.
 # Run it on a quiet machine: the figures are only as steady as the machine.
 set -euo pipefail
+# The checkout's .env configures `npm start` and the CLI; this run sets its own configuration.
+export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund

@@ -4,6 +4,8 @@
 # the test stores with a real TCP fault proxy between Doorman processes and each store. Bounded:
 # every test has its own time limit, and the whole run is ended after FAULTS_MAX_SECONDS (600).
 set -euo pipefail
+# The checkout's .env configures `npm start` and the CLI; this run sets its own configuration.
+export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund

@@ -13,6 +13,9 @@ export const testEnv: NodeJS.ProcessEnv = {
   PG_POOL_MAX: '4',
   // No metrics listener unless a test asks for one (child servers would contend for one port).
   METRICS_PORT: '0',
+  // Child processes (bin/doorman.js) read no checkout .env: a developer's local settings
+  // (WEBHOOK_ALLOW_PRIVATE, DEMO_PAGES, …) must not change what the tests see.
+  DOORMAN_ENV_FILE: 'none',
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
