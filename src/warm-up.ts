@@ -11,14 +11,6 @@ import { loadVelocityScript } from './velocity/velocity-store.js';
 
 const WARM = { tenantId: '__warmup__', mode: 'test' };
 
-// Index scans that pull each natural-key index into the page cache (bounded by a timeout each).
-const INDEX_SCANS = [
-  'MATCH (n:Identifier) USING INDEX n:Identifier(tenantId, mode, kind, value) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
-  'MATCH (n:Account) USING INDEX n:Account(tenantId, mode, externalId) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
-  'MATCH (n:Cluster) USING INDEX n:Cluster(tenantId, mode, id) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
-  'MATCH (n:Event) USING INDEX n:Event(tenantId, mode, id) WHERE n.tenantId IS NOT NULL RETURN count(n) AS n',
-];
-
 async function warmGraph(deps: Deps): Promise<void> {
   const read = { routing: neo4j.routing.READ, transactionConfig: { timeout: 20_000 } } as const;
   await deps.graph.executeQuery(deps.cypher.get('graph/read-cluster'), {
@@ -27,7 +19,8 @@ async function warmGraph(deps: Deps): Promise<void> {
   // Empty batches: planned and cached, nothing written.
   await deps.graph.executeQuery(deps.cypher.get('graph/apply-links'), { links: [] });
   await deps.graph.executeQuery(deps.cypher.get('graph/apply-marks'), { marks: [] });
-  for (const scan of INDEX_SCANS) await deps.graph.executeQuery(scan, {}, read);
+  // Each natural-key index read once into the page cache (cypher/warm-up/index-scans).
+  await deps.graph.executeQuery(deps.cypher.get('warm-up/index-scans'), {}, read);
 }
 
 async function openConnections(deps: Deps): Promise<void> {

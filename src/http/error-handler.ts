@@ -72,14 +72,20 @@ export function sendError(res: Parameters<RequestHandler>[1], err: AppError): vo
   res.status(err.unavailable ? 503 : STATUS[err.code]).json(body);
 }
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+// A 5xx's error goes to the request's one log line (http/request-logging.ts), stack included;
+// a warming 503 is no fault and carries none.
+const logWithResponse = (res: Parameters<RequestHandler>[1], err: unknown) => {
+  res.err = err instanceof Error ? err : new Error(String(err));
+};
+
+export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
   const appError = err instanceof AppError ? err : fromLibrary(err as LibraryError);
   if (appError) {
-    if (appError.code === 'internal') req.log?.error({ err }, 'internal error');
+    if (appError.code === 'internal' && !appError.unavailable) logWithResponse(res, err);
     sendError(res, appError);
     return;
   }
-  req.log?.error({ err }, 'unhandled error');
+  logWithResponse(res, err);
   if (res.headersSent) return;
   sendError(res, new AppError('internal', 'An internal error occurred. Retry the request; quote the X-Request-Id header when reporting it.'));
 };

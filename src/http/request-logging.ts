@@ -1,5 +1,9 @@
 // One structured log line per request (method, route, status, latency, request id), and the
 // request id echoed in X-Request-Id. Headers are not logged: they carry API keys.
+// Levels an operator can alert on: a 5xx is `error`, with the stack of the error behind it (the
+// error handler hands it over as res.err); a 503 (warming up, or /health reporting a store down)
+// is `warn` without a stack, since it is the service saying what it is; a 4xx is the caller's and
+// `info`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
@@ -29,9 +33,19 @@ export function requestLogging(logger: Logger) {
       const r = req as IncomingMessage & { route?: { path?: string }; baseUrl?: string };
       return r.route?.path ? { route: `${r.baseUrl ?? ''}${r.route.path}` } : {};
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customLogLevel: (_req, res, err) => {
+      if (res.statusCode === 503 && !err) return 'warn';
+      return err || res.statusCode >= 500 ? 'error' : 'info';
+    },
     customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request failed',
+    customErrorMessage: (_req, res) => (res.statusCode === 503 ? 'request answered 503 unavailable' : 'request failed'),
+    // pino-http invents an error ("failed with status code 503") for any 5xx without one; a 503
+    // is not a fault, so its line carries no stack.
+    customErrorObject: (_req, res, _err, value: Record<string, unknown>) => {
+      if (res.statusCode !== 503 || (res as ServerResponse & { err?: unknown }).err) return value;
+      const { err: _invented, ...rest } = value;
+      return rest;
+    },
     quietReqLogger: true,
   });
 }
