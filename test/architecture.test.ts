@@ -1,5 +1,7 @@
 // Keeps the rooms honest: the engine stays pure, configuration has one reader, every Cypher
-// statement is scoped to a tenant and mode, migrations are numbered in order.
+// statement is scoped to a tenant and mode, migrations are numbered in order, nothing refers to
+// a file outside the repository, and the mutation sandbox leaves out every ignored folder.
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,5 +51,40 @@ describe('architecture', () => {
       expect(text).to.match(/-- Up Migration/);
       expect(text).to.match(/-- Down Migration/);
     });
+  });
+
+  it('refers to nothing outside the repository: no path that climbs out of it, no outside document', () => {
+    const root = path.resolve('.');
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
+      .split('\0').filter((f) => f && fs.existsSync(f) && !/(^|\/)package-lock\.json$|\.(png|svg|ico|woff2?|gz)$/.test(f));
+    expect(files.length).to.be.greaterThan(100);
+    // Documents of the workplace around the repository, named in ways a clone cannot follow.
+    const outside = [/\b(?:design|spec|shared)\/[\w.-]+\.md\b/, /\bhouse (?:rule|style)\b/i, /(?:^|[\s'"`(])\/work\//];
+    const problems: string[] = [];
+    for (const file of files) {
+      if (file === path.join('test', 'architecture.test.ts')) continue;
+      const text = fs.readFileSync(file, 'utf8');
+      text.split('\n').forEach((line, i) => {
+        for (const climb of line.matchAll(/(?:\.\.\/)+[\w.-]+/g)) {
+          const target = path.resolve(path.dirname(file), climb[0]);
+          if (!`${target}/`.startsWith(`${root}/`)) problems.push(`${file}:${i + 1}: ${climb[0]} leaves the repository`);
+        }
+        for (const pattern of outside) if (pattern.test(line)) problems.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
+      });
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('leaves every ignored folder out of the mutation sandbox (Stryker copies the checkout)', async () => {
+    const { default: stryker } = (await import(path.resolve('stryker.config.mjs'))) as { default: { ignorePatterns: string[] } };
+    const ignored = fs.readFileSync('.gitignore', 'utf8').split('\n').map((l) => l.trim().replace(/^\/|\/$/g, ''))
+      .filter((l) => l && !l.startsWith('#') && l !== 'node_modules');
+    expect(ignored).to.include.members(['.venv', '.stack', 'dist']);
+    expect(stryker.ignorePatterns).to.include.members(ignored);
+    // What the scripts have created in this checkout so far is ignored, hence left out.
+    const present = execFileSync('git', ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory'], { encoding: 'utf8' })
+      .split('\n').filter(Boolean).map((p) => p.replace(/\/$/, '').split('/')[0]!).filter((p) => p !== 'node_modules' && !p.startsWith('clients'));
+    const covered = (p: string) => stryker.ignorePatterns.some((pattern) => pattern === p || (pattern.startsWith('*') && p.endsWith(pattern.slice(1))));
+    expect([...new Set(present)].filter((p) => !covered(p))).to.deep.equal([]);
   });
 });

@@ -1,5 +1,5 @@
 // `doorman analyst add|link|remove|list`, run as an operator runs them: the --json shapes of
-// design/operations.md, a link that signs in once, one account per address, removal.
+// the README's ops CLI table, a link that signs in once, one account per address, removal.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';

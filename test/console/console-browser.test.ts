@@ -3,8 +3,10 @@
 // one-time link, work the queue by keyboard (a denial's signed webhook arrives at a local
 // receiver), open a cluster picture and click a node, run a saved query, see hostile event data
 // as text, switch modes; a cross-site form post is refused, another tenant's event is not found,
-// and sign-in attempts are limited. Screenshots go to test-output/console/ and, for the README,
-// docs/console-queue.png and docs/console-cluster.png. No page breaks its CSP or asks another origin.
+// and sign-in attempts are limited. Screenshots go to test-output/console/; with
+// UPDATE_SCREENSHOTS=1 they also replace the README's docs/console-queue.png and
+// docs/console-cluster.png (a test run leaves the tracked files alone). No page breaks its CSP
+// or asks another origin.
 import { expect } from 'chai';
 import { verify } from '@octokit/webhooks-methods';
 import fs from 'node:fs';
@@ -23,6 +25,9 @@ import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console');
+const publishScreenshot = (name: string, docsPath: string) => {
+  if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(path.join(OUTPUT, name), docsPath);
+};
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', WEBHOOK_TIMEOUT_MS: '2000', GRAPH_HUB_THRESHOLD: '5', CONSOLE_SIGN_IN_PER_IP: '1000' };
 const XSS = {
   email: '"<img src=x onerror=window.__xss=1>"@shop-mail.com',
@@ -123,7 +128,7 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await page.textContent('.test-banner')).to.contain('Test mode');
     await page.waitForSelector(`.event[data-event-id="${reviews[0]}"]`);
     await page.screenshot({ path: path.join(OUTPUT, 'queue.png') });
-    fs.copyFileSync(path.join(OUTPUT, 'queue.png'), 'docs/console-queue.png');
+    publishScreenshot('queue.png', 'docs/console-queue.png');
     await noViolations();
   });
 
@@ -184,8 +189,8 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await page.textContent('.node-facts')).to.contain('ring_2');
     expect(await page.getAttribute('.node-facts a', 'href')).to.equal('/console/events?external_user_id=ring_2');
     await page.screenshot({ path: path.join(OUTPUT, 'cluster.png') });
-    fs.copyFileSync(path.join(OUTPUT, 'cluster.png'), 'docs/console-cluster.png');
-    expect(fs.statSync('docs/console-cluster.png').size).to.be.greaterThan(30_000);
+    expect(fs.statSync(path.join(OUTPUT, 'cluster.png')).size).to.be.greaterThan(30_000);
+    publishScreenshot('cluster.png', 'docs/console-cluster.png');
     await page.click('.node-facts a');
     await page.waitForSelector('table.rows tbody tr');
     expect(await page.locator('table.rows tbody tr').count()).to.equal(2);

@@ -1,4 +1,4 @@
-// The default policy as a table (design/default-policy.md): for every rule and every event type,
+// The default policy as a table (the README's reason codes): for every rule and every event type,
 // whether the rule runs and the verdict it gives on its own. Engine level: no stores.
 import { expect } from 'chai';
 import { defaultPolicy } from '../../src/engine/policy.js';
@@ -9,7 +9,7 @@ import { EVENT_TYPES, FIRES, run } from './engine-builders.js';
 type Row = Partial<Record<EventType, 'allow' | 'review' | 'block' | 'info'>>;
 const all = (e: 'allow' | 'review' | 'block' | 'info'): Row => Object.fromEntries(EVENT_TYPES.map((t) => [t, e]));
 
-// What design/default-policy.md says, event type by event type; absent means the rule does not run.
+// What the default policy promises, event type by event type; absent means the rule does not run.
 const EXPECTED: Record<string, Row> = {
   blocklisted: all('block'),
   allowlisted: all('allow'),

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
-import { aTenant, bearer } from '../support/fixtures.js';
+import { aClientIp, aTenant, bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { startRedis, startServer, until } from '../support/processes.js';
 import { aSignup, verdictHarness } from '../support/verdict-harness.js';
@@ -63,7 +63,7 @@ describe('rate limiting', function () {
   it('limits a flood of garbage keys per client IP without touching a real key from that IP', async () => {
     const app = createApp(testDeps({ RATE_LIMIT_PER_MINUTE: '20', TRUST_PROXY: 'loopback' }));
     const tenant = await aTenant(deps);
-    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const ip = aClientIp();
     const statuses: number[] = [];
     for (let i = 0; i < 25; i++) {
       const res = await request(app).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(`sk_live_garbage${i}`));
@@ -75,7 +75,7 @@ describe('rate limiting', function () {
     expect(real.status).to.equal(200);
     expect(real.headers['x-ratelimit-remaining']).to.equal('19');
     // Another client IP behind the same proxy has its own bucket.
-    const otherIp = await request(app).get('/v1/events').set('X-Forwarded-For', '203.0.113.9').set(bearer('nonsense'));
+    const otherIp = await request(app).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer('nonsense'));
     expect(otherIp.status).to.equal(401);
   });
 

@@ -9,7 +9,7 @@ import { createTelemetry } from '../../src/metrics/telemetry.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { deliverWebhook } from '../../src/webhooks/deliver-webhook.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
-import { bearer } from '../support/fixtures.js';
+import { aClientIp, bearer } from '../support/fixtures.js';
 import { startHttpStandIn } from '../support/http-stand-in.js';
 import { freePort } from '../support/processes.js';
 import { rootGraphWriter } from '../support/root-hooks.js';
@@ -40,7 +40,9 @@ describe('metrics', function () {
 
   it('counts verdicts, reasons, missing signals, rate-limit rejections, links and deliveries, on the metrics port only', async () => {
     const port = await freePort();
-    const h = await verdictHarness({ RATE_LIMIT_PER_MINUTE: '6', DNS_TIMEOUT_MS: '30', METRICS_PORT: String(port), WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const h = await verdictHarness({ RATE_LIMIT_PER_MINUTE: '6', DNS_TIMEOUT_MS: '30', METRICS_PORT: String(port), WEBHOOK_ALLOW_PRIVATE: 'true', TRUST_PROXY: 'loopback' });
+    // Keyless requests share a per-IP bucket of 6: this test's own address, not the suite's.
+    const ip = aClientIp();
     const metrics = await startMetricsServer(h.deps);
     const receiver = await startHttpStandIn(() => ({ status: 200 }));
     const root = rootGraphWriter();
@@ -61,7 +63,7 @@ describe('metrics', function () {
       const resolved = await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'metrics test' });
       await deliverWebhook(h.deps, { deliveryId: resolved.deliveryId, attempt: 1 });
 
-      expect((await request(h.app).get('/metrics')).status).to.equal(404);
+      expect((await request(h.app).get('/metrics').set('X-Forwarded-For', ip)).status).to.equal(404);
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { bearer } from '../support/fixtures.js';
 import { pgbouncerAvailable, startPgBouncer, transactionsThrough, type PgBouncer } from '../support/pgbouncer.js';
+import { skipBecause } from '../support/skip.js';
 import { testConfig } from '../support/test-deps.js';
 import { aSignup, IPS, verdictHarness } from '../support/verdict-harness.js';
 
@@ -18,7 +19,7 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
   before(async function () {
     if (!(await pgbouncerAvailable())) {
       if (process.env.CI) throw new Error('pgbouncer is not installed (scripts/stack.sh installs it)');
-      this.skip();
+      skipBecause(this, 'pgbouncer is not installed (scripts/test.sh installs it with apt)');
     }
     bouncer = await startPgBouncer(direct);
   });

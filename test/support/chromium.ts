@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { skipBecause } from './skip.js';
 
 const run = promisify(execFile);
 
@@ -36,7 +37,7 @@ export async function chromiumOrSkip(ctx: Mocha.Context): Promise<string> {
   const message = `Chromium could not be installed (${found.problem}); the browser tests cannot run`;
   if (process.env.CI) throw new Error(`${message}, and CI must not skip them`);
   console.error(`\n${'!'.repeat(100)}\n!! SKIPPING BROWSER TESTS: ${message}.\n!! Run scripts/chromium.sh as root to install it.\n${'!'.repeat(100)}\n`);
-  ctx.skip();
+  skipBecause(ctx, message);
 }
 
 export interface LaunchedChromium {
