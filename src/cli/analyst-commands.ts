@@ -1,4 +1,4 @@
-// `doorman analyst add|link|remove|list` (design/operations.md): analyst accounts for the console.
+// `doorman analyst add|link|remove|list` (README, "The ops CLI"): analyst accounts for the console.
 // CLI code only: the work is in src/console/manage-analysts.ts.
 import { Option, type Command } from 'commander';
 import { addAnalyst, newSignInLink, removeAnalyst, tenantAnalysts, SIGN_IN_LINK_HOURS } from '../console/manage-analysts.js';

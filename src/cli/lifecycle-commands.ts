@@ -1,4 +1,4 @@
-// `doorman erase`, `doorman graph rebuild` and `doorman retention run` (design/operations.md). CLI
+// `doorman erase`, `doorman graph rebuild` and `doorman retention run` (README, "The ops CLI"). CLI
 // code only: the work is in src/lifecycle/. Each starts a graph writer of its own while it waits,
 // so it completes with no server running; with servers running, whichever process owns the
 // scope's lane applies the work.

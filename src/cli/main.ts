@@ -1,4 +1,4 @@
-// The `doorman` ops CLI (design/operations.md). With --json every command prints exactly one
+// The `doorman` ops CLI (README, "The ops CLI"). With --json every command prints exactly one
 // JSON document on stdout and exits 0, or one line on stderr and exits non-zero.
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';

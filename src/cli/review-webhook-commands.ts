@@ -1,5 +1,5 @@
 // `doorman review list|resolve` and `doorman webhook set|show|disable|deliveries|redeliver`
-// (design/operations.md). CLI code only: the work is in the use cases, which the analyst
+// (README, "The ops CLI"). CLI code only: the work is in the use cases, which the analyst
 // console calls too.
 import os from 'node:os';
 import { Option, type Command } from 'commander';

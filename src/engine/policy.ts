@@ -1,5 +1,5 @@
 // The default policy as data: per rule, whether it is on, its effect on each event type it runs
-// on, its thresholds and windows, and which list wins (design/default-policy.md). A rule runs
+// on, its thresholds and windows, and which list wins (README, "Reason codes"). A rule runs
 // only when on and only on the event types its `effects` name. Tenants publish their own as
 // documents (src/policies/); this one stays the default. Never edit a shipped version in place:
 // add a new one (stored events keep theirs, and replay looks the old one up by version).

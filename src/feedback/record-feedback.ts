@@ -1,5 +1,5 @@
 // Use case: record an outcome about an event, an account or an email, and spread it across the
-// subject's linked identity cluster (design/default-policy.md, Feedback). The outcome and its
+// subject's linked identity cluster (docs/graph.md, marks). The outcome and its
 // graph mark are written in one statement; the graph writer applies the mark after every link
 // committed before it, so a mark about an event never races the event's own link.
 import neo4j from 'neo4j-driver';

@@ -1,4 +1,4 @@
-// The verdict's one write (house rule 4): the event, its idempotency record, its review (for a
+// The verdict's one write (CONVENTIONS.md rule 4): the event, its idempotency record, its review (for a
 // `review`) and its graph link (the outbox row the graph writer applies after commit), in one
 // statement, so all or none of them exist, in one round trip. The event INSERT lives here only.
 // With an Idempotency-Key, the record is inserted first and everything else hangs off it: a twin
