@@ -276,7 +276,7 @@ async function main() {
     process.kill(server.child.pid, 'SIGTERM');
     const { code, signal } = await Promise.race([
       server.exited,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no exit 35 s after SIGTERM:\n${server.output.slice(-20).join('\n')}`)), 35_000)),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no exit 35 s after SIGTERM:\n${server.output.slice(-20).join('\n')}`)), 35_000).unref()),
     ]);
     expect(code === 0, `exit code ${code} (signal ${signal}) after SIGTERM:\n${server.output.slice(-20).join('\n')}`);
     // An operator alerts on error lines (level 50 and above): a clean start, a verdict and a
@@ -301,11 +301,14 @@ try {
   failed = true;
   if (!(err instanceof StepFailure)) log(`FAILED: ${err.stack ?? err}`);
 } finally {
+  const t = Date.now();
   for (const cleanup of cleanups.reverse()) await cleanup();
   fs.rmSync(work, { recursive: true, force: true });
+  log(`cleaned up in ${secs(Date.now() - t)}`);
 }
 if (failed) {
   log(`the smoke stage FAILED after ${secs(Date.now() - started)}`);
   process.exit(1);
 }
 log(`the built service and CLI work: all steps passed in ${secs(Date.now() - started)}`);
+process.exit(0);
