@@ -1,5 +1,5 @@
 -- Up Migration
--- Secrets the service generates and keeps itself (operations.md: an operator never invents
+-- Secrets the service generates and keeps itself (an operator never invents
 -- one), e.g. the device-token signing key. One row per purpose; the first writer wins.
 CREATE TABLE service_secrets (
   name        text PRIMARY KEY,

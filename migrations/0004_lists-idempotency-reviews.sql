@@ -1,6 +1,6 @@
 -- Up Migration
 
--- Tenant allow and block lists (operations.md `doorman list`). Values are stored normalised
+-- Tenant allow and block lists (`doorman list`). Values are stored normalised
 -- (see src/lists/list-values.ts) so the verdict path matches them with one indexed lookup.
 CREATE TABLE list_entries (
   tenant_id   text NOT NULL REFERENCES tenants (id),

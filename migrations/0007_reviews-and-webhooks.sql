@@ -6,7 +6,7 @@ ALTER TABLE reviews ADD COLUMN resolved_by text;
 ALTER TABLE reviews ADD CONSTRAINT reviews_resolved_once
   CHECK ((status = 'pending') = (resolved_at IS NULL));
 
--- One endpoint per tenant and mode (operations.md `doorman webhook set`).
+-- One endpoint per tenant and mode (`doorman webhook set`).
 CREATE TABLE webhook_endpoints (
   tenant_id   text NOT NULL REFERENCES tenants (id),
   mode        text NOT NULL CHECK (mode IN ('live', 'test')),

@@ -70,6 +70,12 @@ describe('architecture', () => {
           if (!`${target}/`.startsWith(`${root}/`)) problems.push(`${file}:${i + 1}: ${climb[0]} leaves the repository`);
         }
         for (const pattern of outside) if (pattern.test(line)) problems.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
+        // A Markdown document named in prose (a document, or a comment in code) is one of ours.
+        const prose = file.endsWith('.md') ? line : /(?:^|\s)(?:\/\/|#|--|\*)\s?(.*)$/.exec(line)?.[1] ?? '';
+        for (const doc of prose.matchAll(/[\w./-]*\b[\w-]+\.md\b/g)) {
+          const name = doc[0].replace(/^\.\//, '');
+          if (!files.some((f) => f === name || f.endsWith(`/${name}`) || path.basename(f) === path.basename(name))) problems.push(`${file}:${i + 1}: names ${name}, which is not in the repository`);
+        }
       });
     }
     expect(problems).to.deep.equal([]);

@@ -18,7 +18,7 @@ const SEVERITY: Record<Effect, number> = { info: 0, allow: 0, review: 1, block: 
 const VERDICTS: Verdict[] = ['allow', 'review', 'block'];
 const LIST_CODE = { block: 'blocklisted', allow: 'allowlisted' } as const;
 
-// What trust may soften (default-policy.md: "velocity, ip or cluster-size rules").
+// What trust may soften (the default policy: "velocity, ip or cluster-size rules").
 export const TRUST_SOFTENS = (code: string): boolean =>
   code.startsWith('velocity_') || ['tor_exit', 'proxy_ip', 'datacenter_ip', 'identity_cluster'].includes(code);
 
