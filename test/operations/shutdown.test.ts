@@ -20,8 +20,19 @@ describe('SIGTERM', function () {
     const deps = testDeps();
     const tenant = await aTenant(deps);
     const { dns, intelDir } = await standIns();
-    const server = await startServer({ DNS_SERVERS: dns.server, INTEL_DIR: intelDir, RATE_LIMIT_PER_MINUTE: '1000000', SIGNAL_DEADLINE_MS: '2000' });
+    // DNS answers for the slow domain take 2 s and the server waits up to 1.5 s for them: a
+    // verdict sent half a second before SIGTERM is certainly still in flight when it arrives.
+    const server = await startServer({ DNS_SERVERS: dns.server, INTEL_DIR: intelDir, RATE_LIMIT_PER_MINUTE: '1000000', SIGNAL_DEADLINE_MS: '2000', DNS_TIMEOUT_MS: '1500' });
     let signalledAt = 0;
+    let inFlight: Promise<{ sentAt: number; status: number; answeredAt: number }> | undefined;
+    const slowTimer = setTimeout(() => {
+      const sentAt = Date.now();
+      inFlight = fetch(`http://127.0.0.1:${server.port}/v1/verdict`, {
+        method: 'POST',
+        headers: { ...bearer(tenant.keys.sk_test), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ event_type: 'signup', email: `slow@${DOMAINS.slowDns}`, ip: IPS.clean, external_user_id: 'sig_slow' }),
+      }).then((r) => ({ sentAt, status: r.status, answeredAt: Date.now() }));
+    }, 1000);
     const timer = setTimeout(() => {
       signalledAt = Date.now();
       process.kill(server.pid, 'SIGTERM');
@@ -35,6 +46,8 @@ describe('SIGTERM', function () {
       }),
     }));
     clearTimeout(timer);
+    clearTimeout(slowTimer);
+    const slow = await inFlight!;
     const code = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
     expect(code).to.equal(0);
 
@@ -43,7 +56,9 @@ describe('SIGTERM', function () {
     // listener closed, or reset when sent on a keep-alive socket as the server closed it).
     expect(results.filter((r) => r.status !== undefined && r.status !== 200).map((r) => r.status)).to.deep.equal([]);
     expect(ok.length).to.be.greaterThan(0);
-    expect(results.some((r) => r.status === 200 && r.sentAt < signalledAt && r.answeredAt! > signalledAt), 'a request in flight at SIGTERM was answered').to.equal(true);
+    expect(slow.sentAt, 'the slow verdict was sent before SIGTERM').to.be.below(signalledAt);
+    expect(slow.answeredAt, 'and answered after it').to.be.above(signalledAt);
+    expect(slow.status, 'a request in flight at SIGTERM was answered').to.equal(200);
     expect(results.some((r) => r.sentAt > signalledAt + 500 && r.status === undefined), 'new requests were refused').to.equal(true);
     const stored = await deps.db.query('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', [tenant.tenantId, 'test', ok]);
     expect(stored.rowCount).to.equal(ok.length);
