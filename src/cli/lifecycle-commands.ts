@@ -50,7 +50,7 @@ export function addLifecycleCommands(program: Command, { print, withDeps }: CliK
     .action(withDeps(async (deps: Deps) => {
       await deps.graphWriter.start();
       const r = await applyRetention(deps);
-      print({ ok: true, cutoff: r.cutoff.toISOString(), events: r.events, feedback: r.feedback, batches: r.batches, complete: r.complete },
-        `Removed ${r.events} events and ${r.feedback} feedback records judged before ${r.cutoff.toISOString()} in ${r.batches} batches${r.complete ? '' : ' (stopped at the time budget; the rest goes next run)'}.`);
+      print({ ok: true, cutoff: r.cutoff.toISOString(), events: r.events, feedback: r.feedback, batches: r.batches, complete: r.complete, failed_scopes: r.failedScopes },
+        `Removed ${r.events} events and ${r.feedback} feedback records judged before ${r.cutoff.toISOString()} in ${r.batches} batches${r.failedScopes ? `; ${r.failedScopes} scope(s) failed and were skipped (see the error log)` : ''}${r.complete || r.failedScopes ? '' : ' (stopped at the time budget; the rest goes next run)'}.`);
     }));
 }

@@ -3,7 +3,9 @@
 // one short transaction (its graph removal queued in the outbox, applied in lane order by the
 // graph writer), bounded in time per run: the scheduled job (jobs/workers.ts) runs it hourly and
 // `doorman retention run` on demand; a run that stops early leaves the rest to the next.
-import { inTransaction } from '../db/queryable.js';
+// A scope whose batch fails is skipped for this run (logged at error, counted in
+// doorman_retention_scope_failures_total); the scopes after it are still cleaned.
+import { inTransaction, type Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, enqueueForget, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
@@ -15,8 +17,10 @@ export interface RetentionResult {
   events: number;
   feedback: number;
   batches: number;
-  // False when the run stopped at its time budget with old events left.
+  // False when the run stopped at its time budget with old events left, or a scope failed.
   complete: boolean;
+  // Scopes skipped this run because a batch failed.
+  failedScopes: number;
 }
 
 export async function applyRetention(
@@ -27,31 +31,50 @@ export async function applyRetention(
   const cutoff = new Date(now.getTime() - deps.config.eventRetentionDays * DAY_MS);
   const limit = deps.config.retentionBatchSize;
   const stopAt = Date.now() + (options.budgetMs ?? 5 * 60_000);
-  const result: RetentionResult = { cutoff, events: 0, feedback: 0, batches: 0, complete: true };
+  const result: RetentionResult = { cutoff, events: 0, feedback: 0, batches: 0, complete: true, failedScopes: 0 };
   for (const scope of await scopesWithDataBefore(deps.db, cutoff)) {
-    for (;;) {
-      if (Date.now() > stopAt) {
-        result.complete = false;
-        return result;
-      }
-      const batch = await inTransaction(deps.db, async (tx) => {
-        const ids = await oldestEventsBefore(tx, scope, cutoff, limit);
-        const feedbackKeys = ids.length < limit ? await deleteOldFeedback(tx, scope, cutoff, limit - ids.length) : [];
-        if (ids.length === 0 && feedbackKeys.length === 0) return undefined;
-        await deleteEventsAndDependents(tx, scope, ids);
-        await enqueueForget(tx, scope, now, { eventIds: ids, feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys] });
-        return { events: ids.length, feedback: feedbackKeys.length };
-      });
-      if (!batch) break;
-      result.events += batch.events;
-      result.feedback += batch.feedback;
-      result.batches += 1;
-      deps.telemetry.retentionDeleted(batch.events);
-      wakeGraphWriters(deps.db);
+    try {
+      if (!(await retainScope(deps, scope, { cutoff, now, limit, stopAt }, result))) return result;
+    } catch (err) {
+      result.failedScopes += 1;
+      result.complete = false;
+      deps.telemetry.retentionScopeFailed();
+      deps.logger.error({ err, tenant_id: scope.tenantId, mode: scope.mode, cutoff: cutoff.toISOString() }, 'retention failed for a scope; skipped until the next run');
     }
   }
   if (result.events > 0 || result.feedback > 0) {
     deps.logger.info({ cutoff: cutoff.toISOString(), events: result.events, feedback: result.feedback, batches: result.batches }, 'retention applied');
   }
   return result;
+}
+
+// One scope, batch after batch, until it has nothing left past the cutoff (true) or the run's
+// time budget is spent (false).
+async function retainScope(
+  deps: Pick<Deps, 'db' | 'telemetry'>,
+  scope: Scope,
+  run: { cutoff: Date; now: Date; limit: number; stopAt: number },
+  result: RetentionResult,
+): Promise<boolean> {
+  const { cutoff, now, limit } = run;
+  for (;;) {
+    if (Date.now() > run.stopAt) {
+      result.complete = false;
+      return false;
+    }
+    const batch = await inTransaction(deps.db, async (tx) => {
+      const ids = await oldestEventsBefore(tx, scope, cutoff, limit);
+      const feedbackKeys = ids.length < limit ? await deleteOldFeedback(tx, scope, cutoff, limit - ids.length) : [];
+      if (ids.length === 0 && feedbackKeys.length === 0) return undefined;
+      await deleteEventsAndDependents(tx, scope, ids);
+      await enqueueForget(tx, scope, now, { eventIds: ids, feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys] });
+      return { events: ids.length, feedback: feedbackKeys.length };
+    });
+    if (!batch) return true;
+    result.events += batch.events;
+    result.feedback += batch.feedback;
+    result.batches += 1;
+    deps.telemetry.retentionDeleted(batch.events);
+    wakeGraphWriters(deps.db);
+  }
 }

@@ -11,17 +11,14 @@ export function eventFeedbackKeys(eventIds: string[]): string[] {
   return eventIds.flatMap((id) => [`review:${id}`, ...OUTCOMES.map((o) => `feedback:event_id:${id}:${o}`)]);
 }
 
-// Removes what hangs off these events, then the events. Idempotency records are left to their own
-// 24-hour expiry (housekeeping), which every event past retention has long passed.
-export async function deleteEventsAndDependents(tx: Queryable, scope: Scope, ids: string[]): Promise<{ deliveries: number }> {
+// Removes the events; their reviews, shadow decisions, webhook deliveries and attempts go with
+// them (ON DELETE CASCADE, migration 0014), and their unapplied outbox rows are removed here (the
+// outbox holds no foreign key). Idempotency records are left to their own 24-hour expiry
+// (housekeeping), which every event past retention has long passed.
+export async function deleteEventsAndDependents(tx: Queryable, scope: Scope, ids: string[]): Promise<void> {
   const s = [scope.tenantId, scope.mode, ids];
-  await tx.query(
-    `DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3))`, s);
-  const deliveries = await tx.query('DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
-  await tx.query('DELETE FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
   await tx.query('DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
   await tx.query('DELETE FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', s);
-  return { deliveries: deliveries.rowCount ?? 0 };
 }
 
 // The scope's oldest events judged before the cutoff, at most `limit`, locked for this transaction.

@@ -10,9 +10,10 @@ export interface Telemetry {
   registry: Registry;
   httpRequest(labels: { route: string; method: string; status: number }, seconds: number): void;
   verdictJudged(eventType: string, decision: { verdict: string; reasons: Reason[]; fault?: string }, missing: MissingSignal[]): void;
-  rateLimited(bucket: 'key' | 'ip'): void;
+  rateLimited(bucket: 'key' | 'ip' | 'auth_failures'): void;
   webhookAttempt(outcome: 'delivered' | 'pending' | 'failed', createdAt: Date, now: Date): void;
   retentionDeleted(events: number): void;
+  retentionScopeFailed(): void;
   // Reads the stores, pools and graph writer of these deps at each scrape.
   observe(deps: ObservedStores): void;
   // Process metrics (CPU, memory, event loop, GC): only where a metrics listener runs.
@@ -40,7 +41,7 @@ export function createTelemetry(): Telemetry {
     labelNames: ['source', 'cause'], registers,
   });
   const failOpen = new Counter({ name: 'doorman_fail_open_total', help: 'Verdicts that failed open because a rule or the engine threw', registers });
-  const rateLimited = new Counter({ name: 'doorman_rate_limited_total', help: 'Requests refused with 429, by bucket kind (key | ip)', labelNames: ['bucket'], registers });
+  const rateLimited = new Counter({ name: 'doorman_rate_limited_total', help: 'Requests refused with 429, by bucket kind (key | ip | auth_failures)', labelNames: ['bucket'], registers });
   const attempts = new Counter({
     name: 'doorman_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by the state they left the delivery in',
     labelNames: ['outcome'], registers,
@@ -49,6 +50,9 @@ export function createTelemetry(): Telemetry {
     name: 'doorman_webhook_delivery_lag_seconds', help: 'From a resolution to its webhook delivered (2xx)', buckets: LAG_BUCKETS, registers,
   });
   const retention = new Counter({ name: 'doorman_retention_deleted_events_total', help: 'Events removed by the retention job in this process', registers });
+  const retentionFailures = new Counter({
+    name: 'doorman_retention_scope_failures_total', help: 'Scopes (tenant and mode) a retention run skipped because a batch failed', registers,
+  });
   let processMetrics = false;
   return {
     registry,
@@ -65,6 +69,7 @@ export function createTelemetry(): Telemetry {
       if (outcome === 'delivered') deliveryLag.observe(Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
     },
     retentionDeleted: (events) => retention.inc(events),
+    retentionScopeFailed: () => retentionFailures.inc(),
     observe: (deps) => observeStores(registry, deps, LAG_BUCKETS),
     collectProcessMetrics() {
       if (processMetrics) return;

@@ -1,0 +1,37 @@
+-- Up Migration
+-- Every row that references an event goes with the event (issue 20). A shadow policy's decisions
+-- had no ON DELETE rule, so retention's DELETE of an event they named failed (23503) and stopped
+-- retention for every scope after that one. Now each foreign key into events, and each one into a
+-- table that hangs off events (a review's webhook deliveries, a delivery's attempts), cascades;
+-- test/operations/retention.test.ts reads the catalog to keep it so for tables added later.
+-- NOT VALID, then VALIDATE: the old rows already satisfy the keys; validating apart takes no lock
+-- that blocks writes.
+ALTER TABLE shadow_decisions DROP CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id)
+    REFERENCES events (tenant_id, mode, id) ON DELETE CASCADE NOT VALID;
+ALTER TABLE shadow_decisions VALIDATE CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey;
+
+ALTER TABLE reviews DROP CONSTRAINT reviews_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT reviews_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id)
+    REFERENCES events (tenant_id, mode, id) ON DELETE CASCADE NOT VALID;
+ALTER TABLE reviews VALIDATE CONSTRAINT reviews_tenant_id_mode_event_id_fkey;
+
+ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT webhook_deliveries_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id)
+    REFERENCES reviews (tenant_id, mode, event_id) ON DELETE CASCADE NOT VALID;
+ALTER TABLE webhook_deliveries VALIDATE CONSTRAINT webhook_deliveries_tenant_id_mode_event_id_fkey;
+
+ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_delivery_id_fkey,
+  ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id)
+    REFERENCES webhook_deliveries (id) ON DELETE CASCADE NOT VALID;
+ALTER TABLE webhook_attempts VALIDATE CONSTRAINT webhook_attempts_delivery_id_fkey;
+
+-- Down Migration
+ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_delivery_id_fkey,
+  ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries (id);
+ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT webhook_deliveries_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id) REFERENCES reviews (tenant_id, mode, event_id);
+ALTER TABLE reviews DROP CONSTRAINT reviews_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT reviews_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id) REFERENCES events (tenant_id, mode, id);
+ALTER TABLE shadow_decisions DROP CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey,
+  ADD CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey FOREIGN KEY (tenant_id, mode, event_id) REFERENCES events (tenant_id, mode, id);
