@@ -25,6 +25,10 @@ export interface Config {
   readonly redisUrl: string;
   readonly rateLimitPerMinute: number;
   readonly rateLimitWindowSeconds: number;
+  // Failed authentications per client address (IPv6: per /64) and window, past which keys not
+  // seen to succeed lately get 429 without a lookup (http/authenticate.ts).
+  readonly authFailuresPerIp: number;
+  readonly authFailureWindowSeconds: number;
   // Express's `trust proxy`: false (default), a hop count, or addresses/subnets such as 'loopback'.
   readonly trustProxy: boolean | number | string;
   readonly deviceTokenTtlSeconds: number;
@@ -63,6 +67,13 @@ export interface Config {
   // A Postgres query without an answer this long fails (the connection is dropped), so a
   // stalled database gives a retryable 500 instead of a request that never ends.
   readonly pgQueryTimeoutMs: number;
+  // Server-side bounds, below the client's, so Postgres aborts a statement (and rolls it back)
+  // before the client gives up on it: a 500 then means nothing was written. Sent as startup
+  // parameters on a direct connection; a transaction-mode pooler refuses those, so behind one they
+  // are off here and set on the database role instead (docs/reliability.md).
+  readonly pgStatementTimeoutMs: number;
+  readonly pgIdleInTransactionTimeoutMs: number;
+  readonly pgServerTimeouts: boolean;
   // A Redis command without an answer this long fails: velocity becomes a missing signal and
   // the rate limiter falls back to its in-memory insurance, instead of waiting on a stall.
   readonly redisCommandTimeoutMs: number;
@@ -84,6 +95,10 @@ export interface Config {
   readonly pgNamedStatements: boolean;
   // OpenTelemetry traces go here when set (bin/doorman.js starts the SDK; the SDK reads OTEL_*).
   readonly otelEndpoint: string | undefined;
+  // Master keys of the vault (src/vault/): SECRETS_KEY seals, SECRETS_PREVIOUS_KEYS still open
+  // what older keys wrapped (during a rotation). Each 32 random bytes in base64. Empty when unset:
+  // serve, worker and migrate then refuse to start, and nothing can be sealed or opened.
+  readonly secretsKeys: readonly Buffer[];
 }
 
 export class ConfigError extends Error {
@@ -136,6 +151,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const rdap = env.RDAP_BASE_URL ? url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined;
 
+  // Postgres timeouts: the client's, and the server's below it. By default a statement gets a fifth
+  // less than the client's wait (at most a second less, at least 50 ms), and a transaction may sit
+  // idle as long as the client waits for one statement.
+  const clientMs = int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000);
+  const statementMs = int('PG_STATEMENT_TIMEOUT_MS', Math.max(50, clientMs - Math.max(50, Math.min(1000, Math.round(clientMs / 5)))), 10, 600_000);
+
   const databaseDirectUrl = env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl;
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
@@ -147,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: redisUrl(str('REDIS_URL', 'redis://127.0.0.1:6379'), problems),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    authFailuresPerIp: int('AUTH_FAILURES_PER_IP', 300, 1, 10_000_000),
+    authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     deviceTokenTtlSeconds: int('DEVICE_TOKEN_TTL_SECONDS', 900, 30, 86_400),
     dnsServers,
@@ -176,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleSignInPerIp: int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
     consoleQueryTimeoutMs: int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
     consoleQueryRowCap: int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
-    pgQueryTimeoutMs: int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    pgQueryTimeoutMs: clientMs,
     redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
@@ -188,7 +211,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
     databaseDirectUrl,
     pgNamedStatements: bool('PG_NAMED_STATEMENTS', databaseDirectUrl === databaseUrl),
+    pgStatementTimeoutMs: statementMs,
+    pgIdleInTransactionTimeoutMs: int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', clientMs, 100, 3_600_000),
+    pgServerTimeouts: bool('PG_SERVER_TIMEOUTS', databaseDirectUrl === databaseUrl),
+    secretsKeys: secretsKeys(env, problems),
   };
+  if (statementMs >= clientMs) problems.push(`PG_STATEMENT_TIMEOUT_MS (${statementMs}) must be below PG_QUERY_TIMEOUT_MS (${clientMs}), so Postgres aborts a statement before the client gives up on it`);
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(problems);
@@ -206,6 +234,20 @@ function withOsUser(databaseUrl: string): string {
   } catch {
     return databaseUrl; // reported by the caller's check
   }
+}
+
+// 32 bytes of base64 each (`openssl rand -base64 32`, or `doorman secrets new-key`).
+function secretsKeys(env: NodeJS.ProcessEnv, problems: string[]): Buffer[] {
+  const keys: Buffer[] = [];
+  const parse = (name: string, text: string) => {
+    const key = Buffer.from(text.trim(), 'base64');
+    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+=*$/.test(text.trim())) problems.push(`${name} must be 32 random bytes in base64 (\`doorman secrets new-key\` prints one)`);
+    else keys.push(key);
+  };
+  if (env.SECRETS_KEY) parse('SECRETS_KEY', env.SECRETS_KEY);
+  else if (env.SECRETS_PREVIOUS_KEYS) problems.push('SECRETS_PREVIOUS_KEYS needs SECRETS_KEY, the key that seals from now on');
+  for (const previous of (env.SECRETS_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)) parse('SECRETS_PREVIOUS_KEYS', previous);
+  return keys;
 }
 
 function redisUrl(value: string, problems: string[]): string {

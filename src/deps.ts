@@ -23,6 +23,8 @@ import { warmUp } from './warm-up.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/policy-registry.js';
 import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
 import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
+import { argon2Passwords, type Passwords } from './console/passwords.js';
+import { createVault, masterKeyOf, type Vault } from './vault/vault.js';
 
 export interface Clock {
   now(): Date;
@@ -54,6 +56,10 @@ export interface Deps {
   // 'cold' until warmup() is called (nothing is held back), 'warming', then 'warm'.
   warmState(): 'cold' | 'warming' | 'warm';
   clock: Clock;
+  // Analysts' password hashing (argon2id).
+  passwords: Passwords;
+  // Seals and opens the secrets the service stores (src/vault/).
+  vault: Vault;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,12 @@ export function createPool(config: Config): pg.Pool {
     idleTimeoutMillis: 30_000,
     // Client-side: also ends a wait on a stalled network, which a server-side timeout cannot.
     query_timeout: config.pgQueryTimeoutMs,
+    // Server-side, shorter: Postgres cancels and rolls back first, so a timed-out write never
+    // commits after the caller was told 500 (config.ts).
+    ...(config.pgServerTimeouts && {
+      statement_timeout: config.pgStatementTimeoutMs,
+      idle_in_transaction_session_timeout: config.pgIdleInTransactionTimeoutMs,
+    }),
   });
 }
 
@@ -116,6 +128,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const engine = overrides.engine ?? { rules: defaultRules, policy: defaultPolicy };
   // A scope without a published policy is judged by the engine's default policy.
   const policies = overrides.policies ?? createPolicyRegistry(db, engine.policy);
+  const vault = overrides.vault ?? createVault(db, config.secretsKeys.map(masterKeyOf));
   let warming: Promise<void> | undefined;
   let warm = false;
   const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger });
@@ -132,7 +145,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     redis,
     boss,
     cypher,
-    secrets: overrides.secrets ?? createSecretCache(db, logger),
+    secrets: overrides.secrets ?? createSecretCache(db, vault, logger),
     ipIntel,
     emailSignals,
     engine,
@@ -143,6 +156,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
     clock,
+    passwords: overrides.passwords ?? argon2Passwords,
+    vault,
     async close() {
       await graphWriter.stop();
       // Lets a job in progress finish (bounded), as SIGTERM promises; a process that never
