@@ -42,17 +42,20 @@ export interface Erased {
 
 type EraseDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'engine' | 'clock'>;
 
-// Removes each event's members from the velocity sets it was counted in (the same counters the
-// verdict used: velocity-store.ts countersFor).
+// Removes each event's members from every velocity set it may have been counted in (the
+// verdict's counters: velocity-store.ts countersFor), whichever policy judged it: the policy
+// decides only windows and which amounts count as small, so any amount is passed as 0, and the
+// small-amount sets are always cleaned. Removing a member that was never added is harmless.
 async function forgetVelocity(deps: EraseDeps, scope: Scope, events: PersonEvent[]): Promise<number> {
   const pipeline = deps.redis.pipeline();
   let queued = 0;
   for (const e of events) {
     const parsed = e.request.email ? parseEmail(e.request.email) : undefined;
     const domain = parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain) ? parsed.registrableDomain : undefined;
+    const amount = e.request.payment?.amount === undefined ? undefined : 0;
     for (const c of countersFor(scope, {
       eventType: e.eventType as EventType, eventId: e.id, ip: e.request.ip, deviceId: e.deviceId, domain,
-      card: e.request.payment?.card_fingerprint, amount: e.request.payment?.amount, account: e.externalUserId,
+      card: e.request.payment?.card_fingerprint, amount, account: e.externalUserId,
     }, deps.engine.policy)) {
       pipeline.zrem(c.key, c.member);
       queued += 1;

@@ -1,6 +1,8 @@
 // Velocity counters in Redis: one sorted set per (scope, dimension, value), scored by time.
 // Counting an event is one atomic script that adds it and returns the counts including it; a
-// request that fails before its commit takes its additions back. Sets are trimmed to their
+// request that fails before its commit takes its additions back. Every member belongs to one
+// event (a distinct-value set records `value|eventId`, and counts the distinct values), so taking
+// an addition back removes exactly this request's members and never another request's. Sets are trimmed to their
 // window and capped, and every key has a TTL. Every key of a scope carries the same hash tag
 // ({tenant:mode}), so the script touches one slot and runs unchanged on a Redis Cluster.
 import { createHash } from 'node:crypto';
@@ -28,8 +30,10 @@ interface Counter {
   field: keyof VelocitySignal;
   key: string;
   windowMs: number;
-  // The member recorded: the event id (counts events) or a value (counts distinct values).
+  // The member recorded, always this event's own: the event id (the set counts events), or
+  // `<value digest>|<event id>` (the set counts distinct values).
   member: string;
+  distinct: boolean;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 22);
@@ -43,9 +47,10 @@ function windowMs(policy: Policy, code: string): number {
 export function countersFor(scope: Scope, input: VelocityInput, policy: Policy): Counter[] {
   const base = `vel:{${scope.tenantId}:${scope.mode}}`;
   const counters: Counter[] = [];
-  const add = (field: keyof VelocitySignal, dim: string, value: string | undefined, code: string, member = input.eventId) => {
+  const add = (field: keyof VelocitySignal, dim: string, value: string | undefined, code: string, distinctValue?: string) => {
     if (value !== undefined) {
-      counters.push({ field, key: `${base}:${dim}:${digest(value)}`, windowMs: windowMs(policy, code), member });
+      const member = distinctValue === undefined ? input.eventId : `${digest(distinctValue)}|${input.eventId}`;
+      counters.push({ field, key: `${base}:${dim}:${digest(value)}`, windowMs: windowMs(policy, code), member, distinct: distinctValue !== undefined });
     }
   };
   if (input.eventType === 'signup') {
@@ -55,7 +60,7 @@ export function countersFor(scope: Scope, input: VelocityInput, policy: Policy):
   }
   if (input.eventType === 'checkout_attempt') {
     add('cardAttempts', 'checkout_card', input.card, 'velocity_card_attempts');
-    if (input.card) add('ipDistinctCards', 'checkout_ip_cards', input.ip, 'velocity_ip_card_attempts', digest(input.card));
+    if (input.card) add('ipDistinctCards', 'checkout_ip_cards', input.ip, 'velocity_ip_card_attempts', input.card);
     const maxAmount = policy.rules.card_probe_pattern?.maxAmount ?? 100;
     if (input.amount !== undefined && input.amount <= maxAmount) {
       add('cardSmallAttempts', 'probe_card', input.card, 'card_probe_pattern');
@@ -63,23 +68,26 @@ export function countersFor(scope: Scope, input: VelocityInput, policy: Policy):
     }
   }
   if (input.eventType === 'login' && input.deviceId) {
-    add('accountDistinctDevices', 'login_account_devices', input.account, 'ato_account_device_burst', digest(input.deviceId));
+    add('accountDistinctDevices', 'login_account_devices', input.account, 'ato_account_device_burst', input.deviceId);
   }
   return counters;
 }
 
 // Adds the event to every counter and returns the counts including it, in one atomic step (one
-// Redis round trip), so parallel requests count one by one. For each counter it also returns the
-// member's previous score, so a request that fails before its commit can take its count back.
-// KEYS: the counters' keys. ARGV: now (ms), the cap, then per counter its window (ms) and member.
+// Redis round trip), so parallel requests count one by one. A distinct-value set answers how many
+// distinct values its members name (the part before `|`; a member without one, written before
+// members carried their event, is its own value). Sets are capped at MAX_MEMBERS, so that count
+// reads at most that many members.
+// KEYS: the counters' keys. ARGV: now (ms), the cap, then per counter its window (ms), member and
+// 1 when it counts distinct values.
 const COUNT_SCRIPT = `
 local now = tonumber(ARGV[1])
 local cap = tonumber(ARGV[2])
 local out = {}
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[1 + 2 * i])
-  local member = ARGV[2 + 2 * i]
-  local previous = redis.call('ZSCORE', key, member)
+  local window = tonumber(ARGV[3 * i])
+  local member = ARGV[3 * i + 1]
+  local distinct = ARGV[3 * i + 2] == '1'
   redis.call('ZADD', key, now, member)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - window))
   local n = redis.call('ZCARD', key)
@@ -87,9 +95,19 @@ for i, key in ipairs(KEYS) do
     redis.call('ZREMRANGEBYRANK', key, 0, n - cap - 1)
     n = cap
   end
+  if distinct then
+    local seen, values = {}, 0
+    for _, m in ipairs(redis.call('ZRANGE', key, 0, -1)) do
+      local value = string.match(m, '^([^|]*)')
+      if not seen[value] then
+        seen[value] = true
+        values = values + 1
+      end
+    end
+    n = values
+  end
   redis.call('PEXPIRE', key, window)
-  out[2 * i - 1] = n
-  out[2 * i] = previous or ''
+  out[i] = n
 end
 return out`;
 
@@ -117,23 +135,21 @@ export async function loadVelocityScript(redis: Redis): Promise<void> {
 export async function countVelocity(redis: Redis, counters: Counter[], nowMs: number): Promise<Counted> {
   if (counters.length === 0) return { signal: {}, undo: async () => undefined };
   const args: (string | number)[] = [...counters.map((c) => c.key), nowMs, MAX_MEMBERS];
-  for (const c of counters) args.push(c.windowMs, c.member);
+  for (const c of counters) args.push(c.windowMs, c.member, c.distinct ? 1 : 0);
   const replies = await withScript(redis).countVelocity(counters.length, ...args);
   const signal: VelocitySignal = {};
   counters.forEach((c, i) => {
-    signal[c.field] = Number(replies[2 * i]);
+    signal[c.field] = Number(replies[i]);
   });
-  const previous = counters.map((_, i) => replies[2 * i + 1]);
   return {
     signal,
+    // Removes this request's own members, and nothing else: a member names its event.
     async undo() {
       const pipeline = redis.pipeline();
-      counters.forEach((c, i) => {
-        const score = previous[i];
-        if (score === '' || score === undefined) pipeline.zrem(c.key, c.member);
-        else pipeline.zadd(c.key, String(score), c.member);
-      });
-      await pipeline.exec();
+      for (const c of counters) pipeline.zrem(c.key, c.member);
+      const replies = (await pipeline.exec()) ?? [];
+      const failed = replies.find(([err]) => err);
+      if (failed) throw failed[0];
     },
   };
 }
