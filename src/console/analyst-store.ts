@@ -90,6 +90,26 @@ export async function useSignInLink(db: Queryable, tokenHash: string, now: Date)
   return rows[0]?.analyst_id;
 }
 
+// A link that can still be used: unused and unexpired (nothing is changed).
+export async function findUsableSignInLink(db: Queryable, tokenHash: string, now: Date): Promise<string | undefined> {
+  const { rows } = await db.query<{ analyst_id: string }>(
+    'SELECT analyst_id FROM analyst_sign_in_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2',
+    [tokenHash, now],
+  );
+  return rows[0]?.analyst_id;
+}
+
+// The account's links not used yet are voided: a new link, or a password set, replaces them.
+export async function voidSignInLinks(db: Queryable, analystId: string): Promise<void> {
+  await db.query('DELETE FROM analyst_sign_in_links WHERE analyst_id = $1 AND used_at IS NULL', [analystId]);
+}
+
+// Every session of the account ends (a password was set through a link).
+export async function deleteSessionsOf(db: Queryable, analystId: string): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM analyst_sessions WHERE analyst_id = $1', [analystId]);
+  return rowCount ?? 0;
+}
+
 export async function insertSession(db: Queryable, s: { tokenHash: string; analystId: string; csrfToken: string; now: Date; expiresAt: Date }): Promise<void> {
   await db.query(
     'INSERT INTO analyst_sessions (token_hash, analyst_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)',

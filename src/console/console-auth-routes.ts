@@ -1,5 +1,5 @@
 // /console/api/sign-in, /welcome (the one-time link), /sign-out, /me and /mode: HTTP only.
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/app-error.js';
 import { jsonBody } from '../http/json-body.js';
@@ -11,6 +11,7 @@ import { signInLimits } from './sign-in-limits.js';
 import { acceptSignInLink, signIn, signOut } from './sign-in.js';
 
 const BODY_LIMIT = 16 * 1024;
+const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 // A 429 says when to come back, in the header the API's 429 uses too.
 async function withRetryAfter<T>(res: Response, work: Promise<T>): Promise<T> {
@@ -32,7 +33,7 @@ export function consoleAuthRoutes(deps: Deps): Router {
 
   router.post('/sign-in', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = consoleValidated<{ email: string; password: string }>('SignIn', req.body);
-    const started = await withRetryAfter(res, signIn(deps, limits, { ...body, ip: req.ip ?? req.socket.remoteAddress ?? 'unknown' }));
+    const started = await withRetryAfter(res, signIn(deps, limits, { ...body, ip: clientIp(req) }));
     await signedIn(started.analyst, 'sign_in');
     setSessionCookie(deps, req, res, started.token);
     res.json({ ok: true });
@@ -40,7 +41,7 @@ export function consoleAuthRoutes(deps: Deps): Router {
 
   router.post('/welcome', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = consoleValidated<{ token: string; password: string }>('Welcome', req.body);
-    const started = await acceptSignInLink(deps, body);
+    const started = await withRetryAfter(res, acceptSignInLink(deps, limits, { ...body, ip: clientIp(req) }));
     await signedIn(started.analyst, 'sign_in.link');
     setSessionCookie(deps, req, res, started.token);
     res.json({ ok: true });

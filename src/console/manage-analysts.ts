@@ -5,7 +5,8 @@ import type { Deps } from '../deps.js';
 import { newId } from '../db/new-id.js';
 import { AppError } from '../http/app-error.js';
 import { tenantExists } from '../tenants/key-store.js';
-import { deleteAnalyst, findAnalystByEmail, insertAnalyst, insertSignInLink, listAnalysts, type Analyst, type Role } from './analyst-store.js';
+import { inTransaction } from '../db/queryable.js';
+import { deleteAnalyst, findAnalystByEmail, insertAnalyst, insertSignInLink, listAnalysts, voidSignInLinks, type Analyst, type Role } from './analyst-store.js';
 
 export const SIGN_IN_LINK_HOURS = 24;
 const EMAIL = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
@@ -27,10 +28,14 @@ async function requireTenant(deps: ManageDeps, tenantId: string): Promise<void> 
 
 // The token travels in the URL's fragment, which browsers never send to a server: it stays out
 // of access logs, proxies and Referer headers. The welcome page reads it and posts it once.
+// A new link voids the account's earlier unused ones: only the latest link opens the account.
 async function issueLink(deps: ManageDeps, analystId: string): Promise<SignInLink> {
   const token = newToken();
   const expiresAt = new Date(deps.clock.now().getTime() + SIGN_IN_LINK_HOURS * 3_600_000);
-  await insertSignInLink(deps.db, { tokenHash: hashToken(token), analystId, expiresAt });
+  await inTransaction(deps.db, async (tx) => {
+    await voidSignInLinks(tx, analystId);
+    await insertSignInLink(tx, { tokenHash: hashToken(token), analystId, expiresAt });
+  });
   return { analystId, signInUrl: `${deps.config.publicUrl}/console/welcome#token=${token}`, expiresAt };
 }
 
@@ -45,8 +50,8 @@ export async function addAnalyst(deps: ManageDeps, input: { tenantId: string; em
   return issueLink(deps, id);
 }
 
-// A fresh one-time link for an existing account (a forgotten password); earlier links stay
-// valid until they expire or are used.
+// A fresh one-time link for an existing account (a forgotten password); earlier unused links
+// stop working.
 export async function newSignInLink(deps: ManageDeps, input: { tenantId: string; email: string }): Promise<SignInLink> {
   await requireTenant(deps, input.tenantId);
   const analyst = await findAnalystByEmail(deps.db, input.email.trim());

@@ -1,11 +1,13 @@
 // Use cases of the console's door: sign in with email and password, set the password through a
 // one-time link (which signs in too), find the session a cookie names, sign out. Passwords are
-// hashed with argon2id (@node-rs/argon2, its defaults: 19 MiB, 2 passes, the OWASP minimum).
-import { hash, verify } from '@node-rs/argon2';
+// hashed with argon2id (console/passwords.ts). The door checks what is cheap first: limits, then
+// the link or the account, and hashes only for a request that got that far.
+import { inTransaction } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/app-error.js';
 import {
-  deleteSession, findAnalystByEmail, findAnalystById, findSession, insertSession, setPasswordHash, touchSession, useSignInLink, type Analyst, type SessionRow,
+  deleteSession, deleteSessionsOf, findAnalystByEmail, findAnalystById, findSession, findUsableSignInLink, insertSession, setPasswordHash,
+  touchSession, useSignInLink, voidSignInLinks, type Analyst, type SessionRow,
 } from './analyst-store.js';
 import { hashToken, newToken } from './manage-analysts.js';
 import type { SignInLimits } from './sign-in-limits.js';
@@ -17,10 +19,13 @@ const TOUCH_AFTER_MS = 60_000;
 export const PASSWORD_MIN = 12;
 const PASSWORD_MAX = 256;
 
-type SignInDeps = Pick<Deps, 'db' | 'clock' | 'config'>;
+type SignInDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'passwords'>;
 
 // Verified when the address has no account, so a wrong address costs as long as a wrong password.
-const DECOY_HASH = hash('decoy password, never valid');
+let decoyHash: Promise<string> | undefined;
+const decoy = (deps: Pick<Deps, 'passwords'>) => (decoyHash ??= deps.passwords.hash('decoy password, never valid'));
+
+const linkRefused = () => new AppError('unauthorized', 'This sign-in link is used, expired or unknown; ask an operator for a new one.');
 
 export interface NewSession {
   token: string;
@@ -37,14 +42,13 @@ async function startSession(deps: SignInDeps, analyst: Analyst): Promise<NewSess
   return { token, analyst };
 }
 
+// The attempt's points are taken before the password is checked (sign-in-limits.ts), so N
+// parallel guesses cannot all be checked against a limit of five.
 export async function signIn(deps: SignInDeps, limits: SignInLimits, input: { email: string; password: string; ip: string }): Promise<NewSession> {
   await limits.attempt(input.email, input.ip);
   const analyst = await findAnalystByEmail(deps.db, input.email.trim());
-  const ok = await verify(analyst?.passwordHash ?? (await DECOY_HASH), input.password).catch(() => false);
-  if (!analyst?.passwordHash || !ok) {
-    await limits.failed(input.email);
-    throw new AppError('unauthorized', 'That email and password do not match an analyst account.');
-  }
+  const ok = await deps.passwords.verify(analyst?.passwordHash ?? (await decoy(deps)), input.password);
+  if (!analyst?.passwordHash || !ok) throw new AppError('unauthorized', 'That email and password do not match an analyst account.');
   await limits.succeeded(input.email);
   return startSession(deps, analyst);
 }
@@ -55,19 +59,29 @@ export function checkPassword(password: string): void {
   }
 }
 
-// The one-time link: sets the password and signs in. A used, expired or unknown link is a 401.
-export async function acceptSignInLink(deps: SignInDeps, input: { token: string; password: string }): Promise<NewSession> {
+// The one-time link: sets the password and signs in. A used, expired or unknown link is a 401,
+// answered before any hashing. Setting the password ends the account's other sessions and voids
+// its other links, in the transaction that uses this one.
+export async function acceptSignInLink(deps: SignInDeps, limits: SignInLimits, input: { token: string; password: string; ip: string }): Promise<NewSession> {
+  await limits.linkAttempt(input.ip);
   checkPassword(input.password);
-  const passwordHash = await hash(input.password);
-  const analystId = await useSignInLink(deps.db, hashToken(input.token), deps.clock.now());
-  if (!analystId) throw new AppError('unauthorized', 'This sign-in link is used, expired or unknown; ask an operator for a new one.');
-  await setPasswordHash(deps.db, analystId, passwordHash);
-  const analyst = await findAnalystById(deps.db, analystId);
-  if (!analyst) throw new AppError('unauthorized', 'This analyst account was removed.');
+  const tokenHash = hashToken(input.token);
+  if (!(await findUsableSignInLink(deps.db, tokenHash, deps.clock.now()))) throw linkRefused();
+  await limits.linkUse(tokenHash);
+  const passwordHash = await deps.passwords.hash(input.password);
+  const analyst = await inTransaction(deps.db, async (tx) => {
+    const analystId = await useSignInLink(tx, tokenHash, deps.clock.now());
+    if (!analystId) return undefined;
+    await setPasswordHash(tx, analystId, passwordHash);
+    await deleteSessionsOf(tx, analystId);
+    await voidSignInLinks(tx, analystId);
+    return findAnalystById(tx, analystId);
+  });
+  if (!analyst) throw linkRefused();
   return startSession(deps, analyst);
 }
 
-export async function currentSession(deps: SignInDeps, token: string): Promise<SessionRow | undefined> {
+export async function currentSession(deps: Pick<Deps, 'db' | 'clock' | 'config'>, token: string): Promise<SessionRow | undefined> {
   const now = deps.clock.now();
   const tokenHash = hashToken(token);
   const session = await findSession(deps.db, tokenHash, now, deps.config.consoleIdleMinutes);

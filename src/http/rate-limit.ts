@@ -1,6 +1,7 @@
 // Fixed-window rate limit shared by every instance through Redis (contract §7, §8): one budget
 // of RATE_LIMIT_PER_MINUTE per API key and window, or per client IP when no plausible key is
-// presented. It runs before authentication and body parsing, so a 429 leaves no trace.
+// presented (an IPv6 client by its /64: http/client-bucket.ts). It runs before authentication
+// and body parsing, so a 429 leaves no trace.
 // Redis down: a per-instance in-memory limiter with the same budget takes over (logged).
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
@@ -8,12 +9,13 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { Deps } from '../deps.js';
 import { bearerToken, parseKey } from '../tenants/api-key.js';
 import { AppError } from './app-error.js';
+import { clientBucket } from './client-bucket.js';
 
 // The Redis key never holds the API key itself, only a hash of it.
 export function bucketFor(req: Request): string {
   const token = bearerToken(req.get('authorization'));
   if (token && parseKey(token)) return `key:${createHash('sha256').update(token).digest('hex').slice(0, 40)}`;
-  return `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+  return `ip:${clientBucket(req.ip ?? req.socket.remoteAddress)}`;
 }
 
 function setHeaders(res: Response, limit: number, r: RateLimiterRes): void {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { doorman } from '../support/cli-runner.js';
-import { aTenant } from '../support/fixtures.js';
+import { aClientIp, aTenant } from '../support/fixtures.js';
 import { PASSWORD, tokenOf } from '../support/console-session.js';
 import { testDeps } from '../support/test-deps.js';
 
@@ -34,17 +34,17 @@ describe('doorman analyst commands', function () {
     expect(listed.analysts).to.have.length(1);
     expect(listed.analysts[0]).to.include({ analyst_id: body.analyst_id, email, role: 'admin', mode: 'test', password_set: false, last_seen_at: null });
 
-    await request(app).post('/console/api/welcome').send({ token: tokenOf(body.sign_in_url), password: PASSWORD }).expect(200);
+    await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(body.sign_in_url), password: PASSWORD }).expect(200);
     const relinked = JSON.parse((await doorman(['--json', 'analyst', 'link', '--tenant', tenant.tenantId, '--email', email])).stdout);
     expect(relinked.analyst_id).to.equal(body.analyst_id);
-    await request(app).post('/console/api/welcome').send({ token: tokenOf(relinked.sign_in_url), password: 'a new long password' }).expect(200);
-    await request(app).post('/console/api/sign-in').send({ email, password: 'a new long password' }).expect(200);
+    await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(relinked.sign_in_url), password: 'a new long password' }).expect(200);
+    await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email, password: 'a new long password' }).expect(200);
 
     const human = await doorman(['analyst', 'list', '--tenant', tenant.tenantId]);
     expect(human.stdout).to.contain(email);
     const removed = await doorman(['--json', 'analyst', 'remove', '--tenant', tenant.tenantId, '--email', email]);
     expect(JSON.parse(removed.stdout)).to.deep.equal({ ok: true });
-    await request(app).post('/console/api/sign-in').send({ email, password: 'a new long password' }).expect(401);
+    await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email, password: 'a new long password' }).expect(401);
     const again = await doorman(['--json', 'analyst', 'remove', '--tenant', tenant.tenantId, '--email', email]);
     expect(again.code).to.not.equal(0);
     expect(again.stderr).to.match(/No analyst/);

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.js';
 import { redisReady } from '../../src/redis-ready.js';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/manage-analysts.js';
-import { aTenant, bearer, type TestTenant } from '../support/fixtures.js';
+import { aClientIp, aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { anAnalyst, cookieOf, PASSWORD, tokenOf } from '../support/console-session.js';
 import { testDeps } from '../support/test-deps.js';
 
@@ -37,25 +37,25 @@ describe('console sign-in and sessions', function () {
   it('signs in through the one-time link, which sets the password and works once', async () => {
     const { email, link } = await newAccount();
     expect(link.signInUrl).to.match(/^http:\/\/localhost:\d+\/console\/welcome#token=[\w-]{43}$/);
-    const res = await request(app).post('/console/api/welcome').send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
+    const res = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
     const setCookie = String(res.headers['set-cookie']);
     expect(setCookie).to.match(/doorman_console=[\w-]+; Path=\/console; HttpOnly; SameSite=Strict/);
     expect(setCookie).not.to.match(/Secure/);
     const me = await request(app).get('/console/api/me').set('Cookie', cookieOf(res)).expect(200);
     expect(me.body).to.include({ email, role: 'analyst', tenant_id: tenant.tenantId, mode: 'test' });
-    const again = await request(app).post('/console/api/welcome').send({ token: tokenOf(link.signInUrl), password: 'another long password' }).expect(401);
+    const again = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: 'another long password' }).expect(401);
     expect(again.body.error).to.equal('unauthorized');
-    await request(app).post('/console/api/sign-in').send({ email, password: PASSWORD }).expect(200);
-    await request(app).post('/console/api/sign-in').send({ email: email.toUpperCase(), password: 'wrong password!!' }).expect(401);
+    await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email, password: PASSWORD }).expect(200);
+    await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email: email.toUpperCase(), password: 'wrong password!!' }).expect(401);
   });
 
   it('refuses an expired link, a short password, and an unknown address like a wrong password', async () => {
     const { link } = await newAccount();
-    const short = await request(app).post('/console/api/welcome').send({ token: tokenOf(link.signInUrl), password: 'short' }).expect(400);
+    const short = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: 'short' }).expect(400);
     expect(short.body.details.issues[0].path).to.equal('/password');
     clockNow += 24 * 3_600_000 + 1000;
-    await request(app).post('/console/api/welcome').send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(401);
-    const unknown = await request(app).post('/console/api/sign-in').send({ email: 'nobody@example.org', password: PASSWORD }).expect(401);
+    await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(401);
+    const unknown = await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email: 'nobody@example.org', password: PASSWORD }).expect(401);
     expect(unknown.body.message).to.equal('That email and password do not match an analyst account.');
   });
 

@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/manage-analysts.js';
+import { aClientIp } from './fixtures.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -37,7 +38,7 @@ export function consoleClient(app: Express, cookie: string, csrf: string, who: {
 export async function anAnalyst(deps: Deps, app: Express, tenantId: string, role: 'analyst' | 'admin' = 'analyst', mode: 'live' | 'test' = 'test'): Promise<ConsoleClient> {
   const email = `analyst-${randomUUID().slice(0, 8)}@example.org`;
   const link = await addAnalyst(deps, { tenantId, email, role });
-  const welcome = await request(app).post('/console/api/welcome').send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
+  const welcome = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
   const cookie = cookieOf(welcome);
   const me = await request(app).get('/console/api/me').set('Cookie', cookie).expect(200);
   const client = consoleClient(app, cookie, me.body.csrf_token, { email, analystId: link.analystId });
