@@ -30,7 +30,7 @@ export function deviceRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
   router.post(
     '/v1/device',
-    authenticate(deps.db, 'publishable'),
+    authenticate(deps, 'publishable'),
     ...jsonBody(deps.config.deviceBodyLimitBytes),
     async (req, res) => {
       const body = validated<{ components: Record<string, unknown> }>(validator, 'DeviceRequest', req.body);

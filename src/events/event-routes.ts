@@ -28,7 +28,7 @@ function eventIdOf(req: Request): string {
 
 export function eventRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
-  const secret = authenticate(deps.db, 'secret');
+  const secret = authenticate(deps, 'secret');
 
   router.get('/v1/events', secret, async (req, res) => {
     // The validator coerces and fills defaults in place: give it a copy of the query.

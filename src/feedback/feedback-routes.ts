@@ -9,7 +9,7 @@ import { recordFeedback, type FeedbackInput } from './record-feedback.js';
 
 export function feedbackRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
-  router.post('/v1/feedback', authenticate(deps.db, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
+  router.post('/v1/feedback', authenticate(deps, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
     await recordFeedback(deps, req.scope!, body);
     res.json({ ok: true });

@@ -17,7 +17,7 @@ export function idempotencyKeyOf(header: string | undefined): string | undefined
 
 export function verdictRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
-  router.post('/v1/verdict', authenticate(deps.db, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
+  router.post('/v1/verdict', authenticate(deps, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const request = validated<VerdictRequest>(validator, 'VerdictRequest', req.body);
     const timings = new Timings();
     if (req.authMs !== undefined) timings.record('auth', req.authMs);

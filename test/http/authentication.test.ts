@@ -1,10 +1,16 @@
-// The auth matrix of contract §5: every 401 cause, every key kind on every route.
+// The auth matrix of contract §5: every 401 cause, every key kind on every route. Issue 20:
+// made-up keys cost one lookup each at most, and an address past its failed authentications
+// gets 429 for keys not seen to work, while keys in use keep working.
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import type pg from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
+import type { Deps } from '../../src/deps.js';
+import { redisReady } from '../../src/redis-ready.js';
 import { hashKey } from '../../src/tenants/api-key.js';
 import { revokeApiKey, createKey } from '../../src/tenants/manage-tenants.js';
-import { aTenant, bearer, type TestTenant } from '../support/fixtures.js';
+import { aClientIp, aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 
 const deps = testDeps();
@@ -78,5 +84,54 @@ describe('authentication', () => {
         it(`${name} accepts ${kind}`, async () => expect((await call(tenant, tenant.keys[kind])).status).not.to.equal(401));
       }
     }
+  });
+
+  describe('made-up keys', () => {
+    // The real pool, counting the key lookups it is asked for.
+    function counted(deps: Deps): { deps: Deps; lookups: () => number } {
+      let lookups = 0;
+      const db = new Proxy(deps.db, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') return Reflect.get(target, prop, receiver);
+          return (...args: unknown[]) => {
+            if ((args[0] as { name?: string } | undefined)?.name === 'find-key') lookups += 1;
+            return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }) as pg.Pool;
+      return { deps: { ...deps, db }, lookups: () => lookups };
+    }
+    const madeUp = () => `sk_live_${randomBytes(24).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 32)}`;
+
+    it('looks a made-up key up once, not on every request', async () => {
+      const c = counted(testDeps());
+      const door = createApp(c.deps);
+      const key = madeUp();
+      for (let i = 0; i < 5; i++) await expectUnauthorized(await request(door).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key)));
+      expect(c.lookups()).to.equal(1);
+    });
+
+    it('answers 429 without a lookup once an address has failed too often, and keeps serving keys that work', async () => {
+      const base = testDeps({ AUTH_FAILURES_PER_IP: '5', AUTH_FAILURE_WINDOW_SECONDS: '60' });
+      await redisReady(base.redis, 5000);
+      const c = counted(base);
+      const door = createApp(c.deps);
+      const ip = aClientIp();
+      // A key that works, used from that address before the guessing starts.
+      await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(tenant.keys.sk_live)).expect(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(madeUp()))).status);
+      expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429, 429, 429]);
+      // One lookup for the working key, one per refused guess; none for the 429s.
+      expect(c.lookups()).to.equal(6);
+      const limited = await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(madeUp()));
+      expect(limited.body.error).to.equal('rate_limited');
+      expect(Number(limited.headers['retry-after'])).to.be.within(1, 60);
+      // The working key still works from there; another address is not held back. IPv6 counts by /64.
+      await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(tenant.keys.sk_live)).expect(200);
+      await expectUnauthorized(await request(door).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(madeUp())));
+      const sameSlash64 = ip.replace(/::1$/, '::beef');
+      expect((await request(door).get('/v1/events').set('X-Forwarded-For', sameSlash64).set(bearer(madeUp()))).status).to.equal(429);
+    });
   });
 });
