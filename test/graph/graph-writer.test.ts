@@ -1,13 +1,21 @@
 // The graph writer against the real Neo4j and Postgres: a batch applied twice changes nothing
 // (a writer killed between the Neo4j commit and deleting its rows), a row Neo4j refuses is set
 // aside without stopping its lane, and a writer that cannot reach Neo4j gives its lanes up.
+// Fenced and bounded (issue 20): acquiring that overlaps itself never takes a lane's lock twice;
+// a batch of an older epoch is refused inside Neo4j; a writer whose Postgres session stalls loses
+// its lanes within seconds, and another takes them; a row that keeps failing is split off and
+// set aside while the rows around it are applied; a lane whose fence is ahead of Postgres's
+// epochs (a restored backup) is caught up by its holder alone.
 import { expect } from 'chai';
-import { applyGraphOps } from '../../src/graph/apply-graph-ops.js';
+import neo4j from 'neo4j-driver';
+import pg from 'pg';
+import { applyGraphOps, StaleLaneError } from '../../src/graph/apply-graph-ops.js';
 import { enqueueGraphOp, type OutboxRow } from '../../src/graph/graph-outbox-store.js';
-import { createGraphWriter } from '../../src/graph/graph-writer.js';
+import { createGraphWriter, passLaneFence } from '../../src/graph/graph-writer.js';
 import { graphLinkOf } from '../../src/graph/identity-graph.js';
 import { aTenant } from '../support/fixtures.js';
 import { freePort, until } from '../support/processes.js';
+import { startTcpFaultProxy } from '../support/tcp-fault-proxy.js';
 import { processGraphWriter } from '../support/root-hooks.js';
 import { testDeps } from '../support/test-deps.js';
 import { graphSettled } from '../support/verdict-harness.js';
@@ -86,5 +94,183 @@ describe('graph writer', function () {
       await healthy.stop();
       await processGraphWriter().start();
     }
+  });
+
+  // Runs `fn` with this process's own writer stopped, so the writers a test makes hold the lanes.
+  async function withoutProcessWriter(fn: () => Promise<void>): Promise<void> {
+    await processGraphWriter().stop();
+    try {
+      await fn();
+    } finally {
+      await processGraphWriter().start();
+    }
+  }
+
+  const linkRow = (scope: { tenantId: string; mode: 'test' }, eventId: string, account: string) =>
+    ({ kind: 'link' as const, payload: graphLinkOf(scope, { eventId, eventType: 'signup', at: Date.now(), account }, 25)! });
+  const eventCount = async (tenantId: string, id: string) =>
+    Number((await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: $id}) RETURN count(e) AS n', { t: tenantId, id })).records[0]?.get('n'));
+
+  it('takes a lane once however often acquiring overlaps, so a released lane goes to another writer', async () => {
+    await withoutProcessWriter(async () => {
+      // Acquiring every millisecond overlaps its own queries; the broken writer's batches fail,
+      // so it releases its lanes, and each must then be free for the healthy writer.
+      const broken = testDeps({ NEO4J_URI: `bolt://127.0.0.1:${await freePort()}` });
+      const brokenWriter = createGraphWriter(broken, { acquireEveryMs: 1, idlePollMs: 20 });
+      const healthy = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
+      try {
+        await brokenWriter.start();
+        await until('the broken writer to hold every lane', async () => (brokenWriter.ownedLanes().size === 16 ? true : undefined), 5000);
+        await healthy.start();
+        const tenant = await aTenant(deps);
+        const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+        await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_overlap', 'overlap'));
+        await graphSettled(deps, tenant.tenantId, 20_000);
+        expect(await eventCount(tenant.tenantId, 'evt_overlap')).to.equal(1);
+        // No lane is locked twice by the broken writer's session.
+        const { rows } = await deps.db.query(
+          `SELECT objid::int AS lane, count(*)::int AS holders FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted GROUP BY objid HAVING count(*) > 1`,
+          [0x67726170],
+        );
+        expect(rows).to.deep.equal([]);
+      } finally {
+        await brokenWriter.stop();
+        await healthy.stop();
+      }
+    });
+  });
+
+  it('refuses, inside Neo4j, a batch of an older epoch than the lane has seen', async () => {
+    const tenant = await aTenant(deps);
+    const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+    const lane = 1000 + Math.floor(Math.random() * 1_000_000);
+    const row = (id: string) => ({ seq: '0', ...linkRow(scope, id, `fenced_${id}`) });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_10')], 10_000, { lane, epoch: 10 });
+    let refused: unknown;
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_9')], 10_000, { lane, epoch: 9 }).catch((err) => { refused = err; });
+    expect(refused).to.be.instanceOf(StaleLaneError);
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_11')], 10_000, { lane, epoch: 11 });
+    expect([await eventCount(tenant.tenantId, 'evt_epoch_10'), await eventCount(tenant.tenantId, 'evt_epoch_9'), await eventCount(tenant.tenantId, 'evt_epoch_11')]).to.deep.equal([1, 0, 1]);
+    await deps.graph.executeQuery('MATCH (f:LaneFence {lane: $lane}) DELETE f', { lane });
+  });
+
+  it('moves past a fence its Postgres fell behind (a restored backup) while it holds the lane, and keeps applying', async () => {
+    await withoutProcessWriter(async () => {
+      const tenant = await aTenant(deps);
+      const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_restore', 'restored'));
+      const { rows: [row] } = await deps.db.query<{ lane: number; epoch: string }>(
+        'SELECT o.lane, e.epoch FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
+      // The graph saw epochs far beyond what this Postgres now holds.
+      const fence = Number(row!.epoch) + 1000;
+      await deps.graph.executeQuery('MERGE (f:LaneFence {lane: $lane}) SET f.epoch = $fence', { lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
+      const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
+      const started = Date.now();
+      try {
+        await writer.start();
+        await graphSettled(deps, tenant.tenantId, 10_000);
+      } finally {
+        await writer.stop();
+      }
+      // At once, not one epoch per acquiring round (which would take 1,000 rounds).
+      expect(Date.now() - started).to.be.below(5000);
+      expect(await eventCount(tenant.tenantId, 'evt_after_restore')).to.equal(1);
+      const after = await deps.db.query<{ epoch: string }>('SELECT epoch FROM graph_lane_epochs WHERE lane = $1', [row!.lane]);
+      expect(Number(after.rows[0]!.epoch)).to.be.above(fence);
+    });
+  });
+
+  it('does not move past a fence for a lane whose lock it does not hold', async () => {
+    await withoutProcessWriter(async () => {
+      const holder = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
+      await holder.start();
+      const other = new pg.Client({ connectionString: deps.config.databaseUrl });
+      await other.connect();
+      try {
+        const before = await deps.db.query<{ epoch: string }>('SELECT epoch FROM graph_lane_epochs WHERE lane = 3');
+        // From a session that does not hold lane 3 (the holder's does).
+        expect(await passLaneFence(other, 3, 1_000_000)).to.equal(undefined);
+        const after = await deps.db.query<{ epoch: string }>('SELECT epoch FROM graph_lane_epochs WHERE lane = 3');
+        expect(after.rows[0]!.epoch).to.equal(before.rows[0]!.epoch);
+      } finally {
+        await other.end();
+        await holder.stop();
+      }
+    });
+  });
+
+  it('raises a lane\'s epoch each time it is taken', async () => {
+    await withoutProcessWriter(async () => {
+      const before = await deps.db.query<{ lane: number; epoch: string }>('SELECT lane, epoch FROM graph_lane_epochs ORDER BY lane');
+      const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
+      await writer.start();
+      await writer.stop();
+      const after = await deps.db.query<{ lane: number; epoch: string }>('SELECT lane, epoch FROM graph_lane_epochs ORDER BY lane');
+      expect(after.rows.map((r, i) => Number(r.epoch) - Number(before.rows[i]!.epoch))).to.deep.equal(Array.from({ length: 16 }, () => 1));
+    });
+  });
+
+  it('loses its lanes within seconds when its Postgres session stalls, and another writer takes them', async () => {
+    await withoutProcessWriter(async () => {
+      const direct = new URL(deps.config.databaseDirectUrl);
+      const proxy = await startTcpFaultProxy(Number(direct.port || 5432), direct.hostname === 'localhost' ? '127.0.0.1' : direct.hostname);
+      const through = new URL(direct.href);
+      through.hostname = '127.0.0.1';
+      through.port = String(proxy.port);
+      const stalled = createGraphWriter({ ...deps, config: { databaseUrl: through.href } }, {
+        acquireEveryMs: 200, idlePollMs: 50, sessionQueryTimeoutMs: 1000, sessionIdleTimeoutMs: 2000,
+      });
+      const healthy = createGraphWriter(deps, { acquireEveryMs: 200, idlePollMs: 50 });
+      try {
+        await stalled.start();
+        expect(stalled.ownedLanes().size).to.equal(16);
+        await healthy.start();
+        expect(healthy.ownedLanes().size).to.equal(0);
+        // Nothing more crosses; no connection is closed (a half-open connection).
+        proxy.stall();
+        const tenant = await aTenant(deps);
+        const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+        await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_stall', 'stall'));
+        await graphSettled(deps, tenant.tenantId, 20_000);
+        expect(await eventCount(tenant.tenantId, 'evt_after_stall')).to.equal(1);
+        expect(stalled.ownedLanes().size).to.equal(0);
+        expect(healthy.ownedLanes().size).to.equal(16);
+      } finally {
+        proxy.restore();
+        await stalled.stop();
+        await healthy.stop();
+        await proxy.close();
+      }
+    });
+  });
+
+  it('splits off a row that keeps failing and sets it aside, applying the rows around it', async () => {
+    await withoutProcessWriter(async () => {
+      const tenant = await aTenant(deps);
+      const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_before_poison', 'before'));
+      // The poison row's account stays locked by another Neo4j transaction throughout, so that row
+      // cannot be applied within the writer's 300 ms, however often it is tried.
+      await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "poison", firstSeenAt: 0, history: false})', { t: tenant.tenantId });
+      const holder = deps.graph.session();
+      const held = await holder.beginTransaction();
+      await held.run('MATCH (a:Account {tenantId: $t, mode: "test", externalId: "poison"}) SET a.heldBy = "test"', { t: tenant.tenantId });
+      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_poison', 'poison'));
+      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_poison', 'after'));
+      const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50, applyTimeoutMs: 300 });
+      try {
+        await writer.start();
+        await graphSettled(deps, tenant.tenantId, 45_000);
+      } finally {
+        await writer.stop();
+        await held.rollback();
+        await holder.close();
+      }
+      expect(await eventCount(tenant.tenantId, 'evt_before_poison')).to.equal(1);
+      expect(await eventCount(tenant.tenantId, 'evt_after_poison')).to.equal(1);
+      const { rows } = await deps.db.query('SELECT event_id, error FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);
+      expect(rows.map((r) => r.event_id)).to.deep.equal(['evt_poison']);
+      expect(rows[0].error).to.be.a('string').and.not.equal('');
+    });
   });
 });

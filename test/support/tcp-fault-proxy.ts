@@ -1,17 +1,21 @@
 // A TCP proxy on loopback in front of a real service (Postgres, say) that a test cuts and
 // restores: cut() destroys every open connection and refuses new ones, as a network partition or
-// a stopped server would; restore() lets connections through again.
+// a stopped server would; stall() keeps every connection open but carries nothing more either
+// way, as a half-open connection behind a dead router does; restore() lets connections through
+// again.
 import net from 'node:net';
 
 export interface TcpFaultProxy {
   port: number;
   cut(): void;
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpFaultProxy> {
   let isCut = false;
+  let isStalled = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (isCut) {
@@ -31,7 +35,13 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
       socket.on('error', end);
       socket.on('close', end);
     }
-    client.pipe(upstream).pipe(client);
+    // Forwarded by hand, so a stall can swallow bytes without closing anything.
+    client.on('data', (chunk: Buffer) => {
+      if (!isStalled) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!isStalled) client.write(chunk);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -40,8 +50,12 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
       isCut = true;
       for (const socket of sockets) socket.destroy();
     },
+    stall() {
+      isStalled = true;
+    },
     restore() {
       isCut = false;
+      isStalled = false;
     },
     close() {
       isCut = true;
