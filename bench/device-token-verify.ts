@@ -1,14 +1,16 @@
 // What verifying a device token costs on the verdict path: 20,000 verifications each of a valid,
 // a foreign-kid, a malformed and a tampered token, 100 at a time, with the keys held in memory.
 // Prints wall and CPU time per verification and how often the keys were read from Postgres.
-//   npx tsx bench/device-token-verify.ts   (DATABASE_URL as for the server; the stack up)
+//   npx tsx bench/device-token-verify.ts   (DATABASE_URL and SECRETS_KEY as for the server; the stack up)
 import { loadConfig } from '../src/config.js';
 import { createPool, type Deps } from '../src/deps.js';
 import { createDeviceKeyRing } from '../src/devices/device-key-ring.js';
 import { signDeviceToken, verifyDeviceToken } from '../src/devices/device-token.js';
+import { createVault, masterKeyOf } from '../src/vault/vault.js';
 
-const db = createPool(loadConfig());
-const ring = createDeviceKeyRing(db);
+const config = loadConfig();
+const db = createPool(config);
+const ring = createDeviceKeyRing(db, createVault(db, config.secretsKeys.map(masterKeyOf)));
 const deps: Pick<Deps, 'secrets'> = { secrets: { get: async () => Buffer.alloc(32), deviceKeys: ring } };
 const scope = { tenantId: 'ten_bench', mode: 'test' as const };
 const { token } = await signDeviceToken(await ring.signingKey(), scope, `dev_${'a'.repeat(32)}`, new Date(), 900);

@@ -12,6 +12,8 @@ set -euo pipefail
 export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+# A database made afresh each run: a fresh master key for its sealed secrets.
+export SECRETS_KEY="$(fresh_secrets_key)"
 
 SCHEMATHESIS_VERSION=4.32.5
 VENV=.venv/fuzz

@@ -74,3 +74,7 @@ load_env_file() {
     [ -n "${!key+x}" ] || export "$key=$value"
   done < <(grep -vE '^[[:space:]]*(#|$)' "$ENV_FILE")
 }
+
+# A new random master key for the vault (SECRETS_KEY): 32 bytes, base64. For `npm start`'s .env
+# and for the bench, soak, fuzz and fault runs, whose databases are made afresh each time.
+fresh_secrets_key() { node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("base64"))'; }

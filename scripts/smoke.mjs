@@ -9,6 +9,7 @@
 // Plain Node (no tsx, no dependencies): it must not lean on what it tests.
 // Fails loudly: the step that broke, the command and its output's tail. Exit 0 only if all pass.
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -183,6 +184,7 @@ async function main() {
         'METRICS_PORT=0',
         'DEMO_PAGES=true',
         'WEBHOOK_ALLOW_PRIVATE=true',
+        `SECRETS_KEY=${randomBytes(32).toString('base64')}`,
         'LOG_LEVEL=info',
         '',
       ].join('\n'),
@@ -267,6 +269,9 @@ async function main() {
     cleanups.push(() => new Promise((r) => receiver.close(() => r())));
     const out = await doormanJson('webhook', 'set', '--tenant', tenant.tenant_id, '--mode', 'test', '--url', `http://127.0.0.1:${receiver.address().port}/hook`);
     expect(/^whsec_/.test(out.secret ?? ''), `webhook set printed ${JSON.stringify(out)}`);
+    // Stored sealed: the database holds no secret in the plain.
+    const { stdout } = await run('psql', [...pgArgs(dbUrl.href).slice(0, -2), '-d', database, '-Atc', `SELECT count(*) FROM webhook_secrets WHERE secret IS NOT NULL OR sealed LIKE '%${out.secret}%'`], { cwd: work });
+    expect(stdout.trim() === '0', `the webhook secret is stored in the plain (${stdout.trim()} rows)`);
   });
   await step('doorman policy show', async () => {
     const out = await doormanJson('policy', 'show', '--tenant', tenant.tenant_id, '--mode', 'test');

@@ -8,6 +8,8 @@ set -euo pipefail
 export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+# A database made afresh each run: a fresh master key for its sealed secrets.
+export SECRETS_KEY="$(fresh_secrets_key)"
 [ -d node_modules ] || npm ci --no-audit --no-fund
 export DATABASE_URL="${SOAK_DATABASE_URL:-postgres://localhost:5432/doorman_soak}"
 export REDIS_URL="${SOAK_REDIS_URL:-redis://127.0.0.1:6379/3}"

@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
-# Local development: the demo pages on, and webhook receivers on this machine allowed (for the
-# server and the CLI alike).
-ensure_env_file DEMO_PAGES=true WEBHOOK_ALLOW_PRIVATE=true
+# Local development: the demo pages on, webhook receivers on this machine allowed (for the server
+# and the CLI alike), and a master key for the secrets stored sealed (made once; keep the file:
+# without that key the stored webhook secrets and device keys cannot be opened).
+ensure_env_file DEMO_PAGES=true WEBHOOK_ALLOW_PRIVATE=true "SECRETS_KEY=$(fresh_secrets_key)"
 load_env_file
 bash scripts/stack.sh up
 say "building"

@@ -2,6 +2,7 @@
 // and the ring of device-token signing keys (see devices/device-key-ring).
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { Vault } from './vault/vault.js';
 import { loadOrCreateSecret } from './devices/service-secret-store.js';
 import { createDeviceKeyRing, type DeviceKeyRing } from './devices/device-key-ring.js';
 
@@ -10,19 +11,19 @@ export interface SecretCache {
   deviceKeys: DeviceKeyRing;
 }
 
-export function createSecretCache(db: pg.Pool, logger?: Logger): SecretCache {
+export function createSecretCache(db: pg.Pool, vault: Vault, logger?: Logger): SecretCache {
   const cache = new Map<string, Promise<Buffer>>();
   return {
     get(name) {
       let pending = cache.get(name);
       if (!pending) {
-        pending = loadOrCreateSecret(db, name);
+        pending = loadOrCreateSecret(db, vault, name);
         // A failed load (Postgres down) is retried by the next caller, not cached.
         pending.catch(() => cache.delete(name));
         cache.set(name, pending);
       }
       return pending;
     },
-    deviceKeys: createDeviceKeyRing(db, (err) => logger?.warn({ err: err.message }, 'device key refresh failed; old keys kept')),
+    deviceKeys: createDeviceKeyRing(db, vault, (err) => logger?.warn({ err: err.message }, 'device key refresh failed; old keys kept')),
   };
 }

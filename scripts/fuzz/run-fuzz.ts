@@ -42,7 +42,7 @@ async function startServer(port: number, dnsPort: number): Promise<ChildProcess>
     cwd: repoDir,
     env: {
       ...process.env, DOORMAN_FROM_SOURCE: '1', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '10000000', DNS_SERVERS: `127.0.0.1:${dnsPort}`, PG_POOL_MAX: '8',
+      RATE_LIMIT_PER_MINUTE: '10000000', AUTH_FAILURES_PER_IP: '10000000', DNS_SERVERS: `127.0.0.1:${dnsPort}`, PG_POOL_MAX: '8',
     },
     stdio: ['ignore', serverLog, serverLog],
   });

@@ -1,5 +1,6 @@
 // The `doorman` ops CLI (README, "The ops CLI"). With --json every command prints exactly one
 // JSON document on stdout and exits 0, or one line on stderr and exits non-zero.
+import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
@@ -18,6 +19,7 @@ import { addLifecycleCommands } from './lifecycle-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
+import { rotateMasterKey, sealPlainSecrets } from '../vault/seal-stored-secrets.js';
 
 type Printer = (json: unknown, human: string) => void;
 
@@ -34,10 +36,15 @@ const print: Printer = (json, human) => {
   process.stdout.write(isJson() ? `${JSON.stringify(json)}\n` : `${human}\n`);
 };
 
-// Runs a command with deps, always closing them; errors become one line on stderr.
-function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { keepOpen?: boolean } = {}) {
+// Runs a command with deps, always closing them; errors become one line on stderr. A command that
+// seals or opens stored secrets as a matter of course (serve, worker, migrate) refuses to start
+// without the master key, instead of failing at its first webhook or device token.
+function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { keepOpen?: boolean; needsSecretsKey?: boolean } = {}) {
   return async (...args: unknown[]) => {
     const config = loadConfig();
+    if (options.needsSecretsKey && config.secretsKeys.length === 0) {
+      throw new ConfigError(['SECRETS_KEY is required: 32 random bytes in base64, kept outside the database (`doorman secrets new-key` prints one; `npm start` writes one into .env)']);
+    }
     // A server logs to stdout; a one-shot command logs to stderr, quietly, beside its output.
     const logger = options.keepOpen ? createLogger(config.logLevel) : createLogger(isJson() ? 'warn' : config.logLevel, true);
     const deps = createDeps(config, { logger });
@@ -57,8 +64,10 @@ program
       const applied = await migratePostgres(deps.config, deps.logger);
       await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
       const statements = await migrateGraph(deps.graph, deps.cypher);
-      print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured`);
-    }),
+      // Secrets stored before sealing existed are sealed now (idempotent).
+      const sealed = await sealPlainSecrets(deps);
+      print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured${sealed ? `; ${sealed} stored secrets sealed` : ''}`);
+    }, { needsSecretsKey: true }),
   );
 
 program
@@ -71,7 +80,7 @@ program
       let workers: { close(): Promise<void> } | undefined;
       await serve(deps, { stop: async () => workers?.close() }, { graphWriter: opts.graphWriter });
       if (opts.worker) workers = await startWorkers(deps);
-    }, { keepOpen: true }),
+    }, { keepOpen: true, needsSecretsKey: true }),
   );
 
 program
@@ -90,7 +99,7 @@ program
         await deps.close();
         await metrics.close();
       });
-    }, { keepOpen: true }),
+    }, { keepOpen: true, needsSecretsKey: true }),
   );
 
 const tenant = program.command('tenant').description('tenants');
@@ -176,6 +185,24 @@ program
     }),
   );
 registerPolicyCommands(program, { withDeps, print, isJson });
+const secrets = program.command('secrets').description('the master key that seals stored secrets (SECRETS_KEY)');
+secrets
+  .command('new-key')
+  .description('print a new random master key (32 bytes, base64) for SECRETS_KEY')
+  .action(() => {
+    const key = randomBytes(32).toString('base64');
+    print({ key }, key);
+  });
+secrets
+  .command('rotate-key')
+  .description('re-wrap every data key under SECRETS_KEY (set the old key in SECRETS_PREVIOUS_KEYS everywhere first)')
+  .action(
+    withDeps(async (deps) => {
+      const rotated = await rotateMasterKey(deps);
+      print({ ok: true, secrets: rotated.secrets, data_keys: rotated.dataKeys, rewrapped: rotated.rewrapped },
+        `${rotated.secrets} stored secrets are now under master key ${deps.vault.masters[0]!.kid} (${rotated.rewrapped} of ${rotated.dataKeys} data keys re-wrapped); SECRETS_PREVIOUS_KEYS can be emptied.`);
+    }, { needsSecretsKey: true }),
+  );
 
 function describe(err: unknown): string {
   if (err instanceof ConfigError) return err.message.replace(/\n\s*/g, ' ');

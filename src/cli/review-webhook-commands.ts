@@ -63,9 +63,10 @@ export function addReviewAndWebhookCommands(program: Command, { print, withDeps 
   const webhook = program.command('webhook').description('the review.resolved webhook');
   scoped(webhook.command('set').description("set the mode's endpoint and make a fresh signing secret (the previous one stays valid for the overlap)"))
     .requiredOption('--url <url>', 'http(s) URL of the receiver')
-    .action(withDeps(async (deps, opts: ScopeOptions & { url: string }) => {
-      const { url, secret } = await setWebhook(deps, await scopeOf(deps, opts), opts.url);
-      print({ url, secret }, `Webhook for ${opts.mode} set to ${url}. Signing secret (shown once): ${secret}`);
+    .option('--revoke-previous', 'the previous secrets stop signing at once (a leaked secret); pending deliveries are signed with the new one only')
+    .action(withDeps(async (deps, opts: ScopeOptions & { url: string; revokePrevious?: boolean }) => {
+      const { url, secret } = await setWebhook(deps, await scopeOf(deps, opts), opts.url, { revokePrevious: opts.revokePrevious === true });
+      print({ url, secret }, `Webhook for ${opts.mode} set to ${url}. Signing secret (shown once): ${secret}${opts.revokePrevious ? ' (previous secrets revoked)' : ''}`);
     }));
   scoped(webhook.command('show').description('the endpoint and its secrets (ids and ages, never the secrets)'))
     .action(withDeps(async (deps, opts: ScopeOptions) => {

@@ -5,6 +5,7 @@
 // cannot turn into a query per request.
 import { webcrypto } from 'node:crypto';
 import type { Queryable } from '../db/queryable.js';
+import type { Vault } from '../vault/vault.js';
 import { createFirstSigningKey, loadSigningKeys } from './device-key-store.js';
 
 export interface SigningKey {
@@ -29,7 +30,7 @@ export interface DeviceKeyRing {
 const STALE_AFTER_MS = 60_000;
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
-export function createDeviceKeyRing(db: Queryable, onBackgroundError: (err: Error) => void = () => undefined): DeviceKeyRing {
+export function createDeviceKeyRing(db: Queryable, vault: Vault, onBackgroundError: (err: Error) => void = () => undefined): DeviceKeyRing {
   let keys = new Map<string, SigningKey>();
   let current: SigningKey | undefined;
   let loadedAt = 0;
@@ -40,10 +41,10 @@ export function createDeviceKeyRing(db: Queryable, onBackgroundError: (err: Erro
   const read = async () => {
     loadStartedAt = Date.now();
     loadCount += 1;
-    let rows = await loadSigningKeys(db);
+    let rows = await loadSigningKeys(db, vault);
     if (!rows.some((r) => r.retiresAt === null)) {
-      await createFirstSigningKey(db);
-      rows = await loadSigningKeys(db);
+      await createFirstSigningKey(db, vault);
+      rows = await loadSigningKeys(db, vault);
     }
     const imported = await Promise.all(rows.map(async (r) => ({
       kid: r.kid,

@@ -5,10 +5,10 @@ import { inTransaction } from '../db/queryable.js';
 import { rotateSigningKey } from './device-key-store.js';
 import { DEVICE_KEYS_CHANNEL } from './watch-device-keys.js';
 
-export async function rotateDeviceKey(deps: Pick<Deps, 'db' | 'clock' | 'config'>): Promise<{ kid: string }> {
+export async function rotateDeviceKey(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'vault'>): Promise<{ kid: string }> {
   const retiresAt = new Date(deps.clock.now().getTime() + deps.config.deviceTokenTtlSeconds * 1000);
   const kid = await inTransaction(deps.db, async (tx) => {
-    const created = await rotateSigningKey(tx, retiresAt);
+    const created = await rotateSigningKey(tx, deps.vault, retiresAt);
     // Delivered at commit, so no instance reloads before the new key is visible.
     await tx.query('SELECT pg_notify($1, $2)', [DEVICE_KEYS_CHANNEL, created]);
     return created;

@@ -48,11 +48,11 @@ export async function clearEvents(tx: Queryable, scope: Scope, ids: string[]): P
   return rowCount ?? 0;
 }
 
-// Webhook payloads lose email and external_user_id; a pending delivery is signed afresh over the
+// Webhook payloads lose email and external_user_id; a pending delivery is signed over the
 // new bytes at its next attempt. What receivers answered is dropped (it may echo the payload).
 export async function redactDeliveries(tx: Queryable, scope: Scope, ids: string[]): Promise<number> {
   const { rows } = await tx.query<{ id: string }>(
-    `UPDATE webhook_deliveries SET payload = (payload::jsonb - 'email' - 'external_user_id')::text, signature = NULL
+    `UPDATE webhook_deliveries SET payload = (payload::jsonb - 'email' - 'external_user_id')::text
       WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3) RETURNING id`,
     [scope.tenantId, scope.mode, ids],
   );

@@ -3,13 +3,16 @@
 // queued by the retry schedule, in the same transaction as the record; past the last attempt the
 // delivery is failed. A job for an attempt already recorded (a retried job after a crash) does
 // nothing, so an attempt is recorded once even if it was sent twice (at-least-once delivery).
+// The bytes are frozen at the resolution; the signature is made at each attempt with the secrets
+// valid at that moment, so a retry after a rotation verifies with the new secret, and a secret
+// revoked because it leaked signs nothing more.
 import { inTransaction } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { postWebhook } from './post-webhook.js';
 import { nextWaitMs } from './retry-schedule.js';
 import { signatureHeader } from './webhook-signature.js';
-import { findDeliveryById, findEndpoint, freezeSignature, recordAttempt, validSecrets } from './webhook-store.js';
+import { findDeliveryById, findEndpoint, recordAttempt, validSecrets } from './webhook-store.js';
 
 export interface DeliveryJob {
   deliveryId: string;
@@ -23,7 +26,7 @@ export const USER_AGENT = 'Doorman-Webhooks/0.1 (+review.resolved)';
 const WAIT_FOR_ENDPOINT_MS = 60_000;
 const HORIZON_MS = 4 * 86_400_000;
 
-type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger'> & Partial<Pick<Deps, 'telemetry'>>;
+type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger' | 'vault'> & Partial<Pick<Deps, 'telemetry'>>;
 
 async function requeue(deps: WebhookDeps, job: DeliveryJob, afterMs: number): Promise<void> {
   await deps.boss.send(QUEUES.webhookDelivery.name, job, { ...deliveryJobOptions(deps.config), startAfter: new Date(deps.clock.now().getTime() + afterMs) });
@@ -34,15 +37,14 @@ export async function deliverWebhook(deps: WebhookDeps, job: DeliveryJob): Promi
   if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
   const scope = { tenantId: delivery.tenantId, mode: delivery.mode };
   const endpoint = await findEndpoint(deps.db, scope);
-  const secrets = endpoint?.enabled ? await validSecrets(deps.db, scope) : [];
+  const secrets = endpoint?.enabled ? await validSecrets(deps.db, deps.vault, scope) : [];
   if (!endpoint?.enabled || secrets.length === 0) {
     const waited = deps.clock.now().getTime() - delivery.createdAt.getTime();
     if (waited < HORIZON_MS) return requeue(deps, job, WAIT_FOR_ENDPOINT_MS);
     await inTransaction(deps.db, (tx) => recordAttempt(tx, delivery.id, { attempt: job.attempt, latencyMs: 0, error: 'no enabled webhook endpoint' }, { status: 'failed', nextAttemptAt: null }));
     return;
   }
-  // Frozen at the first attempt: every retry carries the same signature as the same bytes.
-  const signature = delivery.signature ?? (await freezeSignature(deps.db, delivery.id, signatureHeader(secrets, delivery.payload)));
+  const signature = signatureHeader(secrets, delivery.payload);
   const outcome = await postWebhook(endpoint.url, delivery.payload, {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,

@@ -1,28 +1,31 @@
 // Use cases behind `doorman webhook …`: set the endpoint (a fresh signing secret, the previous
-// one still valid for the overlap), show it without secrets, disable it, list deliveries, and
-// redeliver one (the same bytes, signed with the secrets valid now, as a new attempt).
+// one still valid for the overlap, or revoked at once when it leaked), show it without secrets,
+// disable it, list deliveries, and redeliver one (the same bytes, as a new attempt, signed like
+// every attempt with the secrets valid when it is sent).
 import { inTransaction, type Scope } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/app-error.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { checkWebhookHost, checkWebhookUrl } from './safe-address.js';
-import { newWebhookSecret, signatureHeader } from './webhook-signature.js';
+import { newWebhookSecret } from './webhook-signature.js';
 import { wakeWebhookWorkers } from './webhook-wake.js';
 import {
-  disableEndpoint, findDeliveryById, findEndpoint, listDeliveries, reopenDelivery, rotateSecret, secretSummaries, setSignature, upsertEndpoint, validSecrets,
+  disableEndpoint, findDeliveryById, findEndpoint, listDeliveries, reopenDelivery, rotateSecret, secretSummaries, upsertEndpoint,
   type DeliveryStatus, type DeliverySummary,
 } from './webhook-store.js';
 
-type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config'>;
+type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'vault'>;
 
-export async function setWebhook(deps: WebhookDeps, scope: Scope, rawUrl: string): Promise<{ url: string; secret: string }> {
+// revokePrevious: the previous secrets stop signing at once (a leaked secret), instead of after
+// WEBHOOK_SECRET_OVERLAP_HOURS; deliveries still pending are signed with the new one only.
+export async function setWebhook(deps: WebhookDeps, scope: Scope, rawUrl: string, options: { revokePrevious?: boolean } = {}): Promise<{ url: string; secret: string }> {
   const url = checkWebhookUrl(rawUrl);
   await checkWebhookHost(url, deps.config.webhookAllowPrivate);
   const secret = newWebhookSecret();
   await inTransaction(deps.db, async (tx) => {
     await upsertEndpoint(tx, scope, url.toString());
-    await rotateSecret(tx, scope, newId('whs'), secret, deps.config.webhookSecretOverlapHours);
+    await rotateSecret(tx, deps.vault, scope, newId('whs'), secret, options.revokePrevious ? 0 : deps.config.webhookSecretOverlapHours);
   });
   wakeWebhookWorkers(deps.db);
   return { url: url.toString(), secret };
@@ -45,10 +48,8 @@ export async function webhookDeliveries(deps: Pick<Deps, 'db'>, scope: Scope, st
 export async function redeliver(deps: WebhookDeps, scope: Scope, deliveryId: string): Promise<{ deliveryId: string }> {
   const delivery = await findDeliveryById(deps.db, deliveryId, scope);
   if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this tenant and mode.`);
-  const secrets = await validSecrets(deps.db, scope);
   await inTransaction(deps.db, async (tx) => {
     const attempts = await reopenDelivery(tx, deliveryId);
-    if (secrets.length > 0) await setSignature(tx, deliveryId, signatureHeader(secrets, delivery.payload));
     await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: attempts + 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
   });
   wakeWebhookWorkers(deps.db);

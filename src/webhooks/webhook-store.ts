@@ -1,5 +1,9 @@
-// SQL for webhook endpoints, signing secrets, deliveries and their attempts.
+// SQL for webhook endpoints, signing secrets (stored sealed by the vault), deliveries and their
+// attempts.
 import type { Queryable, Scope } from '../db/queryable.js';
+import type { Vault } from '../vault/vault.js';
+
+export const webhookSecretHome = (id: string) => `webhook_secrets/${id}`;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -17,13 +21,18 @@ export async function upsertEndpoint(tx: Queryable, scope: Scope, url: string): 
 }
 
 // The current secret becomes a previous one, valid for the overlap; the new one is current.
-export async function rotateSecret(tx: Queryable, scope: Scope, id: string, secret: string, overlapHours: number): Promise<void> {
+// With no overlap, every secret still valid stops at once (a revocation), earlier previous ones too.
+export async function rotateSecret(tx: Queryable, vault: Vault, scope: Scope, id: string, secret: string, overlapHours: number): Promise<void> {
   await tx.query(
-    `UPDATE webhook_secrets SET valid_until = now() + make_interval(hours => $3)
-      WHERE tenant_id = $1 AND mode = $2 AND valid_until IS NULL`,
+    overlapHours > 0
+      ? `UPDATE webhook_secrets SET valid_until = now() + make_interval(hours => $3)
+          WHERE tenant_id = $1 AND mode = $2 AND valid_until IS NULL`
+      : `UPDATE webhook_secrets SET valid_until = now()
+          WHERE tenant_id = $1 AND mode = $2 AND (valid_until IS NULL OR valid_until > now()) AND $3::int = 0`,
     [scope.tenantId, scope.mode, overlapHours],
   );
-  await tx.query('INSERT INTO webhook_secrets (id, tenant_id, mode, secret) VALUES ($1, $2, $3, $4)', [id, scope.tenantId, scope.mode, secret]);
+  const sealed = await vault.seal(webhookSecretHome(id), Buffer.from(secret, 'utf8'));
+  await tx.query('INSERT INTO webhook_secrets (id, tenant_id, mode, sealed) VALUES ($1, $2, $3, $4)', [id, scope.tenantId, scope.mode, sealed]);
 }
 
 export async function findEndpoint(db: Queryable, scope: Scope): Promise<Endpoint | undefined> {
@@ -37,13 +46,14 @@ export async function disableEndpoint(db: Queryable, scope: Scope): Promise<bool
 }
 
 // Secrets valid now, the current one first.
-export async function validSecrets(db: Queryable, scope: Scope): Promise<string[]> {
-  const { rows } = await db.query<{ secret: string }>(
-    `SELECT secret FROM webhook_secrets WHERE tenant_id = $1 AND mode = $2 AND (valid_until IS NULL OR valid_until > now())
+export async function validSecrets(db: Queryable, vault: Vault, scope: Scope): Promise<string[]> {
+  const { rows } = await db.query<{ id: string; secret: string | null; sealed: string | null }>(
+    `SELECT id, secret, sealed FROM webhook_secrets WHERE tenant_id = $1 AND mode = $2 AND (valid_until IS NULL OR valid_until > now())
       ORDER BY valid_until IS NULL DESC, created_at DESC`,
     [scope.tenantId, scope.mode],
   );
-  return rows.map((r) => r.secret);
+  // A row from before sealing holds the secret in `secret` until `doorman migrate` seals it.
+  return Promise.all(rows.map(async (r) => (r.sealed ? (await vault.open(webhookSecretHome(r.id), r.sealed)).toString('utf8') : r.secret!)));
 }
 
 export async function secretSummaries(db: Queryable, scope: Scope): Promise<{ id: string; created_at: string; valid_until: string | null }[]> {
@@ -68,35 +78,22 @@ export interface DeliveryRow {
   mode: 'live' | 'test';
   eventId: string;
   payload: string;
-  signature: string | null;
   status: DeliveryStatus;
   attempts: number;
   createdAt: Date;
 }
 
 export async function findDeliveryById(db: Queryable, id: string, scope?: Scope): Promise<DeliveryRow | undefined> {
-  const { rows } = await db.query<{ id: string; tenant_id: string; mode: 'live' | 'test'; event_id: string; payload: string; signature: string | null; status: DeliveryStatus; attempts: number; created_at: Date }>(
-    `SELECT id, tenant_id, mode, event_id, payload, signature, status, attempts, created_at FROM webhook_deliveries
+  const { rows } = await db.query<{ id: string; tenant_id: string; mode: 'live' | 'test'; event_id: string; payload: string; status: DeliveryStatus; attempts: number; created_at: Date }>(
+    `SELECT id, tenant_id, mode, event_id, payload, status, attempts, created_at FROM webhook_deliveries
       WHERE id = $1 AND ($2::text IS NULL OR (tenant_id = $2 AND mode = $3))`,
     [id, scope?.tenantId ?? null, scope?.mode ?? null],
   );
   const r = rows[0];
   return r && {
-    id: r.id, tenantId: r.tenant_id, mode: r.mode, eventId: r.event_id, payload: r.payload, signature: r.signature,
+    id: r.id, tenantId: r.tenant_id, mode: r.mode, eventId: r.event_id, payload: r.payload,
     status: r.status, attempts: r.attempts, createdAt: r.created_at,
   };
-}
-
-export async function freezeSignature(db: Queryable, id: string, signature: string): Promise<string> {
-  const { rows } = await db.query<{ signature: string }>(
-    'UPDATE webhook_deliveries SET signature = coalesce(signature, $2) WHERE id = $1 RETURNING signature',
-    [id, signature],
-  );
-  return rows[0]?.signature ?? signature;
-}
-
-export async function setSignature(tx: Queryable, id: string, signature: string): Promise<void> {
-  await tx.query('UPDATE webhook_deliveries SET signature = $2 WHERE id = $1', [id, signature]);
 }
 
 export interface AttemptRecord {

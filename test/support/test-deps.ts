@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 
+export const TEST_SECRETS_KEY = 'ZG9vcm1hbiB0ZXN0IHN1aXRlIGtleTogbm90IHJlYWw=';
+
 export const testEnv: NodeJS.ProcessEnv = {
   ...process.env,
   DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://localhost:5432/doorman_test',
@@ -16,6 +18,15 @@ export const testEnv: NodeJS.ProcessEnv = {
   // Child processes (bin/doorman.js) read no checkout .env: a developer's local settings
   // (WEBHOOK_ALLOW_PRIVATE, DEMO_PAGES, …) must not change what the tests see.
   DOORMAN_ENV_FILE: 'none',
+  // X-Forwarded-For from loopback names the client: each test sends an address of its own
+  // (fixtures.ts aClientIp), so per-IP limits never carry over from one test to another.
+  TRUST_PROXY: 'loopback',
+  // Failed authentications from this machine add up over a run; the tests of that limit set
+  // their own (test/http/authentication.test.ts).
+  AUTH_FAILURES_PER_IP: '1000000',
+  // The vault's master key for doorman_test, the same on every run (the database persists, and
+  // its data keys are wrapped under this key). A test value: never a real deployment's.
+  SECRETS_KEY: TEST_SECRETS_KEY,
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
