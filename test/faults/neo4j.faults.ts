@@ -77,7 +77,9 @@ describe('faults: Neo4j', function () {
   });
 
   it('connection reset mid-request: 200 in time without the graph; links applied after recovery', async () => {
-    await stack.latency('neo4j', 200);
+    // The requests are held on their way to Neo4j, so the reset finds them in flight: a response
+    // held instead would be let go when the reset is added, and could arrive in time.
+    await stack.latency('neo4j', 200, 'upstream');
     const inFlight = [client.verdict(signup()), client.verdict(signup())];
     await new Promise((resolve) => setTimeout(resolve, 100));
     await stack.reset('neo4j');

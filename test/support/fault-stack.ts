@@ -16,9 +16,11 @@ export interface FaultStack {
   // Store URLs through the proxies, for Doorman processes.
   env: Record<string, string>;
   logDir: string;
-  // Every response slower by `ms` (server to client).
-  latency(store: Store, ms: number): Promise<void>;
-  // Every connection reset (TCP RST) as soon as data flows, new ones included.
+  // Every response slower by `ms` (server to client), or every request ('upstream').
+  latency(store: Store, ms: number, stream?: 'upstream' | 'downstream'): Promise<void>;
+  // Every connection reset (TCP RST) as soon as data flows, new ones included. The responses'
+  // side is reset first: adding a toxic makes a latency toxic let go of what it holds at once
+  // (toxiproxy drops no data), and a response let go before its reset is in place escapes it.
   reset(store: Store): Promise<void>;
   // Data stops both ways; connections stay open, nothing is answered.
   stall(store: Store): Promise<void>;
@@ -84,10 +86,10 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
   return {
     env,
     logDir,
-    latency: (store, ms) => toxic(store, 'latency', { latency: ms, jitter: 0 }),
+    latency: (store, ms, stream = 'downstream') => toxic(store, 'latency', { latency: ms, jitter: 0 }, stream),
     reset: async (store) => {
-      await toxic(store, 'reset_peer', { timeout: 0 }, 'upstream');
       await toxic(store, 'reset_peer', { timeout: 0 }, 'downstream');
+      await toxic(store, 'reset_peer', { timeout: 0 }, 'upstream');
     },
     stall: async (store) => {
       await toxic(store, 'timeout', { timeout: 0 }, 'upstream');
