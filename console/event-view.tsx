@@ -50,34 +50,44 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
   const noteNow = useRef('');
   const [busy, setBusy] = useState(false);
   const noteRef = useRef<HTMLTextAreaElement>(null);
-  const load = () => api<EventDetail>(`/events/${encodeURIComponent(id)}`).then(setDetail, (e: ApiError) => setError(e.message));
+  // The event this view shows now. An answer for another one (a reload after resolving, which
+  // arrives once the queue has moved on to the next review) is dropped, never shown in its place.
+  const shown = useRef(id);
+  shown.current = id;
+  const load = (of: string) => api<EventDetail>(`/events/${encodeURIComponent(of)}`).then(
+    (d) => { if (shown.current === of) setDetail(d); },
+    (e: ApiError) => { if (shown.current === of) setError(e.message); },
+  );
   useEffect(() => {
     setDetail(null);
+    setBusy(false);
     setError('');
     setNote('');
     noteNow.current = '';
-    void load();
+    void load(id);
   }, [id]);
   const resolve = async (resolution: 'approved' | 'denied') => {
-    if (busy || detail?.review?.status !== 'pending') return;
+    if (busy || detail?.event.id !== id || detail.review?.status !== 'pending') return;
     setBusy(true);
     const text = noteNow.current;
     try {
       const r = await api<{ final_verdict: string; delivery_id: string }>(`/reviews/${encodeURIComponent(id)}/resolve`, { body: { resolution, ...(text && { note: text }) } });
       onResolved?.(`${resolution === 'denied' ? 'Denied' : 'Approved'} ${id}: final verdict ${r.final_verdict}, webhook ${r.delivery_id} queued.`);
-      await load();
     } catch (e) {
-      setError((e as Error).message);
+      if (shown.current === id) setError((e as Error).message);
     } finally {
-      setBusy(false);
+      if (shown.current === id) setBusy(false);
     }
+    // Shows the resolution where this view still shows the event (its own page); in the queue the
+    // next review has taken its place, and the answer is dropped.
+    void load(id);
   };
   useLayoutEffect(() => {
     bind?.({ resolve: (r) => void resolve(r), focusNote: () => noteRef.current?.focus() });
     return () => bind?.(null);
   });
   if (error && !detail) return <p class="error" role="alert">{error}</p>;
-  if (!detail) return <p class="loading">Loading {id}…</p>;
+  if (!detail || detail.event.id !== id) return <p class="loading">Loading {id}…</p>;
   const e = detail.event;
   const pending = detail.review?.status === 'pending';
   return (
