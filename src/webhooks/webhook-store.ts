@@ -24,11 +24,8 @@ export async function upsertEndpoint(tx: Queryable, scope: Scope, url: string): 
 // With no overlap, every secret still valid stops at once (a revocation), earlier previous ones too.
 export async function rotateSecret(tx: Queryable, vault: Vault, scope: Scope, id: string, secret: string, overlapHours: number): Promise<void> {
   await tx.query(
-    overlapHours > 0
-      ? `UPDATE webhook_secrets SET valid_until = now() + make_interval(hours => $3)
-          WHERE tenant_id = $1 AND mode = $2 AND valid_until IS NULL`
-      : `UPDATE webhook_secrets SET valid_until = now()
-          WHERE tenant_id = $1 AND mode = $2 AND (valid_until IS NULL OR valid_until > now()) AND $3::int = 0`,
+    `UPDATE webhook_secrets SET valid_until = now() + make_interval(hours => $3)
+      WHERE tenant_id = $1 AND mode = $2 AND (valid_until IS NULL OR ($3 = 0 AND valid_until > now()))`,
     [scope.tenantId, scope.mode, overlapHours],
   );
   const sealed = await vault.seal(webhookSecretHome(id), Buffer.from(secret, 'utf8'));
