@@ -12,8 +12,8 @@ import { evaluate } from '../src/engine/evaluate.js';
 import { defaultPolicy } from '../src/engine/policy.js';
 import { defaultRules } from '../src/engine/rule-table.js';
 import type { EventType, Signals } from '../src/engine/types.js';
-import { toDocument } from '../src/policies/policy-document.js';
-import { backtestReport, startBacktest } from '../src/policies/start-backtest.js';
+import { toDocument } from '../src/policies/documents/policy-document.js';
+import { backtestReport, startBacktest } from '../src/policies/backtests/start-backtest.js';
 import { createTenant } from '../src/tenants/manage-tenants.js';
 import { createBoss } from '../src/jobs/job-queue.js';
 

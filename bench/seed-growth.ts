@@ -1,8 +1,8 @@
 // Bulk-loads stored history for the growth run, fast and not through the API: events with one
 // INSERT … SELECT over generate_series in Postgres, and a graph of matching shape (an account,
 // an email and a cluster per four events) with batched UNWIND in Neo4j.
+import type { Scope } from '../src/scope.js';
 import type { Deps } from '../src/deps.js';
-import type { Scope } from '../src/db/queryable.js';
 
 // In batches, each well inside the pool's query timeout (PG_QUERY_TIMEOUT_MS).
 const EVENT_BATCH = 50_000;

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
-import { startWorkers } from '../src/jobs/workers.js';
+import { startWorkers } from '../src/start-workers.js';
 import { resolveReview } from '../src/reviews/resolve-review.js';
 import { createTenant } from '../src/tenants/manage-tenants.js';
 import { setWebhook } from '../src/webhooks/manage-webhooks.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseRedisUrl } from './redis-url.js';
+import { parseRedisUrl } from './redis/redis-url.js';
 
 // The checkout (or the image's /app): the nearest folder above this module holding package.json,
 // so src/config.ts and its build, dist/server/config.js, agree on it.

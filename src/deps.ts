@@ -3,12 +3,12 @@
 import pg from 'pg';
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { Redis } from 'ioredis';
-import { createRedis as createRedisClient } from './redis-client.js';
+import { createRedis as createRedisClient } from './redis/redis-client.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import { loadCypher, type CypherCatalog } from './graph/cypher-catalog.js';
-import { createSecretCache, type SecretCache } from './secrets.js';
+import { createSecretCache, type SecretCache } from './devices/secret-cache.js';
 import { createIpIntel, type IpIntel } from './signals/ip/ip-intel.js';
 import { createEmailSignals, type EmailSignals } from './signals/email/email-signals.js';
 import { createMxChecker } from './signals/email/mx-checker.js';
@@ -20,10 +20,10 @@ import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
-import { createPolicyRegistry, type PolicyRegistry } from './policies/policy-registry.js';
+import { createPolicyRegistry, type PolicyRegistry } from './policies/documents/policy-registry.js';
 import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
 import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
-import { argon2Passwords, type Passwords } from './console/passwords.js';
+import { argon2Passwords, type Passwords } from './console/auth/passwords.js';
 import { createVault, masterKeyOf, type Vault } from './vault/vault.js';
 
 export interface Clock {

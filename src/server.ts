@@ -7,10 +7,10 @@ import net from 'node:net';
 import { createApp } from './app.js';
 import { createHttpServer } from './http/http-server.js';
 import type { Deps } from './deps.js';
-import { redisReady } from './redis-ready.js';
+import { redisReady } from './redis/redis-ready.js';
 import { watchIntelReloads } from './signals/ip/intel-reload.js';
 import { watchDeviceKeys } from './devices/watch-device-keys.js';
-import { watchPolicies } from './policies/policy-registry.js';
+import { watchPolicies } from './policies/documents/policy-registry.js';
 import { deleteExpiredKeys } from './verdicts/idempotency-store.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
 

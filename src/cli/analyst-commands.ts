@@ -1,8 +1,8 @@
 // `doorman analyst add|link|remove|list` (README, "The ops CLI"): analyst accounts for the console.
-// CLI code only: the work is in src/console/manage-analysts.ts.
+// CLI code only: the work is in src/console/auth/manage-analysts.ts.
 import { Option, type Command } from 'commander';
-import { addAnalyst, newSignInLink, removeAnalyst, tenantAnalysts, SIGN_IN_LINK_HOURS } from '../console/manage-analysts.js';
-import type { Role } from '../console/analyst-store.js';
+import { addAnalyst, newSignInLink, removeAnalyst, tenantAnalysts, SIGN_IN_LINK_HOURS } from '../console/auth/manage-analysts.js';
+import type { Role } from '../console/auth/analyst-store.js';
 import type { CliKit } from './review-webhook-commands.js';
 
 const linkText = (email: string, url: string) =>

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/app-error.js';
-import { findBacktest } from '../policies/backtest-store.js';
-import { backtestReport, startBacktest } from '../policies/start-backtest.js';
+import { AppError } from '../errors.js';
+import { findBacktest } from '../policies/backtests/backtest-store.js';
+import { backtestReport, startBacktest } from '../policies/backtests/start-backtest.js';
 import type { CliKit } from './policy-commands.js';
 import { readDocument } from './policy-commands.js';
 

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { applyRetention } from '../lifecycle/apply-retention.js';
 import { erasePerson, type Subject } from '../lifecycle/erase-person.js';
 import { rebuildGraph } from '../lifecycle/rebuild-graph.js';

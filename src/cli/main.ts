@@ -6,9 +6,9 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../logger.js';
 import { migrateGraph, migrateJobQueue, migratePostgres } from '../db/migrate.js';
-import { startGraphWriter, startWorkers } from '../jobs/workers.js';
+import { startWorkers } from '../start-workers.js';
 import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { onShutdown, serve } from '../server.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { changeList } from '../lists/manage-lists.js';
@@ -89,7 +89,7 @@ program
   .action(
     withDeps(async (deps) => {
       const metrics = await startMetricsServer(deps);
-      await startGraphWriter(deps);
+      await deps.graphWriter.start();
       const workers = await startWorkers(deps);
       // Said once the workers poll: supervisors and tests wait for this line.
       deps.logger.info({ pid: process.pid }, 'job workers started');

@@ -1,8 +1,9 @@
 // SQL for the console's audit log: every analyst action (sign-in, resolution, feedback, query
 // run, redelivery, mode switch), newest first per tenant, readable by the tenant's admins.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
-import type { ConsoleSession } from './console-guard.js';
+import type { ConsoleSession } from './auth/console-guard.js';
 
 export interface AuditEntry {
   id: string;

@@ -3,7 +3,8 @@
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
-import { findEvent, listEvents, type Verdict } from '../events/event-store.js';
+import { findEvent, listEvents } from '../events/event-store.js';
+import type { Verdict } from '../event-record.js';
 import { consoleValidated } from './console-schemas.js';
 import { consoleEvent, eventDetail } from './event-detail.js';
 

@@ -3,7 +3,7 @@
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { actorOf, audit } from './audit-store.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router } from 'express';
 import { repoDir } from '../config.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 
 export const CONSOLE_DIST = path.join(repoDir, 'dist', 'browser', 'console');
 

@@ -4,10 +4,10 @@
 import { Router, type RequestHandler } from 'express';
 import type { Deps } from '../deps.js';
 import type { RequestValidator } from '../contract/request-validator.js';
-import { consoleAuthRoutes } from './console-auth-routes.js';
+import { consoleAuthRoutes } from './auth/console-auth-routes.js';
 import { consoleEventRoutes } from './console-event-routes.js';
 import { consoleGraphRoutes } from './console-graph-routes.js';
-import { consoleHeaders, requireCsrf, requireSession, sameOriginOnly } from './console-guard.js';
+import { consoleHeaders, requireCsrf, requireSession, sameOriginOnly } from './auth/console-guard.js';
 import { consolePages } from './console-pages.js';
 import { overviewRoutes } from './overview-routes.js';
 import { reviewQueueRoutes } from './review-queue-routes.js';

@@ -1,7 +1,7 @@
 // JSON Schemas of the console API's bodies and queries (not part of the public contract), checked
 // by Ajv; a failure is a 400 invalid_request naming each field, like the public API's.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 
 const text = (maxLength: number, minLength = 1) => ({ type: 'string', minLength, maxLength });
 const mode = { enum: ['live', 'test'] };

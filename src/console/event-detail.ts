@@ -1,11 +1,11 @@
 // What an analyst sees about one event: the event as judged (with the email and the request's
 // identifiers and context), the signals the engine saw, its review, the account's earlier
 // events and its identity cluster's facts. Reads only; another tenant's or mode's id is a 404.
-import type { Scope } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { eventInputs, findEvent, listEvents, type StoredEvent } from '../events/event-store.js';
 import { toWire } from '../events/event-wire.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { findReview } from '../reviews/review-store.js';
 import { clusterFacts, eventClusterId, type ClusterFacts } from './cluster-picture.js';
 

@@ -8,7 +8,7 @@ import { reviewBacklog } from '../reviews/review-store.js';
 import { redeliver, webhookDeliveries } from '../webhooks/manage-webhooks.js';
 import { findEndpoint } from '../webhooks/webhook-store.js';
 import { actorOf, audit, listAudit } from './audit-store.js';
-import { requireRole } from './console-guard.js';
+import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
 import { deliveryCounts, topReasonCodes, verdictsPerHour } from './overview-store.js';
 

@@ -1,7 +1,8 @@
 // SQL for the console's overview, a read model over events and webhook deliveries of one tenant
 // and mode: verdicts per hour by outcome, the most frequent reason codes, and delivery health.
 // Each query is a range scan of the events_newest / webhook_deliveries_newest index.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 
 export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date): Promise<{ hour: string; allow: number; review: number; block: number }[]> {
   const { rows } = await db.query<{ hour: Date; allow: number; review: number; block: number }>(

@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
 import { recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
 import { jsonBody } from '../http/json-body.js';
-import { Timings } from '../http/server-timing.js';
+import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { resolveReview } from '../reviews/resolve-review.js';

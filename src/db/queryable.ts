@@ -3,11 +3,6 @@ import type pg from 'pg';
 
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
-export interface Scope {
-  readonly tenantId: string;
-  readonly mode: 'live' | 'test';
-}
-
 // Runs fn inside one short transaction on a dedicated client.
 export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();

@@ -3,7 +3,7 @@
 // timezone, language, settings, a minor browser update) and differ between browsers and
 // devices; README "Device tokens" explains the choice. Raw components are never stored.
 import canonicalize from 'canonicalize';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 
 // FingerprintJS components left out of the id, each with what changes it on one browser.
 export const LEFT_OUT_COMPONENTS: Readonly<Record<string, string>> = {

@@ -1,5 +1,5 @@
 // Use case: exchange fingerprint components for a signed, short-lived device token.
-import type { Scope } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { deriveDeviceId, signDeviceToken } from './device-token.js';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { repoDir } from '../config.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 
 export const SDK_BUNDLE = path.join(repoDir, 'dist', 'browser', 'sdk', 'doorman.js');
 

@@ -2,12 +2,13 @@
 // the identity graph the account link: the event's row is locked, bound, and the link written to
 // the graph outbox in one short transaction; the graph writer applies it after the event's own
 // link (same lane, later seq), so the account joins the event's cluster with nothing counted twice.
-import { inTransaction, type Scope } from '../db/queryable.js';
+import { inTransaction } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { graphLinkOf } from '../graph/identity-graph.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
 export async function attachUser(deps: Pick<Deps, 'db' | 'config'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {

@@ -1,5 +1,5 @@
 // The events list's opaque cursor: the (created_at, id) of the last event on a page.
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { textProblem } from '../contract/input-issues.js';
 
 // Postgres timestamptz reaches back to 4713 BC, a JS Date to 271821 BC: a cursor's moment is AD.

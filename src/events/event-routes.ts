@@ -1,13 +1,14 @@
 // GET /v1/events, GET /v1/events/{id}, PATCH /v1/events/{id}: HTTP only; the SQL is in the store.
 import { Router, type Request } from 'express';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { textProblem } from '../contract/input-issues.js';
 import { authenticate } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
-import { findEvent, listEvents, type Verdict } from './event-store.js';
+import { findEvent, listEvents } from './event-store.js';
+import type { Verdict } from '../event-record.js';
 import { decodeCursor, encodeCursor } from './event-cursor.js';
 import { toWire } from './event-wire.js';
 import { attachUser } from './attach-user.js';

@@ -1,24 +1,11 @@
 // SQL for events: fetch, keyset listing and the write-once user binding. The event INSERT is the
 // verdict's (verdicts/verdict-store.ts): an event is only ever written with its decision.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { EventRecord, Reason, Verdict } from '../event-record.js';
+import type { Scope } from '../scope.js';
 
-export type Verdict = 'allow' | 'review' | 'block';
-
-export interface Reason {
-  code: string;
-  detail?: Record<string, string | number | boolean>;
-}
-
-export interface StoredEvent {
-  id: string;
-  eventType: string;
-  verdict: Verdict;
-  reasons: Reason[];
-  policyVersion: string;
-  recommendedAction?: string;
-  createdAt: Date;
-  externalUserId?: string;
-  email?: string;
+// An event as the API lists and fetches it.
+export interface StoredEvent extends Omit<EventRecord, 'engineVersion'> {
   context?: Record<string, unknown>;
   // For a `review` verdict: the human resolution, once there is one. The verdict stays as judged.
   review?: { status: 'pending' | 'approved' | 'denied'; resolvedAt?: Date };

@@ -1,5 +1,6 @@
 // SQL for feedback, and the Postgres side of resolving a feedback subject.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { GraphMark } from '../graph/graph-outbox-store.js';
 
 export type SubjectKind = 'event_id' | 'external_user_id' | 'email';

@@ -2,12 +2,12 @@
 // subject's linked identity cluster (docs/graph.md, marks). The outcome and its
 // graph mark are written in one statement; the graph writer applies the mark after every link
 // committed before it, so a mark about an event never races the event's own link.
+import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
-import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { normalizeEmail } from '../signals/email/normalize-email.js';
 import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
 

@@ -1,7 +1,8 @@
 // SQL for graph_outbox: what the identity graph must gain, written in the same transaction as
 // the row that causes it (an event, a feedback outcome, a PATCH, a review resolution) and
 // applied after commit by the graph writer, lane by lane, in seq order. Applied rows are deleted.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { GraphLink } from './identity-graph.js';
 
 export type MarkOutcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';

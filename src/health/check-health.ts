@@ -1,7 +1,7 @@
 // Dependency health: Postgres, Neo4j and Redis probed in parallel, each under a short timeout.
 import { beforeDeadline, isDeadline } from '../deadline.js';
 import type { Deps } from '../deps.js';
-import { redisReady } from '../redis-ready.js';
+import { redisReady } from '../redis/redis-ready.js';
 
 export interface Check {
   status: 'up' | 'down';

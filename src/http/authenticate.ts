@@ -14,7 +14,7 @@ import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Deps } from '../deps.js';
 import { bearerToken, hashKey, parseKey, type KeyKind } from '../tenants/api-key.js';
 import { findKey } from '../tenants/key-store.js';
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 import { clientBucket } from './client-bucket.js';
 import './express-request.js';
 

@@ -2,7 +2,7 @@
 // that knows HTTP statuses. Unknown errors become a fixed `internal` message; the stack goes to
 // the log with the request id, never to the client.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, type ErrorCode } from './app-error.js';
+import { AppError, type ErrorCode } from '../errors.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,

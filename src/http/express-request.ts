@@ -1,5 +1,5 @@
 // What Doorman's middleware adds to Express's request: the authenticated scope and raw body.
-import type { Scope } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -1,7 +1,7 @@
 // JSON body parsing for routes that take a body: Content-Type must be application/json, the
 // size is capped, and the exact bytes are kept on req.rawBody for idempotency.
 import express, { type RequestHandler } from 'express';
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 import './express-request.js';
 
 export function jsonBody(limitBytes: number): RequestHandler[] {

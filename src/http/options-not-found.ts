@@ -2,7 +2,7 @@
 // before the rate limiter like a preflight. Without this, Express answers text/plain 200 with an
 // Allow list, metered, on every route. A method that no route takes is no route (contract §7).
 import type { RequestHandler } from 'express';
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 
 export function optionsNotFound(corsPaths: readonly string[]): RequestHandler {
   return (req, _res, next) => {

@@ -8,7 +8,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Deps } from '../deps.js';
 import { bearerToken, parseKey } from '../tenants/api-key.js';
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 import { clientBucket } from './client-bucket.js';
 
 // The Redis key never holds the API key itself, only a hash of it.

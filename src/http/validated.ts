@@ -1,7 +1,7 @@
 // Validates a body or query against a contract schema; failures become 400 invalid_request
 // listing every failed field in details.issues. Text and nesting the service never accepts
 // (contract/input-issues.ts) are reported beside the schema's own failures, one issue a path.
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 import { inputIssues } from '../contract/input-issues.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 

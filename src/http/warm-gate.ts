@@ -3,7 +3,7 @@
 // retryable 503 `internal` with Retry-After. /health answers before this gate (503 `warming`).
 import type { RequestHandler } from 'express';
 import type { Deps } from '../deps.js';
-import { AppError } from './app-error.js';
+import { AppError } from '../errors.js';
 
 const WAIT_MS = 10_000;
 

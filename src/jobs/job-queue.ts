@@ -10,9 +10,9 @@ export const QUEUES = {
   // One job per delivery attempt. A job whose worker died is expired by the supervisor and
   // retried (the same attempt); a failed attempt schedules the next one itself (retry-schedule.ts).
   webhookDelivery: { name: 'webhook-delivery', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-  // Long policy backtests (src/policies/backtest-job.ts); each send sets its own retry and expiry.
+  // Long policy backtests (src/policies/backtests/backtest-job.ts); each send sets its own retry and expiry.
   policyBacktest: { name: 'policy-backtest' },
-  // Hourly (jobs/workers.ts), one run at a time across the fleet; a run is bounded to 5 minutes.
+  // Hourly (src/start-workers.ts), one run at a time across the fleet; a run is bounded to 5 minutes.
   retention: { name: 'event-retention', policy: 'singleton', retryLimit: 1, expireInSeconds: 900 },
 } satisfies Record<string, PgBoss.Queue>;
 

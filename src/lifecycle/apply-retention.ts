@@ -1,11 +1,12 @@
 // Use case: remove events older than EVENT_RETENTION_DAYS from Postgres and the graph, and
 // feedback reported before then. Scope by scope, in batches of RETENTION_BATCH_SIZE, each batch
 // one short transaction (its graph removal queued in the outbox, applied in lane order by the
-// graph writer), bounded in time per run: the scheduled job (jobs/workers.ts) runs it hourly and
+// graph writer), bounded in time per run: the scheduled job (src/start-workers.ts) runs it hourly and
 // `doorman retention run` on demand; a run that stops early leaves the rest to the next.
 // A scope whose batch fails is skipped for this run (logged at error, counted in
 // doorman_retention_scope_failures_total); the scopes after it are still cleaned.
-import { inTransaction, type Scope } from '../db/queryable.js';
+import { inTransaction } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, enqueueForget, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';

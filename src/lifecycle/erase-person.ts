@@ -4,15 +4,15 @@
 // unapplied outbox rows removed, the erasure logged without values, and the graph's forget row
 // queued), then the graph writer applies the forget in lane order: their events, their accounts
 // and the identifiers no other account uses go, and the clusters they were in are recomputed.
+import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
-import type { Scope } from '../db/queryable.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import type { EventType } from '../engine/types.js';
 import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifiers.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { normalizeListValue, type ListKind } from '../lists/list-values.js';
 import { normalizeEmail } from '../signals/email/normalize-email.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';

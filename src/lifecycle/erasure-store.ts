@@ -2,7 +2,8 @@
 // verdict, reasons' codes, type and time stay, so counts and reports still add up), the webhook
 // payloads and receivers' answers about them redacted, their feedback subjects, list entries,
 // idempotency records and unapplied outbox rows removed, and the erasure logged without values.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 
 export interface PersonEvent {
   id: string;

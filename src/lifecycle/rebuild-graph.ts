@@ -4,17 +4,17 @@
 // queued in the outbox in the order they happened, and the graph writer applies them as it applied
 // the originals: the same clusters with the same facts. Verdicts of the scope during a rebuild
 // read a partial graph; run it with the scope's traffic paused for an exact result.
+import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
-import type { Scope } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
 import { pendingGraphOps } from '../graph/graph-outbox-store.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { graphLinkOf } from '../graph/identity-graph.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { normalizeEmail } from '../signals/email/normalize-email.js';
-import { enqueueInOrder, eventsPage, storedOutcomes, type StoredOutcome } from './replay-store.js';
+import { enqueueInOrder, eventsPage, storedOutcomes, type StoredOutcome } from './graph-history-store.js';
 
 const PAGE = 1000;
 const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;

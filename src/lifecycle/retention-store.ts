@@ -1,7 +1,8 @@
 // SQL for retention: one bounded batch of a scope's oldest events past the cutoff, removed with
 // everything that hangs off them (review, webhook deliveries and attempts, unapplied outbox rows),
 // and old feedback. Each batch is one short transaction that also queues the graph's forget row.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
 
 const OUTCOMES = ['confirmed_abuse', 'false_positive', 'chargeback'];

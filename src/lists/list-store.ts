@@ -1,5 +1,6 @@
 // SQL for list_entries.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { ListHit } from '../engine/types.js';
 import type { ListKind } from './list-values.js';
 

@@ -1,7 +1,7 @@
 // Use cases behind `doorman list add|remove`.
+import type { Scope } from '../scope.js';
 import type pg from 'pg';
-import type { Scope } from '../db/queryable.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { tenantExists } from '../tenants/key-store.js';
 import { addListEntry, removeListEntry } from './list-store.js';
 import { normalizeListValue, type ListKind } from './list-values.js';

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Driver } from 'neo4j-driver';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { GraphWriter } from '../graph/graph-writer.js';
-import type { RedisClient } from '../redis-client.js';
+import type { RedisClient } from '../redis/redis-client.js';
 
 export interface ObservedStores {
   db: pg.Pool;

@@ -4,13 +4,14 @@
 // confirmed_abuse; an approval suppresses the codes that fired, like a false positive). No
 // resolution without its delivery, no delivery without its resolution. The CLI and the analyst
 // console both call this.
-import { inTransaction, type Scope } from '../db/queryable.js';
+import { inTransaction } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
 import { insertDelivery } from '../webhooks/webhook-store.js';

@@ -1,7 +1,8 @@
 // SQL for reviews: the queue of `review` verdicts (a row is written with the event) and their
 // resolution, stored once.
-import type { Queryable, Scope } from '../db/queryable.js';
-import type { Reason } from '../events/event-store.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
+import type { Reason } from '../event-record.js';
 
 export type Resolution = 'approved' | 'denied';
 

@@ -1,5 +1,6 @@
 // SQL for tenants and api_keys.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { KeyKind } from './api-key.js';
 
 export interface KeyRow {

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { generateKey, hashKey, keyHint, parseKey, type KeyKind, type Mode } from './api-key.js';
 import { insertKey, insertTenant, revokeKey, tenantExists } from './key-store.js';
 

@@ -3,13 +3,13 @@
 // which the caller takes back if the event is not committed). The graph is only read: the link
 // it will gain is returned, for the write to put in the outbox. A collector's failure or lateness
 // only removes its signal and notes it in `missing`.
-import type { Scope } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
 import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
-import type { Timings } from '../http/server-timing.js';
+import type { Timings } from '../timings.js';
 import { matchLists } from '../lists/list-store.js';
 import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';

@@ -5,15 +5,15 @@
 // twin with the same key that committed first) takes its velocity counts back and leaves no
 // trace in any store. The graph writer applies the link after the commit; a shadow policy, if
 // the scope has one, judges the same signals after the response.
+import type { Scope } from '../scope.js';
 import { createHash } from 'node:crypto';
-import type { Scope } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { AppError } from '../http/app-error.js';
-import { recordShadow } from '../policies/shadow-policy.js';
-import { Timings } from '../http/server-timing.js';
+import { AppError } from '../errors.js';
+import { recordShadow } from '../policies/shadows/shadow-policy.js';
+import { Timings } from '../timings.js';
 import { collectSignals, type Collected } from './collect-signals.js';
 import { findAnswer, type StoredAnswer } from './idempotency-store.js';
 import { storedRequest, type VerdictRequest } from './verdict-request.js';

@@ -1,7 +1,8 @@
 // SQL for idempotency_keys (contract §4.1, §7, §8). A record is written only by the verdict's
 // own statement (verdict-store.ts), complete with the response bytes; there is no claim that a
 // dying process could leave behind. This store reads records and keeps the table small.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 

@@ -4,7 +4,7 @@ import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { authenticate } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
-import { Timings } from '../http/server-timing.js';
+import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { decideVerdict } from './decide-verdict.js';

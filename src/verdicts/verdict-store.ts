@@ -4,23 +4,14 @@
 // With an Idempotency-Key, the record is inserted first and everything else hangs off it: a twin
 // in flight makes this statement wait on the primary key until the twin commits, then write
 // nothing; the caller answers with the twin's stored response.
-import type { Queryable, Scope } from '../db/queryable.js';
-import type { Reason, Verdict } from '../events/event-store.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
+import type { EventRecord } from '../event-record.js';
 import type { GraphLink } from '../graph/identity-graph.js';
 import { IDEMPOTENCY_TTL_HOURS } from './idempotency-store.js';
 
-export interface JudgedEvent {
-  id: string;
-  eventType: string;
-  verdict: Verdict;
-  reasons: Reason[];
-  policyVersion: string;
-  // The engine that judged (absent when it failed open), so a replay knows what ran.
-  engineVersion?: string;
-  recommendedAction?: string;
-  createdAt: Date;
-  externalUserId?: string;
-  email?: string;
+// The event as the verdict writes it: its decision, and the request and signals it was judged on.
+export interface JudgedEvent extends EventRecord {
   request: unknown;
   signals: unknown;
 }

@@ -2,10 +2,11 @@
 // one still valid for the overlap, or revoked at once when it leaked), show it without secrets,
 // disable it, list deliveries, and redeliver one (the same bytes, as a new attempt, signed like
 // every attempt with the secrets valid when it is sent).
-import { inTransaction, type Scope } from '../db/queryable.js';
+import { inTransaction } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { checkWebhookHost, checkWebhookUrl } from './safe-address.js';
 import { newWebhookSecret } from './webhook-signature.js';

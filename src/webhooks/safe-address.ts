@@ -5,7 +5,7 @@
 // very address this lookup approved, so a DNS answer that changes in between cannot slip past.
 import dns from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../http/app-error.js';
+import { AppError } from '../errors.js';
 
 export function checkWebhookUrl(raw: string): URL {
   let url: URL;

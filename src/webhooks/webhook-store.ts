@@ -1,6 +1,7 @@
 // SQL for webhook endpoints, signing secrets (stored sealed by the vault), deliveries and their
 // attempts.
-import type { Queryable, Scope } from '../db/queryable.js';
+import type { Queryable } from '../db/queryable.js';
+import type { Scope } from '../scope.js';
 import type { Vault } from '../vault/vault.js';
 
 export const webhookSecretHome = (id: string) => `webhook_secrets/${id}`;

@@ -2,6 +2,7 @@
 // real review.resolved webhooks sent by the real pg-boss workers for reviews made through the
 // client, including while the secret is rotated and while the receiver holds the wrong secret
 // (401, retried by Doorman, delivered once fixed). Octokit's verify is the independent check.
+import type { Scope } from '../../src/scope.js';
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,9 +11,8 @@ import { doormanClient } from '../../clients/typescript/dist/doorman-client.js';
 import { verifyWebhook, WebhookVerificationError, type ReviewResolvedWebhook } from '../../clients/typescript/dist/verify-webhook.js';
 import { webhookApp } from '../../clients/typescript/examples/express-receiver.js';
 import { webhookServer } from '../../clients/typescript/examples/node-http-receiver.js';
-import type { Scope } from '../../src/db/queryable.js';
 import type { Deps } from '../../src/deps.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/start-workers.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { signatureOf } from '../../src/webhooks/webhook-signature.js';

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import type { Deps } from '../../src/deps.js';
 import { loadCypher } from '../../src/graph/cypher-catalog.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/start-workers.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { anAnalyst, type ConsoleClient } from '../support/console-session.js';
 import { bearer } from '../support/fixtures.js';

@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
-import { redisReady } from '../../src/redis-ready.js';
+import { redisReady } from '../../src/redis/redis-ready.js';
 import type { Deps } from '../../src/deps.js';
-import { addAnalyst } from '../../src/console/manage-analysts.js';
+import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { aClientIp, aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { anAnalyst, cookieOf, PASSWORD, tokenOf } from '../support/console-session.js';
 import { testDeps } from '../support/test-deps.js';
@@ -83,7 +83,7 @@ describe('console sign-in and sessions', function () {
   });
 
   it('ends the sessions of a removed analyst at once', async () => {
-    const { removeAnalyst } = await import('../../src/console/manage-analysts.js');
+    const { removeAnalyst } = await import('../../src/console/auth/manage-analysts.js');
     const a = await anAnalyst(deps, app, tenant.tenantId);
     await removeAnalyst(deps, { tenantId: tenant.tenantId, email: a.email });
     await a.get('/me').expect(401);

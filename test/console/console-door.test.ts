@@ -6,9 +6,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
-import { addAnalyst, newSignInLink } from '../../src/console/manage-analysts.js';
-import { argon2Passwords, type Passwords } from '../../src/console/passwords.js';
-import { redisReady } from '../../src/redis-ready.js';
+import { addAnalyst, newSignInLink } from '../../src/console/auth/manage-analysts.js';
+import { argon2Passwords, type Passwords } from '../../src/console/auth/passwords.js';
+import { redisReady } from '../../src/redis/redis-ready.js';
 import { anAnalyst, cookieOf, PASSWORD, tokenOf } from '../support/console-session.js';
 import { aClientIp, aTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';

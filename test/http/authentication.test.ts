@@ -7,7 +7,7 @@ import type pg from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import type { Deps } from '../../src/deps.js';
-import { redisReady } from '../../src/redis-ready.js';
+import { redisReady } from '../../src/redis/redis-ready.js';
 import { hashKey } from '../../src/tenants/api-key.js';
 import { revokeApiKey, createKey } from '../../src/tenants/manage-tenants.js';
 import { aClientIp, aTenant, bearer, type TestTenant } from '../support/fixtures.js';

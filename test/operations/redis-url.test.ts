@@ -1,8 +1,8 @@
-// REDIS_URL's three forms (src/redis-url.ts), what configuration refuses, and the Sentinel form
+// REDIS_URL's three forms (src/redis/redis-url.ts), what configuration refuses, and the Sentinel form
 // against a real Sentinel (the Cluster form: redis-cluster.test.ts).
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { parseRedisUrl } from '../../src/redis-url.js';
+import { parseRedisUrl } from '../../src/redis/redis-url.js';
 import request from 'supertest';
 import { bearer } from '../support/fixtures.js';
 import { until } from '../support/processes.js';

@@ -3,10 +3,10 @@
 // long run as a pg-boss job on a real worker with progress on stderr.
 import { expect } from 'chai';
 import { QUEUES } from '../../src/jobs/job-queue.js';
-import { runBacktestJobs, type BacktestJob } from '../../src/policies/backtest-job.js';
-import { publishPolicy } from '../../src/policies/publish-policy.js';
-import { backtestReport, startBacktest } from '../../src/policies/start-backtest.js';
-import { AppError } from '../../src/http/app-error.js';
+import { runBacktestJobs, type BacktestJob } from '../../src/policies/backtests/backtest-job.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { backtestReport, startBacktest } from '../../src/policies/backtests/start-backtest.js';
+import { AppError } from '../../src/errors.js';
 import { aTenant } from '../support/fixtures.js';
 import { ownTestDeps, testDeps } from '../support/test-deps.js';
 import { graph, ip, email } from '../engine/engine-builders.js';

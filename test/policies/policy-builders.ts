@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { defaultPolicy } from '../../src/engine/policy.js';
-import { toDocument, type PolicyDocument, type RuleEntry } from '../../src/policies/policy-document.js';
+import { toDocument, type PolicyDocument, type RuleEntry } from '../../src/policies/documents/policy-document.js';
 import { testEnv } from '../support/test-deps.js';
 
 export function aDocument(rules: Record<string, Partial<RuleEntry>> = {}, extra: Partial<PolicyDocument> = {}): PolicyDocument {

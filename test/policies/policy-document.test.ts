@@ -4,9 +4,9 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import { defaultPolicy } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
-import { fromDocument, toDocument } from '../../src/policies/policy-document.js';
-import { policySchema } from '../../src/policies/policy-schema.js';
-import { validatePolicyDocument } from '../../src/policies/validate-policy.js';
+import { fromDocument, toDocument } from '../../src/policies/documents/policy-document.js';
+import { policySchema } from '../../src/policies/documents/policy-schema.js';
+import { validatePolicyDocument } from '../../src/policies/documents/validate-policy.js';
 import { aDocument, doorman, doormanJson, writeDocument } from './policy-builders.js';
 
 describe('policy documents', function () {

@@ -3,8 +3,8 @@
 // velocity windows included), and a shadow policy is judged beside the live one, stored, and
 // never changes what was answered.
 import { expect } from 'chai';
-import { publishPolicy } from '../../src/policies/publish-policy.js';
-import { setShadow } from '../../src/policies/shadow-policy.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { setShadow } from '../../src/policies/shadows/shadow-policy.js';
 import { bearer } from '../support/fixtures.js';
 import { startServer, until } from '../support/processes.js';
 import { aSignup, IPS, standIns, verdictHarness } from '../support/verdict-harness.js';

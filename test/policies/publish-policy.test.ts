@@ -3,11 +3,11 @@
 import { expect } from 'chai';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { defaultPolicy } from '../../src/engine/policy.js';
-import { AppError } from '../../src/http/app-error.js';
-import { createPolicyRegistry, watchPolicies } from '../../src/policies/policy-registry.js';
-import { findPolicyVersion, listPolicyVersions } from '../../src/policies/policy-store.js';
-import { publishPolicy } from '../../src/policies/publish-policy.js';
-import { clearShadow, setShadow } from '../../src/policies/shadow-policy.js';
+import { AppError } from '../../src/errors.js';
+import { createPolicyRegistry, watchPolicies } from '../../src/policies/documents/policy-registry.js';
+import { findPolicyVersion, listPolicyVersions } from '../../src/policies/documents/policy-store.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { clearShadow, setShadow } from '../../src/policies/shadows/shadow-policy.js';
 import { aTenant } from '../support/fixtures.js';
 import { until } from '../support/processes.js';
 import { testConfig, testDeps } from '../support/test-deps.js';

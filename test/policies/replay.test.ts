@@ -3,11 +3,11 @@
 // explanation gives the counterfactual from the policy's thresholds.
 import { expect } from 'chai';
 import request from 'supertest';
-import { publishPolicy } from '../../src/policies/publish-policy.js';
-import { replayAll } from '../../src/policies/replay-all.js';
-import { replayEvent } from '../../src/policies/replay-event.js';
-import { explainEvent, explanationText } from '../../src/policies/explain-event.js';
-import { AppError } from '../../src/http/app-error.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { replayAll } from '../../src/policies/replay/replay-all.js';
+import { replayEvent } from '../../src/policies/replay/replay-event.js';
+import { explainEvent, explanationText } from '../../src/policies/replay/explain-event.js';
+import { AppError } from '../../src/errors.js';
 import { aTenant, bearer } from '../support/fixtures.js';
 import { aCheckout, aSignup, DOMAINS, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { aDocument, doorman, doormanJson } from './policy-builders.js';

@@ -2,7 +2,8 @@
 // judged by the engine under the shipped default, so what is stored is what would have been
 // decided (and replays the same), with the labels a test needs added beside it.
 import { newId } from '../../src/db/new-id.js';
-import type { Queryable, Scope } from '../../src/db/queryable.js';
+import type { Queryable } from '../../src/db/queryable.js';
+import type { Scope } from '../../src/scope.js';
 import { ENGINE_VERSION } from '../../src/engine/engine-version.js';
 import { evaluate } from '../../src/engine/evaluate.js';
 import { defaultPolicy } from '../../src/engine/policy.js';

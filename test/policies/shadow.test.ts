@@ -3,12 +3,12 @@
 // backtest over live traffic.
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { createPolicyRegistry } from '../../src/policies/policy-registry.js';
-import { publishPolicy } from '../../src/policies/publish-policy.js';
-import { recordShadow, setShadow, shadowReport } from '../../src/policies/shadow-policy.js';
-import { findStoredDecision } from '../../src/policies/stored-decisions.js';
+import { createPolicyRegistry } from '../../src/policies/documents/policy-registry.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { recordShadow, setShadow, shadowReport } from '../../src/policies/shadows/shadow-policy.js';
+import { findStoredDecision } from '../../src/policies/replay/stored-decisions.js';
 import type { Signals } from '../../src/engine/types.js';
-import { AppError } from '../../src/http/app-error.js';
+import { AppError } from '../../src/errors.js';
 import { aTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { graph, ip } from '../engine/engine-builders.js';

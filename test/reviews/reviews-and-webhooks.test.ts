@@ -1,12 +1,12 @@
 // Reviews and the signed review.resolved webhook (issue 10), against the real Postgres, the real
 // pg-boss workers and a real local HTTP receiver. Every delivery is verified the way a receiver
 // would: @octokit/webhooks-methods' verify over the raw bytes, before parsing.
+import type { Scope } from '../../src/scope.js';
 import { expect } from 'chai';
 import { verify } from '@octokit/webhooks-methods';
 import request from 'supertest';
-import type { Scope } from '../../src/db/queryable.js';
 import type { Deps } from '../../src/deps.js';
-import { startWorkers } from '../../src/jobs/workers.js';
+import { startWorkers } from '../../src/start-workers.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
-import { addAnalyst } from '../../src/console/manage-analysts.js';
+import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { aClientIp } from './fixtures.js';
 
 export const PASSWORD = 'correct horse battery staple';

@@ -5,7 +5,7 @@
 import { migrateGraph, migrateJobQueue, migratePostgres } from '../../src/db/migrate.js';
 import { ENGINE_VERSION } from '../../src/engine/engine-version.js';
 import type { GraphWriter } from '../../src/graph/graph-writer.js';
-import { replayAll } from '../../src/policies/replay-all.js';
+import { replayAll } from '../../src/policies/replay/replay-all.js';
 import { closeAllTestDeps, ownTestDeps } from './test-deps.js';
 
 // This process's graph writer (the root deps'): it holds every lane; a test that wants child

@@ -1,0 +1,57 @@
+// Starts a process's job workers (`doorman serve`, `doorman worker`): webhook deliveries, policy
+// backtests and hourly retention, on the queue of src/jobs/. A job handler that throws is retried
+// by pg-boss with backoff; a job whose worker died is expired by the supervisor and retried. (The
+// graph writer is not a job: it is src/graph/'s, started with deps.graphWriter.start().)
+import type PgBoss from 'pg-boss';
+import type { Deps } from './deps.js';
+import { listen } from './db/listen.js';
+import { deliverWebhook, type DeliveryJob } from './webhooks/deliver-webhook.js';
+import { WEBHOOK_CHANNEL } from './webhooks/webhook-wake.js';
+import { ensureQueues, QUEUES } from './jobs/job-queue.js';
+import { runBacktestJobs, type BacktestJob } from './policies/backtests/backtest-job.js';
+import { applyRetention } from './lifecycle/apply-retention.js';
+
+const WEBHOOK_WORKERS = 4;
+const RETENTION_CRON = '17 * * * *';
+
+export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void> }> {
+  await deps.boss.start();
+  await ensureQueues(deps.boss);
+  await deps.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 2 }, (jobs) => runBacktestJobs(deps, jobs));
+  const queue = QUEUES.webhookDelivery.name;
+  const handle = async (jobs: PgBoss.Job<DeliveryJob>[]) => {
+    for (const job of jobs) await deliverWebhook(deps, job.data);
+  };
+  for (let i = 0; i < WEBHOOK_WORKERS; i++) await deps.boss.work<DeliveryJob>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handle);
+  // Retention: pg-boss's scheduler queues one job an hour across the fleet; any worker runs it.
+  await deps.boss.schedule(QUEUES.retention.name, RETENTION_CRON);
+  await deps.boss.work(QUEUES.retention.name, { pollingIntervalSeconds: 30 }, async () => {
+    await applyRetention(deps);
+  });
+  // A NOTIFY after a resolution fetches at once instead of waiting for the next poll. fetch takes
+  // jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers at once.
+  let draining = false;
+  const drainNow = async () => {
+    if (draining) return;
+    draining = true;
+    try {
+      for (;;) {
+        const jobs = await deps.boss.fetch<DeliveryJob>(queue, { batchSize: 4 });
+        if (!jobs || jobs.length === 0) return;
+        await Promise.all(jobs.map(async (job) => {
+          try {
+            await deliverWebhook(deps, job.data);
+            await deps.boss.complete(queue, job.id);
+          } catch (err) {
+            await deps.boss.fail(queue, job.id, { message: String(err) });
+          }
+        }));
+      }
+    } catch (err) {
+      deps.logger.warn({ err: String(err) }, 'webhook fetch failed; the pollers go on');
+    } finally {
+      draining = false;
+    }
+  };
+  return listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
+}
