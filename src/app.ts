@@ -25,7 +25,7 @@ export function createApp(deps: Deps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogging(deps.logger));
-  app.use(requestMetrics(deps.telemetry));
+  app.use(requestMetrics(deps.metrics));
   // Unmetered: the health probe, CORS preflights (browsers cannot send a key on them), static files.
   // OPTIONS elsewhere is a 404 answered as cheaply.
   app.use(optionsNotFound(['/v1/device']));

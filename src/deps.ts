@@ -21,7 +21,7 @@ import { createBoss } from './jobs/job-queue.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/documents/policy-registry.js';
-import { createTelemetry, type Telemetry } from './metrics/telemetry.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
 import { argon2Passwords, type Passwords } from './console/auth/passwords.js';
 import { createVault, masterKeyOf, type Vault } from './vault/vault.js';
@@ -45,9 +45,8 @@ export interface Deps {
   engine: { rules: readonly Rule[]; policy: Policy };
   // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
   policies: PolicyRegistry;
-  metrics: { failOpen: number };
-  // Prometheus metrics of this process (src/metrics/telemetry.ts).
-  telemetry: Telemetry;
+  // This process's metrics, the one facade every room counts through (src/metrics/metrics.ts).
+  metrics: Metrics;
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
   // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
@@ -150,8 +149,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     emailSignals,
     engine,
     policies,
-    metrics: overrides.metrics ?? { failOpen: 0 },
-    telemetry: overrides.telemetry ?? createTelemetry(),
+    metrics: overrides.metrics ?? createMetrics(),
     graphWriter,
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
@@ -166,6 +164,6 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
       await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
-  if (!overrides.telemetry) deps.telemetry.observe(deps);
+  if (!overrides.metrics) deps.metrics.observe(deps);
   return deps;
 }

@@ -4,11 +4,34 @@
 // the graph's indexes read into Neo4j's page cache, the velocity script loaded into Redis, and
 // the engine run a few times so the JIT has compiled it. A cold start otherwise spends the first
 // verdicts' signal budget on plans and page faults (timeout_failopen on a healthy, idle service).
-import neo4j from 'neo4j-driver';
-import type { Deps } from './deps.js';
+import type { Redis } from 'ioredis';
+import neo4j, { type Driver } from 'neo4j-driver';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { SecretCache } from './devices/secret-cache.js';
 import { evaluate } from './engine/evaluate.js';
+import type { Policy } from './engine/policy.js';
+import type { Rule } from './engine/rule.js';
+import type { CypherCatalog } from './graph/cypher-catalog.js';
 import { readClusterFacts, type GraphLink } from './graph/identity-graph.js';
+import type { PolicyRegistry } from './policies/documents/policy-registry.js';
+import type { IpIntel } from './signals/ip/ip-intel.js';
 import { loadVelocityScript } from './velocity/velocity-store.js';
+
+// What warming reads, named here rather than taken from deps.ts, which builds the warm-up.
+export interface WarmUpDeps {
+  config: Config;
+  logger: Logger;
+  db: pg.Pool;
+  graph: Driver;
+  redis: Redis;
+  cypher: CypherCatalog;
+  secrets: SecretCache;
+  ipIntel: IpIntel;
+  engine: { rules: readonly Rule[]; policy: Policy };
+  policies: PolicyRegistry;
+}
 
 const WARM = { tenantId: '__warmup__', mode: 'test' };
 // The verdict's graph read is repeated until it answers well inside the signal deadline (Neo4j's
@@ -31,7 +54,7 @@ function warmLink(round: number): GraphLink {
   };
 }
 
-async function warmVerdictRead(deps: Deps): Promise<number> {
+async function warmVerdictRead(deps: WarmUpDeps): Promise<number> {
   const deadline = Date.now() + READ_BUDGET_MS;
   const fastEnough = Math.max(5, deps.config.signalDeadlineMs / 5);
   let fast = 0;
@@ -46,7 +69,7 @@ async function warmVerdictRead(deps: Deps): Promise<number> {
   return round;
 }
 
-async function warmGraph(deps: Deps): Promise<void> {
+async function warmGraph(deps: WarmUpDeps): Promise<void> {
   const read = { routing: neo4j.routing.READ, transactionConfig: { timeout: 20_000 } } as const;
   // Each natural-key index read once into the page cache (cypher/warm-up/index-scans).
   await deps.graph.executeQuery(deps.cypher.get('warm-up/index-scans'), {}, read);
@@ -57,19 +80,19 @@ async function warmGraph(deps: Deps): Promise<void> {
   deps.logger.debug({ rounds }, 'verdict graph read warmed');
 }
 
-async function openConnections(deps: Deps): Promise<void> {
+async function openConnections(deps: WarmUpDeps): Promise<void> {
   const n = Math.min(deps.config.pgPoolMax, 4);
   await Promise.all(Array.from({ length: n }, () => deps.db.query('SELECT 1')));
   await Promise.all(Array.from({ length: 4 }, () => deps.graph.executeQuery('RETURN 1', {}, { routing: neo4j.routing.READ })));
 }
 
-function warmEngine(deps: Deps): void {
+function warmEngine(deps: WarmUpDeps): void {
   for (let i = 0; i < 500; i++) {
     evaluate({ eventType: i % 2 ? 'signup' : 'checkout_attempt', velocity: { ipSignups: i % 30, cardAttempts: i % 9 }, missing: [] }, deps.engine.rules, deps.engine.policy);
   }
 }
 
-export async function warmUp(deps: Deps): Promise<void> {
+export async function warmUp(deps: WarmUpDeps): Promise<void> {
   const started = performance.now();
   const step = (name: string, work: Promise<unknown>) =>
     work.catch((err: Error) => deps.logger.warn({ step: name, err: err.message }, 'warm-up step failed; serving anyway'));

@@ -72,6 +72,18 @@ describe('doorman CLI', function () {
     expect(stderr).to.match(/No tenant ten_nope/);
   });
 
+  it('treats an unknown tenant alike in every scoped command: one line, not_found, non-zero exit', async () => {
+    for (const args of [
+      ['policy', 'history'], ['policy', 'shadow', 'clear'], ['policy', 'backtest-result', 'bkt_x'], ['review', 'list'], ['webhook', 'show'], ['graph', 'rebuild'],
+    ]) {
+      const { stdout, stderr, code } = await doorman('--json', ...args, '--tenant', 'ten_nope', '--mode', 'live');
+      expect(code, args.join(' ')).to.not.equal(0);
+      expect(stdout, args.join(' ')).to.equal('');
+      expect(stderr.trim().split('\n'), args.join(' ')).to.have.length(1);
+      expect(stderr, args.join(' ')).to.match(/No tenant ten_nope/);
+    }
+  });
+
   it('fails cleanly on a bad configuration, listing the problem', async () => {
     const { stderr, code } = await run('node', ['bin/doorman.js', '--json', 'migrate'], {
       env: { ...testEnv, DOORMAN_FROM_SOURCE: '1', PORT: 'eighty' },

@@ -3,7 +3,7 @@
 import { Option, type Command } from 'commander';
 import { addAnalyst, newSignInLink, removeAnalyst, tenantAnalysts, SIGN_IN_LINK_HOURS } from '../console/auth/manage-analysts.js';
 import type { Role } from '../console/auth/analyst-store.js';
-import type { CliKit } from './review-webhook-commands.js';
+import type { CliKit } from './cli-kit.js';
 
 const linkText = (email: string, url: string) =>
   `Sign-in link for ${email} (one-time, valid ${SIGN_IN_LINK_HOURS} h; it sets the password):\n  ${url}`;

@@ -8,8 +8,7 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { findBacktest } from '../policies/backtests/backtest-store.js';
 import { backtestReport, startBacktest } from '../policies/backtests/start-backtest.js';
-import type { CliKit } from './policy-commands.js';
-import { readDocument } from './policy-commands.js';
+import { modeOption, readDocument, scopeOf, type CliKit } from './cli-kit.js';
 
 const VERSION = /^\d{4}-\d{2}-\d{2}\.[1-9]\d*$/;
 const POLL_MS = 500;
@@ -74,7 +73,7 @@ function summary(r: Awaited<ReturnType<typeof backtestReport>>): string {
 
 export function backtestCommand(policy: Command, kit: CliKit): void {
   policy.command('backtest <candidate>').description('evaluate a candidate (FILE or VERSION) over stored decisions')
-    .requiredOption('--tenant <id>', 'tenant id').addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .requiredOption('--from <time>', 'events judged at or after (RFC 3339)').requiredOption('--to <time>', 'events judged before (RFC 3339)')
     .option('--event-type <type>', 'only this event type')
     .option('--job', 'run as a job on a worker, whatever the range').option('--inline', 'run here, whatever the range')
@@ -82,7 +81,7 @@ export function backtestCommand(policy: Command, kit: CliKit): void {
     .option('--detach', 'with a job: print its id and return at once').option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--limit <n>', 'flips shown', (v) => Number(v), 50).option('--wait-seconds <n>', 'how long to wait for a job', (v) => Number(v), 3600)
     .action(kit.withDeps(async (deps, candidate: string, o: Opts) => {
-      const scope = { tenantId: o.tenant, mode: o.mode };
+      const scope = await scopeOf(deps, o);
       const bar = progressBar(Boolean(o.progress || process.stderr.isTTY));
       const onProgress = (done: number, total: number) => bar?.update(done, total);
       try {
@@ -112,10 +111,10 @@ export function backtestCommand(policy: Command, kit: CliKit): void {
 
 export function backtestResultCommand(policy: Command, kit: CliKit): void {
   policy.command('backtest-result <backtest_id>').description('a stored backtest, with a page of its flipped events')
-    .requiredOption('--tenant <id>', 'tenant id').addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+    .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .option('--cursor <cursor>', 'next page of flips').option('--limit <n>', 'flips per page', (v) => Number(v), 50)
     .action(kit.withDeps(async (deps, id: string, o: { tenant: string; mode: 'live' | 'test'; cursor?: string; limit: number }) => {
-      const report = await backtestReport(deps.db, { tenantId: o.tenant, mode: o.mode }, id, { cursor: o.cursor, limit: o.limit });
+      const report = await backtestReport(deps.db, await scopeOf(deps, o), id, { cursor: o.cursor, limit: o.limit });
       kit.print(report, summary(report));
     }));
 }

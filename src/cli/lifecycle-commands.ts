@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import { applyRetention } from '../lifecycle/apply-retention.js';
 import { erasePerson, type Subject } from '../lifecycle/erase-person.js';
 import { rebuildGraph } from '../lifecycle/rebuild-graph.js';
-import { scopeOf, scoped, type CliKit, type ScopeOptions } from './review-webhook-commands.js';
+import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
 
 export function addLifecycleCommands(program: Command, { print, withDeps }: CliKit): void {
   scoped(program.command('erase').description("erase a person's personal data in Postgres, Neo4j and Redis (GDPR Art. 17)"))

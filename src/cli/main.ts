@@ -19,9 +19,9 @@ import { addLifecycleCommands } from './lifecycle-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
+import { modeOption, type CliKit, type Printer } from './cli-kit.js';
 import { rotateMasterKey, sealPlainSecrets } from '../vault/seal-stored-secrets.js';
 
-type Printer = (json: unknown, human: string) => void;
 
 const program = new Command('doorman')
   .description('Doorman abuse screening: operations')
@@ -123,7 +123,7 @@ key
   .description('mint a new key for a tenant (shown once)')
   .requiredOption('--tenant <id>', 'tenant id')
   .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
-  .addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+  .addOption(modeOption().makeOptionMandatory())
   .action(
     withDeps(async (deps, opts: { tenant: string; kind: 'secret' | 'publishable'; mode: 'live' | 'test' }) => {
       const created = await createKey(deps.db, opts.tenant, opts.kind, opts.mode);
@@ -144,7 +144,7 @@ program
   .command('list <action>')
   .description('add to or remove from a tenant allow/block list (action: add | remove)')
   .requiredOption('--tenant <id>', 'tenant id')
-  .addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory())
+  .addOption(modeOption().makeOptionMandatory())
   .addOption(new Option('--list <list>', 'which list').choices(['allow', 'block']).makeOptionMandatory())
   .addOption(new Option('--kind <kind>', 'identifier kind').choices([...LIST_KINDS]).makeOptionMandatory())
   .requiredOption('--value <value>', 'the identifier')
@@ -170,9 +170,10 @@ program
     }),
   );
 
-addReviewAndWebhookCommands(program, { print, withDeps });
-addAnalystCommands(program, { print, withDeps });
-addLifecycleCommands(program, { print, withDeps });
+const kit: CliKit = { withDeps, print, isJson };
+addReviewAndWebhookCommands(program, kit);
+addAnalystCommands(program, kit);
+addLifecycleCommands(program, kit);
 program
   .command('device')
   .description('device tokens')
@@ -184,7 +185,7 @@ program
       print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
     }),
   );
-registerPolicyCommands(program, { withDeps, print, isJson });
+registerPolicyCommands(program, kit);
 const secrets = program.command('secrets').description('the master key that seals stored secrets (SECRETS_KEY)');
 secrets
   .command('new-key')

@@ -1,7 +1,7 @@
 // `doorman policy …`: policies as code (docs/policies.md). Show, export, validate and publish
 // documents; history; replay and explain stored decisions; backtest candidates; shadow runs.
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { toDocument } from '../policies/documents/policy-document.js';
@@ -17,42 +17,11 @@ import { validatePolicyDocument } from '../policies/documents/validate-policy.js
 import { explainEvent, explanationText } from '../policies/replay/explain-event.js';
 import { clearShadow, setShadow, shadowReport } from '../policies/shadows/shadow-policy.js';
 import { backtestCommand, backtestResultCommand } from './backtest-command.js';
-
-export type WithDeps = (fn: (deps: Deps, ...args: any[]) => Promise<void>) => (...args: unknown[]) => Promise<void>;
-export type Printer = (json: unknown, human: string) => void;
-export interface CliKit {
-  withDeps: WithDeps;
-  print: Printer;
-  isJson(): boolean;
-}
-
-interface ScopeOpts { tenant: string; mode: 'live' | 'test' }
-const modeOption = () => new Option('--mode <mode>', 'mode').choices(['live', 'test']);
-const scopeOf = (o: ScopeOpts) => ({ tenantId: o.tenant, mode: o.mode });
-const date = (name: string, value: string | undefined) => {
-  if (value === undefined) return undefined;
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw AppError.invalid([{ path: name, message: 'must be a date-time (RFC 3339)' }]);
-  return d;
-};
-
-export function readDocument(file: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw AppError.invalid([{ path: file, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` }]);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw AppError.invalid([{ path: file, message: `is not JSON: ${(err as Error).message}` }], 'The policy document is invalid.');
-  }
-}
+import { dateOption as date, modeOption, readDocument, scopeOf, type CliKit, type ScopeOptions as ScopeOpts } from './cli-kit.js';
 
 async function documentFor(deps: Deps, o: Partial<ScopeOpts> & { version?: string }) {
   if (o.tenant && o.mode) {
-    const scope = scopeOf(o as ScopeOpts);
+    const scope = await scopeOf(deps, o as ScopeOpts);
     if (o.version) return resolvePolicy(deps.db, scope, o.version);
     const [inForce] = await versionsInForce(deps.db, scope);
     return inForce ? { document: inForce.document, source: 'published' as const } : { document: toDocument(defaultPolicy), source: 'shipped' as const };
@@ -106,14 +75,14 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   policy.command('publish <file>').description('publish a document as a new immutable version')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--note <text>', 'why')
     .action(withDeps(async (deps, file: string, o: ScopeOpts & { note?: string }) => {
-      const version = await publishPolicy(deps, scopeOf(o), { document: readDocument(file), note: o.note });
+      const version = await publishPolicy(deps, await scopeOf(deps, o), { document: readDocument(file), note: o.note });
       print({ policy_version: version }, `Published ${version} for ${o.tenant} (${o.mode}); every instance picks it up without a restart.`);
     }));
 
   policy.command('history').description('every published version of a scope, newest first')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .action(withDeps(async (deps, o: ScopeOpts) => {
-      const scope = scopeOf(o);
+      const scope = await scopeOf(deps, o);
       const [versions, shadows] = await Promise.all([listPolicyVersions(deps.db, scope), shadowsInForce(deps.db, scope)]);
       const rows = versions.map((v, i) => ({
         policy_version: v.version, published_at: v.publishedAt.toISOString(), note: v.note ?? null, in_force: i === 0, shadow: shadows[0]?.version === v.version,
@@ -129,14 +98,14 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
     .option('--from <time>', 'with --all: events judged at or after').option('--to <time>', 'with --all: events judged before')
     .action(withDeps(async (deps, eventId: string | undefined, o: Partial<ScopeOpts> & { policy?: string; all?: boolean; from?: string; to?: string }) => {
       if (o.all) {
-        const scope = o.tenant && o.mode ? scopeOf(o as ScopeOpts) : undefined;
+        const scope = o.tenant && o.mode ? await scopeOf(deps, o as ScopeOpts) : undefined;
         const check = await replayAll(deps, { scope, tenantIds: !scope && o.tenant ? [o.tenant] : undefined, from: date('from', o.from), to: date('to', o.to) });
         print(check, `Replayed ${check.events} decisions with engine ${check.engine_version}: ${check.same} the same, ${check.different} different (${check.different_other_engine} judged by another engine version), ${check.unknown_policy} with an unknown policy version.`);
         if (check.different > check.different_other_engine) process.exitCode = 1;
         return;
       }
       if (!eventId || !o.tenant || !o.mode) throw AppError.invalid([{ path: 'event_id', message: 'EVENT_ID, --tenant and --mode are required (or --all)' }]);
-      const r = await replayEvent(deps, scopeOf(o as ScopeOpts), eventId, o.policy);
+      const r = await replayEvent(deps, await scopeOf(deps, o as ScopeOpts), eventId, o.policy);
       print(r, [
         `${r.event_id}: stored ${r.stored.verdict} (policy ${r.stored_policy_version}, engine ${r.engine_version.stored ?? 'unrecorded'}); replayed ${r.replayed.verdict} (policy ${r.policy_version}, engine ${r.engine_version.current}).`,
         r.same ? 'Same decision.' : `Differences:\n${r.differences.map((d) => `  ${JSON.stringify(d)}`).join('\n')}`,
@@ -146,7 +115,7 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   policy.command('explain <event_id>').description('why a decision was made, and the single change that would have made it milder')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--policy <version>', 'explain under this version')
     .action(withDeps(async (deps, eventId: string, o: ScopeOpts & { policy?: string }) => {
-      const e = await explainEvent(deps, scopeOf(o), eventId, o.policy);
+      const e = await explainEvent(deps, await scopeOf(deps, o), eventId, o.policy);
       print(e, explanationText(e));
     }));
 
@@ -157,12 +126,12 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   shadow.command('set <version>').description('evaluate this published version beside the live one on every verdict')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .action(withDeps(async (deps, version: string, o: ScopeOpts) => {
-      await setShadow(deps, scopeOf(o), version);
+      await setShadow(deps, await scopeOf(deps, o), version);
       print({ ok: true, shadow: version }, `Shadowing ${version} for ${o.tenant} (${o.mode}).`);
     }));
   shadow.command('clear').description('stop shadowing').requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .action(withDeps(async (deps, o: ScopeOpts) => {
-      await clearShadow(deps, scopeOf(o));
+      await clearShadow(deps, await scopeOf(deps, o));
       print({ ok: true, shadow: null }, 'No shadow policy.');
     }));
 
@@ -171,7 +140,7 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
     .option('--policy <version>', 'a shadow version (default: the current shadow)').option('--from <time>').option('--to <time>')
     .option('--cursor <cursor>', 'next page of flips').option('--limit <n>', 'flips per page', (v) => Number(v), 50)
     .action(withDeps(async (deps, o: ScopeOpts & { policy?: string; from?: string; to?: string; cursor?: string; limit: number }) => {
-      const r = await shadowReport(deps, scopeOf(o), { version: o.policy, from: date('from', o.from), to: date('to', o.to), cursor: o.cursor, limit: o.limit });
+      const r = await shadowReport(deps, await scopeOf(deps, o), { version: o.policy, from: date('from', o.from), to: date('to', o.to), cursor: o.cursor, limit: o.limit });
       print(r, `Shadow ${r.shadow_version}: ${r.events} decisions, ${r.flips.total} with another verdict.\n${JSON.stringify(r.matrix)}`);
     }));
 }

@@ -8,24 +8,9 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { listPendingReviews } from '../reviews/review-store.js';
 import { resolveReview } from '../reviews/resolve-review.js';
-import { tenantExists } from '../tenants/key-store.js';
 import { disableWebhook, redeliver, setWebhook, showWebhook, webhookDeliveries } from '../webhooks/manage-webhooks.js';
 import type { DeliveryStatus } from '../webhooks/webhook-store.js';
-
-export interface CliKit {
-  print(json: unknown, human: string): void;
-  withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>): (...args: unknown[]) => Promise<void>;
-}
-
-export type ScopeOptions = { tenant: string; mode: 'live' | 'test' };
-
-export const scoped = (cmd: Command) =>
-  cmd.requiredOption('--tenant <id>', 'tenant id').addOption(new Option('--mode <mode>', 'mode').choices(['live', 'test']).makeOptionMandatory());
-
-export async function scopeOf(deps: Deps, opts: ScopeOptions): Promise<Scope> {
-  if (!(await tenantExists(deps.db, opts.tenant))) throw new AppError('not_found', `No tenant ${opts.tenant}.`);
-  return { tenantId: opts.tenant, mode: opts.mode };
-}
+import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
 
 export function addReviewAndWebhookCommands(program: Command, { print, withDeps }: CliKit): void {
   const review = program.command('review').description('the review queue');

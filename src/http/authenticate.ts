@@ -20,7 +20,7 @@ import './express-request.js';
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-type DoorDeps = Pick<Deps, 'db' | 'redis' | 'config'> & Partial<Pick<Deps, 'telemetry'>>;
+type DoorDeps = Pick<Deps, 'db' | 'redis' | 'config'> & Partial<Pick<Deps, 'metrics'>>;
 
 const UNKNOWN_TTL_MS = 60_000;
 const KNOWN_TTL_MS = 10 * 60_000;
@@ -84,7 +84,7 @@ export function authenticate(deps: DoorDeps, expected: KeyKind): RequestHandler 
     // The common case (no address held back, no key refused lately) costs two size checks.
     const until = door.blocked.size === 0 || door.known.has(hash) ? undefined : door.blocked.get(client);
     if (until !== undefined) {
-      deps.telemetry?.rateLimited('auth_failures');
+      deps.metrics?.rateLimited('auth_failures');
       const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
       res.set('retry-after', String(retryAfter));
       throw new AppError('rate_limited', `Too many failed authentications from this address; retry after ${retryAfter} s.`);

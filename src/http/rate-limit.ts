@@ -27,7 +27,7 @@ function setHeaders(res: Response, limit: number, r: RateLimiterRes): void {
   });
 }
 
-export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'> & Partial<Pick<Deps, 'telemetry'>>, keyPrefix = 'ratelimit'): RequestHandler {
+export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'> & Partial<Pick<Deps, 'metrics'>>, keyPrefix = 'ratelimit'): RequestHandler {
   const points = deps.config.rateLimitPerMinute;
   const duration = deps.config.rateLimitWindowSeconds;
   const limiter = new RateLimiterRedis({
@@ -51,7 +51,7 @@ export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'> & Part
       setHeaders(res, points, await limiter.consume(bucket));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      deps.telemetry?.rateLimited(bucket.startsWith('key:') ? 'key' : 'ip');
+      deps.metrics?.rateLimited(bucket.startsWith('key:') ? 'key' : 'ip');
       setHeaders(res, points, err);
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       res.set('retry-after', String(retryAfter));

@@ -1,7 +1,7 @@
 // Times every request for doorman_http_request_duration_seconds, labelled by route template
 // (never the raw path: ids and garbage paths would make a label value each), method and status.
 import type { Request, RequestHandler } from 'express';
-import type { Telemetry } from '../metrics/telemetry.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 const FIXED = new Set(['/v1/verdict', '/v1/events', '/v1/feedback', '/v1/device', '/health', '/v1/openapi.json', '/sdk/doorman.js', '/sdk/v1/doorman.js', '/demo/device']);
 
@@ -16,7 +16,7 @@ export function routeOf(req: Request): string {
   return 'other';
 }
 
-export function requestMetrics(telemetry: Telemetry): RequestHandler {
+export function requestMetrics(telemetry: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {

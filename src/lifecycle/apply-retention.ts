@@ -25,7 +25,7 @@ export interface RetentionResult {
 }
 
 export async function applyRetention(
-  deps: Pick<Deps, 'db' | 'config' | 'clock' | 'logger' | 'telemetry'>,
+  deps: Pick<Deps, 'db' | 'config' | 'clock' | 'logger' | 'metrics'>,
   options: { budgetMs?: number } = {},
 ): Promise<RetentionResult> {
   const now = deps.clock.now();
@@ -39,7 +39,7 @@ export async function applyRetention(
     } catch (err) {
       result.failedScopes += 1;
       result.complete = false;
-      deps.telemetry.retentionScopeFailed();
+      deps.metrics.retentionScopeFailed();
       deps.logger.error({ err, tenant_id: scope.tenantId, mode: scope.mode, cutoff: cutoff.toISOString() }, 'retention failed for a scope; skipped until the next run');
     }
   }
@@ -52,7 +52,7 @@ export async function applyRetention(
 // One scope, batch after batch, until it has nothing left past the cutoff (true) or the run's
 // time budget is spent (false).
 async function retainScope(
-  deps: Pick<Deps, 'db' | 'telemetry'>,
+  deps: Pick<Deps, 'db' | 'metrics'>,
   scope: Scope,
   run: { cutoff: Date; now: Date; limit: number; stopAt: number },
   result: RetentionResult,
@@ -75,7 +75,7 @@ async function retainScope(
     result.events += batch.events;
     result.feedback += batch.feedback;
     result.batches += 1;
-    deps.telemetry.retentionDeleted(batch.events);
+    deps.metrics.retentionDeleted(batch.events);
     wakeGraphWriters(deps.db);
   }
 }

@@ -10,10 +10,10 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(deps: Pick<Deps, 'config' | 'telemetry' | 'logger'>): Promise<MetricsServer> {
+export async function startMetricsServer(deps: Pick<Deps, 'config' | 'metrics' | 'logger'>): Promise<MetricsServer> {
   if (deps.config.metricsPort === 0) return { port: undefined, close: async () => undefined };
-  deps.telemetry.collectProcessMetrics();
-  const { registry } = deps.telemetry;
+  deps.metrics.collectProcessMetrics();
+  const { registry } = deps.metrics;
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found: GET /metrics\n');

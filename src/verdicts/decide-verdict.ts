@@ -56,10 +56,8 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   const policy = deps.policies.forScope(scope);
   const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
   const decision = evaluate(collected.signals, deps.engine.rules, policy);
-  if (decision.fault) {
-    deps.metrics.failOpen += 1;
-    deps.logger.error({ event_id: eventId, fault: decision.fault, fail_open_total: deps.metrics.failOpen }, 'engine fault: failed open');
-  }
+  // Counted once, with the verdict (metrics.verdictJudged: doorman_fail_open_total).
+  if (decision.fault) deps.logger.error({ event_id: eventId, fault: decision.fault }, 'engine fault: failed open');
   const body = JSON.stringify({
     id: eventId,
     verdict: decision.verdict,
@@ -87,7 +85,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     return replay(answer, idempotency.bodySha256);
   }
   // Counted once committed: failed writes and losing twins are not verdicts anyone received.
-  deps.telemetry.verdictJudged(req.event_type, decision, collected.signals.missing);
+  deps.metrics.verdictJudged(req.event_type, decision, collected.signals.missing);
   if (collected.link) wakeGraphWriters(deps.db);
   // The shadow policy, if the scope has one, judges the same signals off the response's time.
   setImmediate(() => void recordShadow(deps, scope, { eventId, signals: collected.signals, live: decision, createdAt: now }));

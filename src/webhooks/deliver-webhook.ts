@@ -26,7 +26,7 @@ export const USER_AGENT = 'Doorman-Webhooks/0.1 (+review.resolved)';
 const WAIT_FOR_ENDPOINT_MS = 60_000;
 const HORIZON_MS = 4 * 86_400_000;
 
-type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger' | 'vault'> & Partial<Pick<Deps, 'telemetry'>>;
+type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger' | 'vault'> & Partial<Pick<Deps, 'metrics'>>;
 
 async function requeue(deps: WebhookDeps, job: DeliveryJob, afterMs: number): Promise<void> {
   await deps.boss.send(QUEUES.webhookDelivery.name, job, { ...deliveryJobOptions(deps.config), startAfter: new Date(deps.clock.now().getTime() + afterMs) });
@@ -66,6 +66,6 @@ export async function deliverWebhook(deps: WebhookDeps, job: DeliveryJob): Promi
       await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId: delivery.id, attempt: job.attempt + 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config), startAfter: nextAttemptAt });
     }
   });
-  deps.telemetry?.webhookAttempt(status, delivery.createdAt, deps.clock.now());
+  deps.metrics?.webhookAttempt(status, delivery.createdAt, deps.clock.now());
   deps.logger.info({ delivery_id: delivery.id, attempt: job.attempt, status, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, err: outcome.error }, 'webhook attempt');
 }

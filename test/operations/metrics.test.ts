@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
-import { createTelemetry } from '../../src/metrics/telemetry.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { deliverWebhook } from '../../src/webhooks/deliver-webhook.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
@@ -96,7 +96,7 @@ describe('metrics', function () {
   });
 
   it('has a Grafana dashboard that reads exactly the names the registry exposes', async () => {
-    const telemetry = createTelemetry();
+    const telemetry = createMetrics();
     const h = await verdictHarness();
     telemetry.observe(h.deps);
     telemetry.collectProcessMetrics();

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { applyRetention } from '../../src/lifecycle/apply-retention.js';
-import { createTelemetry } from '../../src/metrics/telemetry.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { setShadow } from '../../src/policies/shadows/shadow-policy.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
@@ -124,7 +124,7 @@ describe('retention', function () {
   it('skips a scope whose batch fails, with an error log and a metric, and cleans the scopes after it', async () => {
     const lines: { level: number; msg: string; tenant_id?: string }[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
-    const telemetry = createTelemetry();
+    const metrics = createMetrics();
     const h = await verdictHarness({ EVENT_RETENTION_DAYS: '30' });
     const failing = h.tenant;
     const healthy = await verdictHarness({ EVENT_RETENTION_DAYS: '30' });
@@ -137,7 +137,7 @@ describe('retention', function () {
     await h.deps.db.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`);
     await h.deps.db.query(`CREATE TRIGGER ${fn} BEFORE DELETE ON events FOR EACH ROW WHEN (OLD.tenant_id = '${failing.tenantId}') EXECUTE FUNCTION ${fn}()`);
     try {
-      const result = await applyRetention({ ...h.deps, logger, telemetry });
+      const result = await applyRetention({ ...h.deps, logger, metrics });
       expect(result.failedScopes).to.equal(1);
       expect(result.complete).to.equal(false);
       const count = async (tenantId: string) => (await h.deps.db.query('SELECT count(*)::int AS n FROM events WHERE tenant_id = $1', [tenantId])).rows[0].n;
@@ -146,7 +146,7 @@ describe('retention', function () {
       const errors = lines.filter((l) => l.level === 50);
       expect(errors.map((l) => l.tenant_id)).to.deep.equal([failing.tenantId]);
       expect(errors[0]!.msg).to.match(/retention failed for a scope/);
-      const metric = (await telemetry.registry.getSingleMetricAsString('doorman_retention_scope_failures_total')).split('\n').find((l) => l.startsWith('doorman_retention_scope_failures_total '));
+      const metric = (await metrics.registry.getSingleMetricAsString('doorman_retention_scope_failures_total')).split('\n').find((l) => l.startsWith('doorman_retention_scope_failures_total '));
       expect(metric).to.equal('doorman_retention_scope_failures_total 1');
     } finally {
       await h.deps.db.query(`DROP TRIGGER ${fn} ON events`);

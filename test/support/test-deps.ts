@@ -2,7 +2,7 @@
 // doorman_test database and Redis database 1 by default), with a quiet logger.
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDeps, type Deps } from '../../src/deps.js';
+import { createDeps, systemClock, type Deps } from '../../src/deps.js';
 
 export const TEST_SECRETS_KEY = 'ZG9vcm1hbiB0ZXN0IHN1aXRlIGtleTogbm90IHJlYWw=';
 
@@ -51,7 +51,7 @@ export function testDeps(envOverrides: Record<string, string> = {}, overrides: P
 
 // A private set of deps (never shared), for tests that stop, start or count something in them.
 export function ownTestDeps(envOverrides: Record<string, string> = {}): Deps {
-  return testDeps(envOverrides, { metrics: { failOpen: 0 } });
+  return testDeps(envOverrides, { clock: systemClock });
 }
 
 export async function closeAllTestDeps(): Promise<void> {

@@ -67,7 +67,8 @@ describe('POST /v1/verdict when something fails', function () {
     expect(res.status).to.equal(200);
     expect(res.body.verdict).to.equal('allow');
     expect(res.body.reasons).to.deep.equal([]);
-    expect(h.deps.metrics.failOpen).to.equal(1);
+    const failOpens = await h.deps.metrics.registry.getSingleMetric('doorman_fail_open_total')!.get();
+    expect(failOpens.values[0]?.value).to.equal(1);
     const { rows } = await h.deps.db.query('SELECT verdict FROM events WHERE id = $1', [res.body.id]);
     expect(rows).to.deep.equal([{ verdict: 'allow' }]);
   });

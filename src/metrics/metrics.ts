@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { MissingSignal, Reason } from '../engine/types.js';
 import { observeStores, type ObservedStores } from './store-gauges.js';
 
-export interface Telemetry {
+export interface Metrics {
   registry: Registry;
   httpRequest(labels: { route: string; method: string; status: number }, seconds: number): void;
   verdictJudged(eventType: string, decision: { verdict: string; reasons: Reason[]; fault?: string }, missing: MissingSignal[]): void;
@@ -24,7 +24,7 @@ export interface Telemetry {
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10];
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600];
 
-export function createTelemetry(): Telemetry {
+export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const requests = new Histogram({
