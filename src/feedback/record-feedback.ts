@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../errors.js';
-import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
 
 const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
@@ -30,7 +30,7 @@ async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Sc
 
 export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock'>, scope: Scope, input: FeedbackInput): Promise<void> {
   const { kind, value } = input.subject;
-  const anchorValue = kind === 'email' ? (normalizeEmail(value) ?? value.trim().toLowerCase()) : value;
+  const anchorValue = kind === 'email' ? (emailIdentity(value) ?? value) : value;
   const events = await subjectEvents(deps.db, scope, kind, value);
   // An email Postgres knows only in another spelling (dots, a plus tag) may still be in the graph.
   if (!events.found && !(kind === 'email' && (await emailKnownToGraph(deps, scope, anchorValue)))) {

@@ -1,6 +1,6 @@
 // The identifiers an event links through: normalised email, verified device, card, and the
 // open identity map. IP addresses and user agents are deliberately absent: they cannot convict.
-import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 
 export interface GraphIdentifier {
   kind: string;
@@ -27,7 +27,7 @@ export function eventIdentifiers(input: {
     const v = value?.trim();
     if (kind && v) ids.set(`${kind}\0${v}`, { kind, value: v });
   };
-  if (input.email) add('email', normalizeEmail(input.email) ?? input.email.trim().toLowerCase());
+  if (input.email) add('email', emailIdentity(input.email));
   add('device', input.deviceId);
   add('card', input.card);
   for (const [key, value] of Object.entries(input.identity ?? {})) add(identityKind(key), value);

@@ -14,7 +14,7 @@ import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifie
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../errors.js';
 import { normalizeListValue, type ListKind } from '../lists/list-values.js';
-import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
 import { parseEmail } from '../signals/email/parse-email.js';
 import { countersFor } from '../velocity/velocity-store.js';
@@ -99,7 +99,7 @@ export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subjec
     const listed = ([['email', person.emails], ['external_user_id', person.accounts], ['card_fingerprint', cards], ['device', devices]] as [ListKind, string[]][])
       .flatMap(([kind, values]) => values.map((v) => ({ kind, value: normalizeListValue(kind, v) })))
       .filter((e): e is { kind: ListKind; value: string } => e.value !== undefined);
-    const normalizedEmails = person.emails.map((e) => normalizeEmail(e) ?? e.trim().toLowerCase());
+    const normalizedEmails = person.emails.map((e) => emailIdentity(e) ?? e);
     const counts = {
       events: await clearEvents(tx, scope, eventIds),
       webhookDeliveries: await redactDeliveries(tx, scope, eventIds),

@@ -13,14 +13,14 @@ import { pendingGraphOps } from '../graph/graph-outbox-store.js';
 import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { graphLinkOf } from '../graph/identity-graph.js';
 import { AppError } from '../errors.js';
-import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 import { enqueueInOrder, eventsPage, storedOutcomes, type StoredOutcome } from './graph-history-store.js';
 
 const PAGE = 1000;
 const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
 
 function markOf(scope: Scope, o: StoredOutcome): GraphOp {
-  const anchorValue = o.subjectKind === 'email' ? (normalizeEmail(o.value) ?? o.value.trim().toLowerCase()) : o.value;
+  const anchorValue = o.subjectKind === 'email' ? (emailIdentity(o.value) ?? o.value) : o.value;
   return {
     kind: 'mark',
     payload: {

@@ -2,7 +2,7 @@
 // so `Bob+x@GMail.com` on a block list matches `bob@gmail.com` and `::ffff:1.2.3.4` matches `1.2.3.4`.
 import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
-import { normalizeEmail } from '../signals/email/normalize-email.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 
 export const LIST_KINDS = ['email', 'email_domain', 'ip', 'device', 'card_fingerprint', 'external_user_id'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
@@ -12,7 +12,7 @@ export function normalizeListValue(kind: ListKind, raw: string): string | undefi
   if (!value) return undefined;
   switch (kind) {
     case 'email':
-      return normalizeEmail(value) ?? value.toLowerCase();
+      return emailIdentity(value);
     case 'email_domain':
       return domainToASCII(value.toLowerCase().replace(/^@/, '').replace(/\.$/, '')) || undefined;
     case 'ip':

@@ -1,6 +1,8 @@
-// The identity an address links by in the graph: two spellings that reach the same mailbox give the
-// same string. validator.js knows the big providers; the small table below adds plus-tag providers it
-// leaves alone.
+// The one email normaliser: the identity an address links by in the graph, matches by on a list and
+// is marked by through feedback. Two spellings that reach the same mailbox give the same string.
+// validator.js knows the big providers; the small table below adds plus-tag providers it leaves
+// alone. Every room calls emailIdentity (graph/event-identifiers, lists/list-values, feedback,
+// lifecycle): a second spelling of this rule would split one person into two identities.
 import normalizeEmailModule from 'validator/lib/normalizeEmail.js';
 import { parseEmail } from './parse-email.js';
 
@@ -40,4 +42,12 @@ export function normalizeEmail(raw: string): string | null {
   if (!PLUS_TAG_DOMAINS.has(domain)) return normalized;
   const base = normalized.slice(0, at).split('+')[0];
   return base ? `${base}@${domain}` : normalized;
+}
+
+// The identity of any text given as an email: the normal form of a valid address, else the
+// trimmed, lower-cased text (a malformed address still matches itself); undefined when blank.
+export function emailIdentity(raw: string): string | undefined {
+  const trimmed = raw.trim();
+  if (!trimmed) return undefined;
+  return normalizeEmail(trimmed) ?? trimmed.toLowerCase();
 }
