@@ -1,8 +1,9 @@
 // Bundles the browser SDK (sdk/doorman.ts + FingerprintJS) into dist/browser/sdk/doorman.js with esbuild:
-// one minified ES module, served by the API as /sdk/doorman.js and /sdk/v1/doorman.js.
+// one minified ES module, served by the API as /sdk/doorman.js and /sdk/v1/doorman.js. The demo page
+// (sdk/demo/device.html, GET /demo/device) is copied beside it as it is.
 // Prints the size and the Subresource Integrity hash the README publishes.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -43,3 +44,7 @@ try {
 if (!previous || !previous.equals(bytes)) writeFileSync(outfile, bytes);
 const integrity = `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 console.error(`[sdk] ${path.relative(repo, outfile)}: ${bytes.length} bytes, ${integrity}`);
+
+const demo = path.join(repo, 'dist', 'browser', 'sdk', 'demo', 'device.html');
+mkdirSync(path.dirname(demo), { recursive: true });
+copyFileSync(path.join(repo, 'sdk', 'demo', 'device.html'), demo);

@@ -260,6 +260,11 @@ async function main() {
     const body = await res.text();
     expect(res.status === 200 && /javascript/.test(res.headers.get('content-type') ?? '') && body.length > 1000, `GET /sdk/doorman.js: ${res.status}, ${body.length} bytes`);
   });
+  await step('GET /demo/device (the .env turns the demo pages on; the page is a built file)', async () => {
+    const res = await fetch(`${base}/demo/device`);
+    const body = await res.text();
+    expect(res.status === 200 && /html/.test(res.headers.get('content-type') ?? '') && body.includes('/sdk/doorman.js'), `GET /demo/device: ${res.status}, ${body.length} bytes`);
+  });
   await step('doorman analyst add', async () => {
     const out = await doormanJson('analyst', 'add', '--tenant', tenant.tenant_id, '--email', 'smoke-admin@example.org', '--role', 'admin');
     expect(/\/console\/welcome#token=/.test(out.sign_in_url ?? ''), `analyst add printed ${JSON.stringify(out)}`);
