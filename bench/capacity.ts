@@ -14,6 +14,9 @@ import { createGraphWriter } from '../src/graph/graph-writer.js';
 import { graphLinkOf, readClusterFacts, type GraphLink } from '../src/graph/identity-graph.js';
 import { createTenant } from '../src/tenants/manage-tenants.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
+
+// As before the outbox had an owner: the floor wakes no writer (its links wait for the poll).
+const NO_WAKE = { written: () => undefined };
 import { removeGraph } from './seed-growth.js';
 import { createTraffic } from './traffic.js';
 
@@ -43,7 +46,7 @@ function aLink(): { body: Record<string, any>; eventId: string; at: Date; link: 
 async function writeOne(): Promise<void> {
   const { body, eventId, at, link } = aLink();
   const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
-  await writeJudgedEvent(deps.db, scope, {
+  await writeJudgedEvent(deps.db, NO_WAKE, scope, {
     id: eventId, eventType: body.event_type, verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version,
     createdAt: at, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
   }, { response, link });
@@ -76,7 +79,7 @@ async function drainBacklog(batchSize: number): Promise<{ rows: number; seconds:
   const queued = await backlog();
   if (queued < BACKLOG) await rate(writeOne, { count: BACKLOG - queued });
   const rows = await backlog();
-  const w = createGraphWriter({ config: { databaseUrl: config.databaseUrl }, graph: deps.graph, cypher: deps.cypher, logger: pino({ level: 'silent' }) }, { batchSize, lingerMs: 0, idlePollMs: 50 });
+  const w = createGraphWriter({ config: { databaseUrl: config.databaseUrl }, graph: deps.graph, cypher: deps.cypher, logger: pino({ level: 'silent' }), graphOutbox: deps.graphOutbox }, { batchSize, lingerMs: 0, idlePollMs: 50 });
   const started = performance.now();
   await w.start();
   while ((await backlog()) > 0 && performance.now() - started < 300_000) await new Promise((r) => setTimeout(r, 20));

@@ -14,6 +14,9 @@ import { findKey } from '../src/tenants/key-store.js';
 import { countersFor, countVelocity } from '../src/velocity/velocity-store.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
+// As before the outbox had an owner: the floor wakes no writer (its links wait for the poll).
+const NO_WAKE = { written: () => undefined };
+
 const deps = createDeps(loadConfig());
 await deps.warmup();
 
@@ -38,7 +41,7 @@ const server = http.createServer(async (req, res) => {
       link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
     const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
-    await writeJudgedEvent(deps.db, scope, {
+    await writeJudgedEvent(deps.db, NO_WAKE, scope, {
       id: eventId, eventType: body.event_type, verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version,
       createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
     }, { response, link });

@@ -18,6 +18,7 @@ import { defaultRules } from './engine/rule-table.js';
 import type { Rule } from './engine/rule.js';
 import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
+import { createGraphOutbox, type GraphOutbox } from './graph/graph-outbox.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/documents/policy-registry.js';
@@ -47,6 +48,8 @@ export interface Deps {
   policies: PolicyRegistry;
   // This process's metrics, the one facade every room counts through (src/metrics/metrics.ts).
   metrics: Metrics;
+  // The graph's door: every outbox row is written through it, and it wakes this process's writers.
+  graphOutbox: GraphOutbox;
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
   // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
@@ -130,7 +133,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const vault = overrides.vault ?? createVault(db, config.secretsKeys.map(masterKeyOf));
   let warming: Promise<void> | undefined;
   let warm = false;
-  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger });
+  const graphOutbox = overrides.graphOutbox ?? createGraphOutbox(db);
+  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger, graphOutbox });
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
@@ -150,6 +154,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     engine,
     policies,
     metrics: overrides.metrics ?? createMetrics(),
+    graphOutbox,
     graphWriter,
     warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),

@@ -13,6 +13,7 @@ import type { SecretCache } from './devices/secret-cache.js';
 import { evaluate } from './engine/evaluate.js';
 import type { Policy } from './engine/policy.js';
 import type { Rule } from './engine/rule.js';
+import { planGraphWrites } from './graph/apply-graph-ops.js';
 import type { CypherCatalog } from './graph/cypher-catalog.js';
 import { readClusterFacts, type GraphLink } from './graph/identity-graph.js';
 import type { PolicyRegistry } from './policies/documents/policy-registry.js';
@@ -73,9 +74,7 @@ async function warmGraph(deps: WarmUpDeps): Promise<void> {
   const read = { routing: neo4j.routing.READ, transactionConfig: { timeout: 20_000 } } as const;
   // Each natural-key index read once into the page cache (cypher/warm-up/index-scans).
   await deps.graph.executeQuery(deps.cypher.get('warm-up/index-scans'), {}, read);
-  // Empty batches: planned and cached, nothing written.
-  await deps.graph.executeQuery(deps.cypher.get('graph/apply-links'), { links: [] });
-  await deps.graph.executeQuery(deps.cypher.get('graph/apply-marks'), { marks: [] });
+  await planGraphWrites(deps.graph, deps.cypher);
   const rounds = await warmVerdictRead(deps);
   deps.logger.debug({ rounds }, 'verdict graph read warmed');
 }

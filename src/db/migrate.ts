@@ -1,14 +1,12 @@
 // Applies the Postgres migrations (plain .sql files in migrations/, via node-pg-migrate, which
-// takes an advisory lock so concurrent starts are safe) and the Neo4j schema (cypher/schema/).
-// Both are idempotent.
+// takes an advisory lock so concurrent starts are safe) and pg-boss's schema. Both are idempotent.
+// (The Neo4j schema is the graph's: src/graph/graph-schema.ts.)
 import path from 'node:path';
 import { runner } from 'node-pg-migrate';
-import type { Driver } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import PgBoss from 'pg-boss';
 import { ensureQueues } from '../jobs/job-queue.js';
 import { repoDir, type Config } from '../config.js';
-import { splitStatements, type CypherCatalog } from '../graph/cypher-catalog.js';
 
 export async function migratePostgres(config: Config, logger: Logger): Promise<string[]> {
   const applied = await runner({
@@ -33,15 +31,4 @@ export async function migrateJobQueue(databaseUrl: string, logger: Logger): Prom
   await boss.start();
   await ensureQueues(boss);
   await boss.stop({ graceful: false, wait: true });
-}
-
-export async function migrateGraph(graph: Driver, cypher: CypherCatalog): Promise<number> {
-  let count = 0;
-  for (const name of cypher.names().filter((n) => n.startsWith('schema/')).sort()) {
-    for (const statement of splitStatements(cypher.get(name))) {
-      await graph.executeQuery(statement);
-      count++;
-    }
-  }
-  return count;
 }

@@ -5,17 +5,15 @@
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
-import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { graphLinkOf } from '../graph/identity-graph.js';
 import { AppError } from '../errors.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
-export async function attachUser(deps: Pick<Deps, 'db' | 'config'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
-  const bound = await inTransaction(deps.db, async (tx) => {
+export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
+  await inTransaction(deps.db, async (tx) => {
     const event = await lockBinding(tx, scope, input.eventId);
     if (!event) throw new AppError('not_found', `No event ${input.eventId}.`);
-    if (event.externalUserId === input.externalUserId) return false;
+    if (event.externalUserId === input.externalUserId) return;
     if (event.externalUserId !== undefined) {
       throw new AppError('conflict', 'This event is already bound to a different external_user_id; the binding is write-once.');
     }
@@ -26,8 +24,6 @@ export async function attachUser(deps: Pick<Deps, 'db' | 'config'>, scope: Scope
       email: event.request.email, deviceId: event.deviceId, card, cardCountry: card ? event.request.payment?.card_country : undefined,
       identity: event.request.identity,
     }, deps.config.hubThreshold);
-    if (link) await enqueueGraphOp(tx, scope, { kind: 'link', payload: link });
-    return true;
+    if (link) await deps.graphOutbox.accountLink(tx, scope, link);
   });
-  if (bound) wakeGraphWriters(deps.db);
 }

@@ -1,8 +1,22 @@
-// SQL for events: fetch, keyset listing and the write-once user binding. The event INSERT is the
-// verdict's (verdicts/verdict-store.ts): an event is only ever written with its decision.
+// SQL for events: the judged event's INSERT (a CTE of the verdict's one statement, which
+// verdicts/verdict-store.ts composes: an event is only ever written with its decision), fetch,
+// keyset listing and the write-once user binding.
 import type { Queryable } from '../db/queryable.js';
 import type { EventRecord, Reason, Verdict } from '../event-record.js';
 import type { Scope } from '../scope.js';
+
+// The event as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md departure 2):
+// inserted for the row of `source` (if any), returning its id. The caller names its parameters.
+export function judgedEventCte(p: {
+  tenantId: string; mode: string; id: string; eventType: string; verdict: string; reasons: string; policyVersion: string; recommendedAction: string;
+  createdAt: string; externalUserId: string; email: string; request: string; signals: string; engineVersion: string; source: string;
+}): string {
+  return `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
+    recommended_action, created_at, external_user_id, email, request, signals, engine_version)
+  SELECT ${p.tenantId}, ${p.mode}, ${p.id}, ${p.eventType}, ${p.verdict}, ${p.reasons}, ${p.policyVersion}, ${p.recommendedAction}, ${p.createdAt},
+    ${p.externalUserId}, ${p.email}, ${p.request}, ${p.signals}, ${p.engineVersion} FROM ${p.source}
+  RETURNING id`;
+}
 
 // An event as the API lists and fetches it.
 export interface StoredEvent extends Omit<EventRecord, 'engineVersion'> {

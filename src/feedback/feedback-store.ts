@@ -1,30 +1,24 @@
 // SQL for feedback, and the Postgres side of resolving a feedback subject.
 import type { Queryable } from '../db/queryable.js';
+import type { SubjectKind } from '../graph/graph-outbox.js';
 import type { Scope } from '../scope.js';
-import type { GraphMark } from '../graph/graph-outbox-store.js';
 
-export type SubjectKind = 'event_id' | 'external_user_id' | 'email';
+export type { SubjectKind };
 export type Outcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
 
-// Records the outcome once per (subject, outcome) and, only when it is new, the mark the graph
-// writer applies to the subject's cluster, in one statement. Identical posts at the same moment:
-// the second waits on the primary key, then records nothing. Returns whether it was new.
+// Records the outcome once per (subject, outcome). Identical posts at the same moment: the second
+// waits on the primary key, then records nothing. Returns whether it was new.
 export async function recordOutcome(
   db: Queryable,
   scope: Scope,
   input: { kind: SubjectKind; value: string; outcome: Outcome; note?: string },
-  mark: GraphMark,
 ): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>(
-    `WITH inserted AS (
-       INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome, note)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1),
-     mark AS (
-       INSERT INTO graph_outbox (tenant_id, mode, kind, payload) SELECT $1, $2, 'mark', $7 FROM inserted)
-     SELECT count(*)::int AS n FROM inserted`,
-    [scope.tenantId, scope.mode, input.kind, input.value, input.outcome, input.note ?? null, JSON.stringify(mark)],
+  const { rowCount } = await db.query(
+    `INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome, note)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [scope.tenantId, scope.mode, input.kind, input.value, input.outcome, input.note ?? null],
   );
-  return rows[0]?.n === 1;
+  return rowCount === 1;
 }
 
 // The reason codes that fired on the subject's events (newest 100), and whether any exist.

@@ -1,17 +1,16 @@
 // Use case: record an outcome about an event, an account or an email, and spread it across the
-// subject's linked identity cluster (docs/graph.md, marks). The outcome and its
-// graph mark are written in one statement; the graph writer applies the mark after every link
-// committed before it, so a mark about an event never races the event's own link.
+// subject's linked identity cluster (docs/graph.md, marks). The outcome and its graph mark are
+// written in one short transaction (the mark only when the outcome is new); the graph writer
+// applies the mark after every link committed before it, so a mark about an event never races the
+// event's own link.
 import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
 import type { Deps } from '../deps.js';
-import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
+import { inTransaction } from '../db/queryable.js';
+import { markOf } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
-
-const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
 
 export interface FeedbackInput {
   subject: { kind: SubjectKind; value: string };
@@ -28,7 +27,7 @@ async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Sc
   return records[0]?.get('known') === true;
 }
 
-export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock'>, scope: Scope, input: FeedbackInput): Promise<void> {
+export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock' | 'graphOutbox'>, scope: Scope, input: FeedbackInput): Promise<void> {
   const { kind, value } = input.subject;
   const anchorValue = kind === 'email' ? (emailIdentity(value) ?? value) : value;
   const events = await subjectEvents(deps.db, scope, kind, value);
@@ -36,10 +35,8 @@ export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' 
   if (!events.found && !(kind === 'email' && (await emailKnownToGraph(deps, scope, anchorValue)))) {
     throw new AppError('not_found', kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`);
   }
-  const recorded = await recordOutcome(deps.db, scope, { kind, value, outcome: input.outcome, note: input.note }, {
-    tenantId: scope.tenantId, mode: scope.mode, key: `feedback:${kind}:${value}:${input.outcome}`, at: deps.clock.now().getTime(),
-    anchorKind: ANCHOR[kind], anchorValue, outcome: input.outcome,
-    codes: events.codes.filter((c) => !NEVER_SUPPRESSED.has(c)),
+  const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at: deps.clock.now(), codes: events.codes });
+  await inTransaction(deps.db, async (tx) => {
+    if (await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note })) await deps.graphOutbox.mark(tx, scope, mark);
   });
-  if (recorded) wakeGraphWriters(deps.db);
 }

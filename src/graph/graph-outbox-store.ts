@@ -1,6 +1,8 @@
-// SQL for graph_outbox: what the identity graph must gain, written in the same transaction as
-// the row that causes it (an event, a feedback outcome, a PATCH, a review resolution) and
-// applied after commit by the graph writer, lane by lane, in seq order. Applied rows are deleted.
+// SQL for graph_outbox, the one table of what the identity graph must gain or lose: written in the
+// same transaction as the row that causes it (an event, a binding, a feedback outcome, a review
+// resolution, a retention batch, an erasure, a rebuild) and applied after commit by the graph
+// writer, lane by lane, in seq order; applied rows are deleted. Only src/graph/ writes this table
+// (CONVENTIONS.md rule 13); other rooms go through graph-outbox.ts.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { GraphLink } from './identity-graph.js';
@@ -16,6 +18,7 @@ export interface GraphMark {
   anchorKind: 'event' | 'account' | 'email';
   anchorValue: string;
   outcome: MarkOutcome;
+  // Codes a false_positive suppresses on the cluster (empty for the other outcomes).
   codes: string[];
 }
 
@@ -31,18 +34,57 @@ export interface GraphForget {
   erasureId: string | null;
 }
 
-export type GraphOp = { kind: 'link'; payload: GraphLink } | { kind: 'mark'; payload: GraphMark } | { kind: 'forget'; payload: GraphForget };
-
-export interface OutboxRow {
-  seq: string;
-  kind: 'link' | 'mark' | 'forget';
-  payload: GraphLink | GraphMark | GraphForget;
+// The whole of a scope's graph removed, in the lane's order (`doorman graph rebuild`).
+export interface GraphScopeDelete {
+  tenantId: string;
+  mode: string;
+  at: number;
 }
 
-export async function enqueueGraphOp(db: Queryable, scope: Scope, op: GraphOp): Promise<void> {
-  await db.query(`INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload) VALUES ($1, $2, $3, $4, $5)`, [
-    scope.tenantId, scope.mode, op.kind, op.kind === 'link' ? op.payload.eventId : null, JSON.stringify(op.payload),
-  ]);
+export type GraphOp =
+  | { kind: 'link'; payload: GraphLink }
+  | { kind: 'mark'; payload: GraphMark }
+  | { kind: 'forget'; payload: GraphForget }
+  | { kind: 'delete_scope'; payload: GraphScopeDelete };
+
+export type OutboxRow = { seq: string } & GraphOp;
+
+// The verdict's link as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md
+// departure 2): inserted for each row of `source` (which returns the event's `id`) when the
+// payload parameter is not null. The caller names its parameters.
+export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; source: string }): string {
+  return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload)
+  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL`;
+}
+
+// Inserts the ops in the order given (they are applied in that order: seq follows it).
+export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]): Promise<void> {
+  if (ops.length === 0) return;
+  await db.query(
+    `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload)
+     SELECT $1, $2, u.kind, u.event_id, u.payload FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
+      ORDER BY u.n`,
+    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload))],
+  );
+}
+
+// Unapplied links of these events (retention, erasure: they would write removed values).
+export async function deletePendingLinks(db: Queryable, scope: Scope, eventIds: string[]): Promise<void> {
+  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND event_id = ANY($3)`, [scope.tenantId, scope.mode, eventIds]);
+}
+
+// Unapplied marks anchored on these accounts or emails (erasure).
+export async function deletePendingMarks(db: Queryable, scope: Scope, anchors: string[]): Promise<void> {
+  if (anchors.length === 0) return;
+  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'mark' AND payload->>'anchorValue' = ANY($3)`,
+    [scope.tenantId, scope.mode, anchors]);
+}
+
+// Whether an erasure's forget row still waits in the outbox (or was set aside as failed).
+export async function forgetState(db: Queryable, erasureId: string): Promise<'waiting' | 'failed' | 'applied'> {
+  const { rows } = await db.query<{ failed: boolean }>(
+    `SELECT failed_at IS NOT NULL AS failed FROM graph_outbox WHERE kind = 'forget' AND payload->>'erasureId' = $1`, [erasureId]);
+  return rows.length === 0 ? 'applied' : rows[0]!.failed ? 'failed' : 'waiting';
 }
 
 export async function nextBatch(db: Queryable, lane: number, limit: number): Promise<OutboxRow[]> {

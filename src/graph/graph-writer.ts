@@ -18,10 +18,9 @@ import type { Config } from '../config.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import { applyGraphOps, isInvalidOp, StaleLaneError, type LaneFence } from './apply-graph-ops.js';
 import { deleteApplied, lanesWithWork, markFailed, nextBatch, type OutboxRow } from './graph-outbox-store.js';
+import { LANES, OUTBOX_CHANNEL as CHANNEL, type GraphOutbox } from './graph-outbox.js';
 
-export const LANES = 16;
 const LOCK_CLASS = 0x67726170; // 'grap': the advisory-lock namespace of the lanes
-const CHANNEL = 'doorman_graph_outbox';
 const LAG_SAMPLES = 10_000;
 
 export interface GraphWriterOptions {
@@ -57,20 +56,8 @@ export interface GraphWriter {
   ownedLanes(): ReadonlySet<number>;
 }
 
-type WriterDeps = { config: Pick<Config, 'databaseUrl'>; graph: Driver; cypher: CypherCatalog; logger: Logger };
-
-const running = new Set<GraphWriter>();
-
-// Called after a commit that wrote to the outbox: wakes this process's writers, and the other
-// processes' through NOTIFY unless this process owns every lane (a single instance never notifies).
-export function wakeGraphWriters(db: Pick<pg.Pool, 'query'>): void {
-  const owned = new Set<number>();
-  for (const writer of running) {
-    writer.poke();
-    for (const lane of writer.ownedLanes()) owned.add(lane);
-  }
-  if (owned.size < LANES) db.query('SELECT pg_notify($1, $2)', [CHANNEL, '']).catch(() => undefined);
-}
+// The outbox this process writes through, which wakes the writers registered with it.
+type WriterDeps = { config: Pick<Config, 'databaseUrl'>; graph: Driver; cypher: CypherCatalog; logger: Logger; graphOutbox: Pick<GraphOutbox, 'register'> };
 
 export function percentile(sorted: number[], p: number): number | undefined {
   if (sorted.length === 0) return undefined;
@@ -137,6 +124,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
   const timers: NodeJS.Timeout[] = [];
   const stats = { applied: 0, failed: 0, lagMs: [] as number[] };
   let reported = 0;
+  let unregister: (() => void) | undefined;
 
   const connect = () => (connecting ??= (async () => {
     const client = new pg.Client({
@@ -335,7 +323,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       return;
     }
     // Lingering only while running: a stopping writer flushes at once.
-    const linger = lingerMs > 0 && running.has(writer) ? new Promise((resolve) => setTimeout(resolve, lingerMs)) : Promise.resolve();
+    const linger = lingerMs > 0 && unregister ? new Promise((resolve) => setTimeout(resolve, lingerMs)) : Promise.resolve();
     const run = linger.then(() => drain(lane))
       .catch((err: unknown) => log.warn({ lane, err: String(err) }, 'graph writer: Postgres error while draining'))
       .finally(() => {
@@ -369,7 +357,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
   const writer: GraphWriter = {
     async start() {
       stopping = false;
-      running.add(writer);
+      unregister ??= deps.graphOutbox.register(writer);
       await acquire();
       timers.push(
         setInterval(() => void acquire(), acquireEveryMs),
@@ -380,8 +368,9 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     },
     poke: pokeAll,
     async stop() {
-      if (!running.has(writer)) return;
-      running.delete(writer);
+      if (!unregister) return;
+      unregister();
+      unregister = undefined;
       for (const t of timers.splice(0)) clearInterval(t);
       // Flush: apply what this process's lanes still hold (the links of the verdicts it just
       // answered among them) before letting the lanes go, bounded; a lane whose batch fails is

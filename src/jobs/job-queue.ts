@@ -1,5 +1,7 @@
-// pg-boss, the job queue in Postgres: queue names, creation, and enqueueing inside a caller's
-// transaction (so no event exists without its job, nor a job without its event).
+// pg-boss, the job queue in Postgres: queue names and options, creation, and enqueueing inside a
+// caller's transaction (a review resolution and its first delivery job commit together, or
+// neither does). The workers that take the jobs are started by src/start-workers.ts; graph writes
+// are not jobs (src/graph/).
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';

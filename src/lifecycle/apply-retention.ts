@@ -8,8 +8,7 @@
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
-import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, enqueueForget, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
+import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -25,7 +24,7 @@ export interface RetentionResult {
 }
 
 export async function applyRetention(
-  deps: Pick<Deps, 'db' | 'config' | 'clock' | 'logger' | 'metrics'>,
+  deps: Pick<Deps, 'db' | 'config' | 'clock' | 'logger' | 'metrics' | 'graphOutbox'>,
   options: { budgetMs?: number } = {},
 ): Promise<RetentionResult> {
   const now = deps.clock.now();
@@ -52,7 +51,7 @@ export async function applyRetention(
 // One scope, batch after batch, until it has nothing left past the cutoff (true) or the run's
 // time budget is spent (false).
 async function retainScope(
-  deps: Pick<Deps, 'db' | 'metrics'>,
+  deps: Pick<Deps, 'db' | 'metrics' | 'graphOutbox'>,
   scope: Scope,
   run: { cutoff: Date; now: Date; limit: number; stopAt: number },
   result: RetentionResult,
@@ -67,8 +66,11 @@ async function retainScope(
       const ids = await oldestEventsBefore(tx, scope, cutoff, limit);
       const feedbackKeys = ids.length < limit ? await deleteOldFeedback(tx, scope, cutoff, limit - ids.length) : [];
       if (ids.length === 0 && feedbackKeys.length === 0) return undefined;
+      await deps.graphOutbox.dropPending(tx, scope, { eventIds: ids });
       await deleteEventsAndDependents(tx, scope, ids);
-      await enqueueForget(tx, scope, now, { eventIds: ids, feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys] });
+      await deps.graphOutbox.forget(tx, scope, {
+        at: now.getTime(), eventIds: ids, accounts: [], ids: [], feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys], erasureId: null,
+      });
       return { events: ids.length, feedback: feedbackKeys.length };
     });
     if (!batch) return true;
@@ -76,6 +78,5 @@ async function retainScope(
     result.feedback += batch.feedback;
     result.batches += 1;
     deps.metrics.retentionDeleted(batch.events);
-    wakeGraphWriters(deps.db);
   }
 }

@@ -11,17 +11,17 @@ import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import type { EventType } from '../engine/types.js';
 import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifiers.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
+import { forgetState } from '../graph/graph-outbox-store.js';
 import { AppError } from '../errors.js';
 import { normalizeListValue, type ListKind } from '../lists/list-values.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
 import { parseEmail } from '../signals/email/parse-email.js';
 import { countersFor } from '../velocity/velocity-store.js';
-import { eventFeedbackKeys, enqueueForget } from './retention-store.js';
+import { eventFeedbackKeys } from './retention-store.js';
 import {
-  clearEvents, erasureInOutbox, lockPersonEvents, logErasure, recordGraphCounts, redactDeliveries, removeFeedback,
-  removeListEntries, removePendingMarks, type PersonEvent,
+  clearEvents, lockPersonEvents, logErasure, recordGraphCounts, redactDeliveries, removeFeedback,
+  removeListEntries, type PersonEvent,
 } from './erasure-store.js';
 
 export interface Subject {
@@ -40,7 +40,7 @@ export interface Erased {
   graph?: { accounts: number; identifiers: number };
 }
 
-type EraseDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'engine' | 'clock'>;
+type EraseDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'engine' | 'clock' | 'graphOutbox'>;
 
 // Removes each event's members from every velocity set it may have been counted in (the
 // verdict's counters: velocity-store.ts countersFor), whichever policy judged it: the policy
@@ -106,17 +106,17 @@ export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subjec
       feedbackKeys: await removeFeedback(tx, scope, { accounts: person.accounts, emails: person.emails, eventIds }),
       listEntries: await removeListEntries(tx, scope, listed),
     };
-    await removePendingMarks(tx, scope, [...person.accounts, ...normalizedEmails]);
+    // Links not yet applied would write the erased values into the graph; marks on them too.
+    await deps.graphOutbox.dropPending(tx, scope, { eventIds, markAnchors: [...person.accounts, ...normalizedEmails] });
     await logErasure(tx, scope, {
       id: erasureId, subjectKind: subject.kind, requestedBy: options.requestedBy, requestedAt: now, events: counts.events,
       webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers,
     });
-    await enqueueForget(tx, scope, now, {
-      eventIds, accounts: person.accounts, ids: person.ids, feedbackKeys: [...eventFeedbackKeys(eventIds), ...counts.feedbackKeys], erasureId,
+    await deps.graphOutbox.forget(tx, scope, {
+      at: now.getTime(), eventIds, accounts: person.accounts, ids: person.ids, feedbackKeys: [...eventFeedbackKeys(eventIds), ...counts.feedbackKeys], erasureId,
     });
     return { erasureId, events: counts.events, webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers };
   });
-  wakeGraphWriters(deps.db);
   const graph = await graphCounts(deps, scope, erasureId, options.waitMs ?? 60_000);
   return { ...erased, ...(graph && { graph }) };
 }
@@ -125,7 +125,7 @@ export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subjec
 async function graphCounts(deps: EraseDeps, scope: Scope, erasureId: string, waitMs: number): Promise<{ accounts: number; identifiers: number } | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const state = await erasureInOutbox(deps.db, erasureId);
+    const state = await forgetState(deps.db, erasureId);
     if (state === 'failed') throw new AppError('internal', `Neo4j refused erasure ${erasureId}; see graph_outbox.error. Postgres and Redis are erased.`);
     if (state === 'applied') break;
     if (Date.now() > deadline) return undefined;

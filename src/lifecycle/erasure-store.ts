@@ -1,7 +1,8 @@
 // SQL for erasing a person (GDPR Art. 17): their events' personal data cleared in place (the
 // verdict, reasons' codes, type and time stay, so counts and reports still add up), the webhook
-// payloads and receivers' answers about them redacted, their feedback subjects, list entries,
-// idempotency records and unapplied outbox rows removed, and the erasure logged without values.
+// payloads and receivers' answers about them redacted, their feedback subjects, list entries and
+// idempotency records removed, and the erasure logged without values. (Their unapplied outbox rows
+// are the graph's to drop: erase-person.ts asks src/graph/graph-outbox.ts.)
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 
@@ -44,8 +45,6 @@ export async function clearEvents(tx: Queryable, scope: Scope, ids: string[]): P
   await tx.query('UPDATE reviews SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [scope.tenantId, scope.mode, ids]);
   // Replays would hand back the stored answer; the records expire in a day anyway.
   await tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [scope.tenantId, scope.mode, ids]);
-  // Links not yet applied would write the erased values into the graph.
-  await tx.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND event_id = ANY($3)`, [scope.tenantId, scope.mode, ids]);
   return rowCount ?? 0;
 }
 
@@ -75,11 +74,6 @@ export async function removeFeedback(tx: Queryable, scope: Scope, p: { accounts:
   return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
 }
 
-// Marks not yet applied whose anchor is one of the person's accounts or emails.
-export async function removePendingMarks(tx: Queryable, scope: Scope, anchors: string[]): Promise<void> {
-  await tx.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'mark' AND payload->>'anchorValue' = ANY($3)`,
-    [scope.tenantId, scope.mode, anchors]);
-}
 
 export async function removeListEntries(tx: Queryable, scope: Scope, entries: { kind: string; value: string }[]): Promise<number> {
   if (entries.length === 0) return 0;
@@ -112,11 +106,4 @@ export async function logErasure(tx: Queryable, scope: Scope, e: ErasureRecord):
 
 export async function recordGraphCounts(db: Queryable, id: string, counts: { accounts: number; identifiers: number }): Promise<void> {
   await db.query('UPDATE erasures SET accounts = $2, identifiers = $3, graph_applied_at = now() WHERE id = $1', [id, counts.accounts, counts.identifiers]);
-}
-
-// Whether the erasure's forget row still waits in the outbox (or was set aside as failed).
-export async function erasureInOutbox(db: Queryable, id: string): Promise<'waiting' | 'failed' | 'applied'> {
-  const { rows } = await db.query<{ failed: boolean }>(
-    `SELECT failed_at IS NOT NULL AS failed FROM graph_outbox WHERE kind = 'forget' AND payload->>'erasureId' = $1`, [id]);
-  return rows.length === 0 ? 'applied' : rows[0]!.failed ? 'failed' : 'waiting';
 }

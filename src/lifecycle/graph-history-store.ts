@@ -1,9 +1,8 @@
-// SQL for replaying a scope's stored history into the graph (`doorman graph rebuild`): events in
-// judgement order, page by page; feedback and review resolutions (few) at once; the outbox rows
-// inserted in the order given, so the graph writer applies them in that order.
+// SQL reading a scope's stored history for `doorman graph rebuild`: events in judgement order, page
+// by page; feedback and review resolutions (few) at once. What they become in the graph is queued
+// through src/graph/graph-outbox.ts.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { GraphOp } from '../graph/graph-outbox-store.js';
 
 export interface StoredForReplay {
   id: string;
@@ -52,14 +51,4 @@ export async function storedOutcomes(db: Queryable, scope: Scope): Promise<Store
     [scope.tenantId, scope.mode],
   );
   return rows.map((r) => ({ at: r.at, kind: r.kind, subjectKind: r.subject_kind, value: r.value, outcome: r.outcome, codes: r.codes ?? [] }));
-}
-
-export async function enqueueInOrder(db: Queryable, scope: Scope, ops: GraphOp[]): Promise<void> {
-  if (ops.length === 0) return;
-  await db.query(
-    `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload)
-     SELECT $1, $2, u.kind, u.event_id, u.payload FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
-      ORDER BY u.n`,
-    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload))],
-  );
 }

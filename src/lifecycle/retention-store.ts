@@ -1,9 +1,9 @@
 // SQL for retention: one bounded batch of a scope's oldest events past the cutoff, removed with
-// everything that hangs off them (review, webhook deliveries and attempts, unapplied outbox rows),
-// and old feedback. Each batch is one short transaction that also queues the graph's forget row.
+// everything that hangs off them (review, webhook deliveries and attempts), and old
+// feedback. Each batch is one short transaction, which also drops the events' unapplied outbox rows
+// and queues the graph's forget row (through src/graph/graph-outbox.ts).
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
 
 const OUTCOMES = ['confirmed_abuse', 'false_positive', 'chargeback'];
 
@@ -13,12 +13,11 @@ export function eventFeedbackKeys(eventIds: string[]): string[] {
 }
 
 // Removes the events; their reviews, shadow decisions, webhook deliveries and attempts go with
-// them (ON DELETE CASCADE, migration 0014), and their unapplied outbox rows are removed here (the
-// outbox holds no foreign key). Idempotency records are left to their own 24-hour expiry
+// them (ON DELETE CASCADE, migration 0014); their unapplied outbox rows are the graph's to drop
+// (apply-retention.ts asks it: the outbox holds no foreign key). Idempotency records are left to their own 24-hour expiry
 // (housekeeping), which every event past retention has long passed.
 export async function deleteEventsAndDependents(tx: Queryable, scope: Scope, ids: string[]): Promise<void> {
   const s = [scope.tenantId, scope.mode, ids];
-  await tx.query('DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', s);
   await tx.query('DELETE FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', s);
 }
 
@@ -42,16 +41,6 @@ export async function deleteOldFeedback(tx: Queryable, scope: Scope, cutoff: Dat
     [scope.tenantId, scope.mode, cutoff, limit],
   );
   return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
-}
-
-export async function enqueueForget(tx: Queryable, scope: Scope, at: Date, f: { eventIds: string[]; accounts?: string[]; ids?: { kind: string; value: string }[]; feedbackKeys: string[]; erasureId?: string }): Promise<void> {
-  await enqueueGraphOp(tx, scope, {
-    kind: 'forget',
-    payload: {
-      tenantId: scope.tenantId, mode: scope.mode, at: at.getTime(), eventIds: f.eventIds, accounts: f.accounts ?? [],
-      ids: f.ids ?? [], feedbackKeys: f.feedbackKeys, erasureId: f.erasureId ?? null,
-    },
-  });
 }
 
 // The scopes holding anything judged or reported before the cutoff: one index probe per tenant

@@ -8,9 +8,7 @@ import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
-import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
-import { enqueueGraphOp } from '../graph/graph-outbox-store.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
+import { markOf } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
@@ -34,7 +32,7 @@ export interface Resolved {
 // Our choice for the contract's "not shown": an approval's final verdict is `allow`.
 const FINAL: Record<Resolution, Resolved['finalVerdict']> = { denied: 'block', approved: 'allow' };
 
-export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | 'config'>, scope: Scope, input: ResolveInput): Promise<Resolved> {
+export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | 'config' | 'graphOutbox'>, scope: Scope, input: ResolveInput): Promise<Resolved> {
   const resolvedAt = deps.clock.now();
   const deliveryId = newId('dlv');
   const finalVerdict = FINAL[input.resolution];
@@ -59,18 +57,12 @@ export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | '
       policy_version: review.policyVersion,
     });
     await insertDelivery(tx, scope, { id: deliveryId, eventId: input.eventId, payload });
-    await enqueueGraphOp(tx, scope, {
-      kind: 'mark',
-      payload: {
-        tenantId: scope.tenantId, mode: scope.mode, key: `review:${input.eventId}`, at: resolvedAt.getTime(),
-        anchorKind: 'event', anchorValue: input.eventId,
-        outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive',
-        codes: input.resolution === 'approved' ? review.reasons.map((r) => r.code).filter((c) => !NEVER_SUPPRESSED.has(c)) : [],
-      },
-    });
+    await deps.graphOutbox.mark(tx, scope, markOf(scope, {
+      source: 'review', subject: { kind: 'event_id', value: input.eventId }, at: resolvedAt,
+      outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive', codes: review.reasons.map((r) => r.code),
+    }));
     await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
   });
-  wakeGraphWriters(deps.db);
   wakeWebhookWorkers(deps.db);
   return { finalVerdict, resolvedAt, deliveryId };
 }

@@ -6,6 +6,13 @@ import type { Reason } from '../event-record.js';
 
 export type Resolution = 'approved' | 'denied';
 
+// A `review` verdict's pending review, as a data-modifying CTE of the verdict's one statement
+// (CONVENTIONS.md departure 2): for the event `source` returns, when the verdict is review.
+export function pendingReviewCte(p: { tenantId: string; mode: string; createdAt: string; verdict: string; source: string }): string {
+  return `INSERT INTO reviews (tenant_id, mode, event_id, created_at)
+  SELECT ${p.tenantId}, ${p.mode}, id, ${p.createdAt} FROM ${p.source} WHERE ${p.verdict} = 'review'`;
+}
+
 export interface PendingReview {
   eventId: string;
   eventType: string;

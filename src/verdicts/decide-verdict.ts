@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';
-import { wakeGraphWriters } from '../graph/graph-writer.js';
 import { AppError } from '../errors.js';
 import { recordShadow } from '../policies/shadows/shadow-policy.js';
 import { Timings } from '../timings.js';
@@ -68,7 +67,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
 
   let written: boolean;
   try {
-    written = await timings.time('write', writeJudgedEvent(deps.db, scope, {
+    written = await timings.time('write', writeJudgedEvent(deps.db, deps.graphOutbox, scope, {
       id: eventId, eventType: req.event_type, verdict: decision.verdict, reasons: decision.reasons,
       policyVersion: decision.policyVersion, engineVersion: decision.engineVersion, recommendedAction: decision.recommendedAction, createdAt: now,
       externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: collected.signals,
@@ -86,7 +85,6 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   }
   // Counted once committed: failed writes and losing twins are not verdicts anyone received.
   deps.metrics.verdictJudged(req.event_type, decision, collected.signals.missing);
-  if (collected.link) wakeGraphWriters(deps.db);
   // The shadow policy, if the scope has one, judges the same signals off the response's time.
   setImmediate(() => void recordShadow(deps, scope, { eventId, signals: collected.signals, live: decision, createdAt: now }));
   return body;

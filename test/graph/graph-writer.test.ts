@@ -10,8 +10,9 @@ import { expect } from 'chai';
 import neo4j from 'neo4j-driver';
 import pg from 'pg';
 import { applyGraphOps, StaleLaneError } from '../../src/graph/apply-graph-ops.js';
-import { enqueueGraphOp, type OutboxRow } from '../../src/graph/graph-outbox-store.js';
+import { insertGraphOps, type OutboxRow } from '../../src/graph/graph-outbox-store.js';
 import { createGraphWriter, passLaneFence } from '../../src/graph/graph-writer.js';
+import { inTransaction } from '../../src/db/queryable.js';
 import { graphLinkOf } from '../../src/graph/identity-graph.js';
 import { aTenant } from '../support/fixtures.js';
 import { freePort, until } from '../support/processes.js';
@@ -53,13 +54,37 @@ describe('graph writer', function () {
     expect(await facts()).to.deep.equal(once);
   });
 
+  it('applies a scope delete in its lane\'s order, through the outbox: what came before goes, what came after stays', async () => {
+    const tenant = await aTenant(deps);
+    const other = await aTenant(deps);
+    const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+    const otherScope = { tenantId: other.tenantId, mode: 'test' as const };
+    const link = (s: typeof scope, eventId: string, account: string) =>
+      graphLinkOf(s, { eventId, eventType: 'signup', at: Date.now(), account, identity: { phone: `+1555${eventId}` } }, 25)!;
+    await deps.graphOutbox.link(deps.db, otherScope, link(otherScope, 'evt_other', 'other'));
+    // One transaction: the delete is queued between the links, as a rebuild queues it.
+    await inTransaction(deps.db, async (tx) => {
+      await deps.graphOutbox.link(tx, scope, link(scope, 'evt_before', 'before'));
+      await deps.graphOutbox.deleteScope(tx, scope, new Date());
+      await deps.graphOutbox.link(tx, scope, link(scope, 'evt_after', 'after'));
+    });
+    await graphSettled(deps, tenant.tenantId);
+    await graphSettled(deps, other.tenantId);
+    const events = async (t: string) =>
+      (await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test"}) RETURN e.id AS id ORDER BY id', { t })).records.map((r) => r.get('id'));
+    expect(await events(tenant.tenantId)).to.deep.equal(['evt_after']);
+    expect(await events(other.tenantId), 'another scope is untouched').to.deep.equal(['evt_other']);
+    const { records } = await deps.graph.executeQuery('MATCH (a:Account {tenantId: $t, mode: "test"}) RETURN a.externalId AS id', { t: tenant.tenantId });
+    expect(records.map((r) => r.get('id'))).to.deep.equal(['after']);
+  });
+
   it('sets aside a row Neo4j refuses and applies the rows after it', async () => {
     const tenant = await aTenant(deps);
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const good = graphLinkOf(scope, { eventId: 'evt_good', eventType: 'signup', at: Date.now(), account: 'after_bad' }, 25)!;
     // An identifier without a value cannot be merged: Neo4j refuses the statement.
-    await enqueueGraphOp(deps.db, scope, { kind: 'link', payload: { ...good, eventId: 'evt_bad', ids: [{ kind: 'phone', value: null as unknown as string }] } });
-    await enqueueGraphOp(deps.db, scope, { kind: 'link', payload: good });
+    await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: { ...good, eventId: 'evt_bad', ids: [{ kind: 'phone', value: null as unknown as string }] } }]);
+    await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: good }]);
     await graphSettled(deps, tenant.tenantId);
     const { rows } = await deps.db.query('SELECT event_id, error FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);
     expect(rows.map((r) => r.event_id)).to.deep.equal(['evt_bad']);
@@ -81,7 +106,7 @@ describe('graph writer', function () {
       expect(healthy.ownedLanes().size).to.equal(0);
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-      await enqueueGraphOp(deps.db, scope, { kind: 'link', payload: graphLinkOf(scope, { eventId: 'evt_while_broken', eventType: 'signup', at: Date.now(), account: 'x' }, 25)! });
+      await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: graphLinkOf(scope, { eventId: 'evt_while_broken', eventType: 'signup', at: Date.now(), account: 'x' }, 25)! }]);
       await graphSettled(deps, tenant.tenantId);
       // The row is gone once its delete commits; the writer counts it a moment later.
       await until('the healthy writer to count what it applied', async () => (healthy.stats().applied >= 1 ? true : undefined), 5000);
@@ -124,7 +149,7 @@ describe('graph writer', function () {
         await healthy.start();
         const tenant = await aTenant(deps);
         const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-        await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_overlap', 'overlap'));
+        await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_overlap', 'overlap')]);
         await graphSettled(deps, tenant.tenantId, 20_000);
         expect(await eventCount(tenant.tenantId, 'evt_overlap')).to.equal(1);
         // No lane is locked twice by the broken writer's session.
@@ -158,7 +183,7 @@ describe('graph writer', function () {
     await withoutProcessWriter(async () => {
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_restore', 'restored'));
+      await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_after_restore', 'restored')]);
       const { rows: [row] } = await deps.db.query<{ lane: number; epoch: string }>(
         'SELECT o.lane, e.epoch FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
       // The graph saw epochs far beyond what this Postgres now holds.
@@ -230,7 +255,7 @@ describe('graph writer', function () {
         proxy.stall();
         const tenant = await aTenant(deps);
         const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-        await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_stall', 'stall'));
+        await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_after_stall', 'stall')]);
         await graphSettled(deps, tenant.tenantId, 20_000);
         expect(await eventCount(tenant.tenantId, 'evt_after_stall')).to.equal(1);
         expect(stalled.ownedLanes().size).to.equal(0);
@@ -248,15 +273,15 @@ describe('graph writer', function () {
     await withoutProcessWriter(async () => {
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_before_poison', 'before'));
+      await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_before_poison', 'before')]);
       // The poison row's account stays locked by another Neo4j transaction throughout, so that row
       // cannot be applied within the writer's 300 ms, however often it is tried.
       await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "poison", firstSeenAt: 0, history: false})', { t: tenant.tenantId });
       const holder = deps.graph.session();
       const held = await holder.beginTransaction();
       await held.run('MATCH (a:Account {tenantId: $t, mode: "test", externalId: "poison"}) SET a.heldBy = "test"', { t: tenant.tenantId });
-      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_poison', 'poison'));
-      await enqueueGraphOp(deps.db, scope, linkRow(scope, 'evt_after_poison', 'after'));
+      await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_poison', 'poison')]);
+      await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_after_poison', 'after')]);
       const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50, applyTimeoutMs: 300 });
       try {
         await writer.start();

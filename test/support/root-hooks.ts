@@ -2,7 +2,8 @@
 // (as every `serve` process runs one); after it, replay every decision this run made (the
 // tenants it created) that records the engine that judged it, expecting zero differences;
 // then close every connection.
-import { migrateGraph, migrateJobQueue, migratePostgres } from '../../src/db/migrate.js';
+import { migrateJobQueue, migratePostgres } from '../../src/db/migrate.js';
+import { migrateGraph } from '../../src/graph/graph-schema.js';
 import { ENGINE_VERSION } from '../../src/engine/engine-version.js';
 import type { GraphWriter } from '../../src/graph/graph-writer.js';
 import { replayAll } from '../../src/policies/replay/replay-all.js';
