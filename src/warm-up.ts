@@ -9,14 +9,12 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { SecretCache } from './devices/secret-cache.js';
 import { evaluate } from './engine/evaluate.js';
 import type { Policy } from './engine/policy.js';
 import type { Rule } from './engine/rule.js';
 import { planGraphWrites } from './graph/apply-graph-ops.js';
 import type { CypherCatalog } from './graph/cypher-catalog.js';
 import { readClusterFacts, type GraphLink } from './graph/identity-graph.js';
-import type { PolicyRegistry } from './policies/documents/policy-registry.js';
 import type { IpIntel } from './signals/ip/ip-intel.js';
 import { loadVelocityScript } from './velocity/velocity-store.js';
 
@@ -28,10 +26,11 @@ export interface WarmUpDeps {
   graph: Driver;
   redis: Redis;
   cypher: CypherCatalog;
-  secrets: SecretCache;
+  // Only what warming calls: the device-key ring's reload and the policy registry's load.
+  secrets: { deviceKeys: { reload(): Promise<unknown> } };
   ipIntel: IpIntel;
   engine: { rules: readonly Rule[]; policy: Policy };
-  policies: PolicyRegistry;
+  policies: { load(): Promise<unknown> };
 }
 
 const WARM = { tenantId: '__warmup__', mode: 'test' };

@@ -1,6 +1,8 @@
-// Keeps the rooms honest: the engine stays pure, configuration has one reader, every Cypher
-// statement is scoped to a tenant and mode, migrations are numbered in order, nothing refers to
-// a file outside the repository, and the mutation sandbox leaves out every ignored folder.
+// Keeps the rooms honest: the engine stays pure, configuration has one reader, only src/graph/
+// writes the graph outbox and Neo4j, every table is written by its owner's store (lifecycle/
+// excepted, as listed), src/ has no import cycle, every Cypher statement is scoped to a tenant and
+// mode, migrations are numbered in order, nothing refers to a file outside the repository, and the
+// mutation sandbox leaves out every ignored folder.
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -12,7 +14,90 @@ const walk = (dir: string, ext: string): string[] =>
     return e.isDirectory() ? walk(full, ext) : full.endsWith(ext) ? [full] : [];
   });
 
+// Every table and the one store that writes it (CONVENTIONS.md rule 14).
+const OWNERS: Record<string, string> = {
+  tenants: 'src/tenants/key-store.ts',
+  api_keys: 'src/tenants/key-store.ts',
+  service_secrets: 'src/devices/service-secret-store.ts',
+  device_signing_keys: 'src/devices/device-key-store.ts',
+  events: 'src/events/event-store.ts',
+  idempotency_keys: 'src/verdicts/idempotency-store.ts',
+  reviews: 'src/reviews/review-store.ts',
+  list_entries: 'src/lists/list-store.ts',
+  feedback: 'src/feedback/feedback-store.ts',
+  graph_outbox: 'src/graph/graph-outbox-store.ts',
+  graph_lane_epochs: 'src/graph/graph-writer.ts',
+  webhook_endpoints: 'src/webhooks/webhook-store.ts',
+  webhook_secrets: 'src/webhooks/webhook-store.ts',
+  webhook_deliveries: 'src/webhooks/webhook-store.ts',
+  webhook_attempts: 'src/webhooks/webhook-store.ts',
+  analysts: 'src/console/auth/analyst-store.ts',
+  analyst_sessions: 'src/console/auth/analyst-store.ts',
+  analyst_sign_in_links: 'src/console/auth/analyst-store.ts',
+  console_audit: 'src/console/audit-store.ts',
+  policy_versions: 'src/policies/documents/policy-store.ts',
+  policy_shadows: 'src/policies/documents/policy-store.ts',
+  policy_backtests: 'src/policies/backtests/backtest-store.ts',
+  policy_backtest_flips: 'src/policies/backtests/backtest-store.ts',
+  shadow_decisions: 'src/policies/shadows/shadow-store.ts',
+  secret_data_keys: 'src/vault/data-key-store.ts',
+  erasures: 'src/lifecycle/erasure-store.ts',
+};
+// The one sanctioned exception: retention and erasure remove or clear a person's data across the
+// tables that hold it, inside their own transactions (never graph_outbox: that is the graph's).
+const LIFECYCLE_WRITES: Record<string, string[]> = {
+  'src/lifecycle/retention-store.ts': ['events', 'feedback'],
+  'src/lifecycle/erasure-store.ts': ['events', 'reviews', 'idempotency_keys', 'feedback', 'list_entries', 'webhook_deliveries', 'webhook_attempts'],
+};
+
+// SQL write statements in a file's text: the table each INSERT, UPDATE, DELETE or TRUNCATE names.
+const writtenTables = (text: string): string[] =>
+  [...text.matchAll(/\b(?:INSERT\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+([a-z_]+)\b/g)].map((m) => m[1]!)
+    .filter((t) => t !== 'of' && t !== 'set');
+
+// Cypher files that write (a clause that creates, changes or removes), by catalog name.
+const writingCypher = (): string[] => walk('cypher', '.cypher')
+  .filter((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('//'))
+    .some((l) => /\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/.test(l)))
+  .map((f) => path.relative('cypher', f).replace(/\.cypher$/, ''));
+
 describe('architecture', () => {
+  it('lets only src/graph/ write the graph outbox and Neo4j (rule 13)', () => {
+    const writers = writingCypher();
+    expect(writers, 'the writer\'s statements are found').to.include.members(['graph/apply-links', 'graph/apply-marks', 'graph/delete-scope-batch', 'writer/fence-lane']);
+    const problems: string[] = [];
+    for (const file of walk('src', '.ts').filter((f) => !f.startsWith(path.join('src', 'graph') + path.sep))) {
+      const text = fs.readFileSync(file, 'utf8');
+      if (writtenTables(text).includes('graph_outbox')) problems.push(`${file} writes graph_outbox`);
+      for (const m of text.matchAll(/cypher\.get\('([^']+)'\)/g)) if (writers.includes(m[1]!)) problems.push(`${file} runs ${m[1]}, which writes`);
+      if (/\.executeWrite\(|session\.WRITE|routing\.WRITE/.test(text)) problems.push(`${file} opens a write transaction on Neo4j`);
+      for (const m of text.matchAll(/executeQuery\(\s*['`]([^'`]*)['`]/g)) if (/\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/i.test(m[1]!)) problems.push(`${file} writes Cypher inline`);
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('writes each table only in its owner\'s store, lifecycle/ being the one listed exception (rule 14)', () => {
+    const tables = [...new Set(walk('migrations', '.sql').flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)].map((m) => m[1]!)))]
+      .filter((t) => !['pgmigrations'].includes(t));
+    const dropped = walk('migrations', '.sql').flatMap((f) => [...fs.readFileSync(f, 'utf8').split('-- Down Migration')[0]!.matchAll(/DROP TABLE (?:IF EXISTS )?([a-z_]+)/g)].map((m) => m[1]!));
+    expect(Object.keys(OWNERS).sort(), 'every table has an owner').to.deep.equal(tables.filter((t) => !dropped.includes(t)).sort());
+    const problems: string[] = [];
+    for (const file of walk('src', '.ts')) {
+      for (const table of writtenTables(fs.readFileSync(file, 'utf8'))) {
+        const owner = OWNERS[table];
+        if (owner === undefined) problems.push(`${file} writes ${table}, a table no migration creates`);
+        else if (owner !== file && !LIFECYCLE_WRITES[file]?.includes(table)) problems.push(`${file} writes ${table}, whose owner is ${owner}`);
+      }
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('has no import cycle in src/ (rule 15; scripts/import-graph.mjs measures the rooms)', () => {
+    const report = JSON.parse(execFileSync('node', ['scripts/import-graph.mjs', '--json'], { encoding: 'utf8' })) as { files: number; cycles: string[][] };
+    expect(report.files).to.be.greaterThan(150);
+    expect(report.cycles).to.deep.equal([]);
+  });
+
   it('keeps the engine pure: it imports nothing from outside src/engine', () => {
     for (const file of walk('src/engine', '.ts')) {
       const imports = [...fs.readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);

@@ -79,7 +79,7 @@ describe('doorman CLI', function () {
       const { stdout, stderr, code } = await doorman('--json', ...args, '--tenant', 'ten_nope', '--mode', 'live');
       expect(code, args.join(' ')).to.not.equal(0);
       expect(stdout, args.join(' ')).to.equal('');
-      expect(stderr.trim().split('\n'), args.join(' ')).to.have.length(1);
+      expect(stderr.trim().split('\n'), `${args.join(' ')}: ${stderr}`).to.have.length(1);
       expect(stderr, args.join(' ')).to.match(/No tenant ten_nope/);
     }
   });

@@ -21,7 +21,7 @@ import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
 import { modeOption, type CliKit, type Printer } from './cli-kit.js';
-import { rotateMasterKey, sealPlainSecrets } from '../vault/seal-stored-secrets.js';
+import { rotateMasterKey, sealPlainSecrets } from '../lifecycle/seal-stored-secrets.js';
 
 
 const program = new Command('doorman')

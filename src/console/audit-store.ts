@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
-import type { ConsoleSession } from './auth/console-guard.js';
+import type { Analyst } from './auth/analyst-store.js';
 
 export interface AuditEntry {
   id: string;
@@ -23,7 +23,7 @@ export interface Actor {
   analystEmail: string;
 }
 
-export const actorOf = (s: Pick<ConsoleSession, 'analyst' | 'scope'>): Actor => ({
+export const actorOf = (s: { analyst: Analyst; scope: Scope }): Actor => ({
   tenantId: s.scope.tenantId, mode: s.scope.mode, analystId: s.analyst.id, analystEmail: s.analyst.email,
 });
 

@@ -2,7 +2,7 @@
 // newest first, keyset-paged) and one event's detail. HTTP only.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
+import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { findEvent, listEvents } from '../events/event-store.js';
 import type { Verdict } from '../event-record.js';
 import { consoleValidated } from './console-schemas.js';

@@ -3,7 +3,7 @@
 // HTTP only.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
+import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { reviewBacklog } from '../reviews/review-store.js';
 import { redeliver, webhookDeliveries } from '../webhooks/manage-webhooks.js';
 import { findEndpoint } from '../webhooks/webhook-store.js';

@@ -3,7 +3,7 @@
 // HTTP only; every action is written to the audit log.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { decodeCursor, encodeCursor } from '../events/event-cursor.js';
+import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
 import { jsonBody } from '../http/json-body.js';
 import { Timings } from '../timings.js';

@@ -9,7 +9,7 @@ import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { findEvent, listEvents } from './event-store.js';
 import type { Verdict } from '../event-record.js';
-import { decodeCursor, encodeCursor } from './event-cursor.js';
+import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { toWire } from './event-wire.js';
 import { attachUser } from './attach-user.js';
 

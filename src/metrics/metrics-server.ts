@@ -3,14 +3,16 @@
 // that is taken is logged and skipped: metrics are not worth refusing to serve verdicts for.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Deps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from './metrics.js';
 
 export interface MetricsServer {
   port: number | undefined;
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(deps: Pick<Deps, 'config' | 'metrics' | 'logger'>): Promise<MetricsServer> {
+export async function startMetricsServer(deps: { config: Pick<Config, 'metricsPort' | 'metricsHost'>; metrics: Metrics; logger: Logger }): Promise<MetricsServer> {
   if (deps.config.metricsPort === 0) return { port: undefined, close: async () => undefined };
   deps.metrics.collectProcessMetrics();
   const { registry } = deps.metrics;

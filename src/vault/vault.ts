@@ -3,7 +3,7 @@
 // data key; data keys are stored wrapped, also by AES-256-GCM, under the master key of the
 // configuration (SECRETS_KEY), never in the database. A sealed value is bound to where it lives
 // (its table and row, as additional authenticated data), so it cannot be moved to another row.
-// Rotating the master key re-wraps the data keys only (vault/seal-stored-secrets.ts); while it
+// Rotating the master key re-wraps the data keys only (lifecycle/seal-stored-secrets.ts); while it
 // runs, SECRETS_PREVIOUS_KEYS still opens what the old key wrapped, so no instance stops.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/queryable.js';

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { migratePostgres } from '../../src/db/migrate.js';
 import { rotateDeviceKey } from '../../src/devices/rotate-device-key.js';
-import { rotateMasterKey, sealPlainSecrets } from '../../src/vault/seal-stored-secrets.js';
+import { rotateMasterKey, sealPlainSecrets } from '../../src/lifecycle/seal-stored-secrets.js';
 import { VaultError } from '../../src/vault/vault.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { validSecrets } from '../../src/webhooks/webhook-store.js';

@@ -9,7 +9,7 @@ import { ENGINE_VERSION } from '../../engine/engine-version.js';
 import { evaluate } from '../../engine/evaluate.js';
 import { defaultRules } from '../../engine/rule-table.js';
 import type { Signals, Verdict } from '../../engine/types.js';
-import { decodeCursor, encodeCursor } from '../../events/event-cursor.js';
+import { decodeCursor, encodeCursor } from '../../db/keyset-cursor.js';
 import { AppError } from '../../errors.js';
 import { loadLabels } from '../backtests/backtest-labels.js';
 import { Tally } from '../backtests/backtest-tally.js';

@@ -1,12 +1,14 @@
 // Reloading ip intelligence without a restart, fleet-wide: `doorman intel reload` sends a
 // Postgres NOTIFY that every serving instance LISTENs for; SIGHUP reloads one process.
-import type { Deps } from '../../deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { listen, notify } from '../../db/listen.js';
-import { installSighupReload } from './ip-intel.js';
+import type { Queryable } from '../../db/queryable.js';
+import { installSighupReload, type IpIntel } from './ip-intel.js';
 
 export const INTEL_RELOAD_CHANNEL = 'doorman_intel_reload';
 
-export function watchIntelReloads(deps: Pick<Deps, 'config' | 'ipIntel' | 'logger'>): { close(): Promise<void> } {
+export function watchIntelReloads(deps: { config: Pick<Config, 'databaseDirectUrl'>; ipIntel: IpIntel; logger: Logger }): { close(): Promise<void> } {
   const reload = () =>
     void deps.ipIntel.reload().catch((err: Error) => deps.logger.error({ err: err.message }, 'ip intelligence reload failed; old data kept'));
   const uninstall = installSighupReload(deps.ipIntel);
@@ -19,6 +21,6 @@ export function watchIntelReloads(deps: Pick<Deps, 'config' | 'ipIntel' | 'logge
   };
 }
 
-export async function requestIntelReload(deps: Pick<Deps, 'db'>): Promise<void> {
+export async function requestIntelReload(deps: { db: Queryable }): Promise<void> {
   await notify(deps.db, INTEL_RELOAD_CHANNEL);
 }

@@ -1,4 +1,5 @@
-// The events list's opaque cursor: the (created_at, id) of the last event on a page.
+// The opaque cursor of a keyset page (events, the review queue, shadow flips): the (created_at,
+// id) of the last row on a page.
 import { AppError } from '../errors.js';
 import { textProblem } from '../contract/input-issues.js';
 

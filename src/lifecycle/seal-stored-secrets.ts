@@ -7,8 +7,8 @@ import type { Deps } from '../deps.js';
 import { serviceSecretHome } from '../devices/service-secret-store.js';
 import { signingKeyHome } from '../devices/device-key-store.js';
 import { webhookSecretHome } from '../webhooks/webhook-store.js';
-import { allDataKeys, rewrapDataKey } from './data-key-store.js';
-import { dataKeyAad, encrypt, unwrapDataKey, VaultError } from './vault.js';
+import { allDataKeys, rewrapDataKey } from '../vault/data-key-store.js';
+import { dataKeyAad, encrypt, unwrapDataKey, VaultError } from '../vault/vault.js';
 
 type VaultDeps = Pick<Deps, 'db' | 'vault'>;
 
