@@ -1,9 +1,10 @@
 // One email normaliser (signals/email/normalize-email.ts: emailIdentity) for every room: the
 // spellings of one mailbox are one identifier in the graph and one entry on a list, whichever
 // room saw them, so a drift cannot split one person into two identities or let an address slip
-// past a block list.
+// past a block list, or a backtest miss the feedback about them.
 import { expect } from 'chai';
 import { changeList } from '../../src/lists/manage-lists.js';
+import { loadLabels } from '../../src/policies/backtests/backtest-labels.js';
 import { aSignup, codes, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 // One mailbox, as people type it: case, surrounding spaces, Gmail's dots and plus tags.
@@ -39,5 +40,14 @@ describe('one email normaliser for the graph, lists and feedback', function () {
     // Removing by another spelling removes the one entry.
     await changeList(h.deps.db, scope, { action: 'remove', list: 'block', kind: 'email', value: SPELLINGS[3]! });
     expect(codes(await h.verdict(aSignup({ email: SPELLINGS[1] })))).to.not.include('blocklisted');
+  });
+
+  it('labels, for a backtest, every spelling of an address that feedback was given about', async () => {
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    await h.deps.db.query(`INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, 'test', 'email', $2, 'confirmed_abuse')`,
+      [scope.tenantId, SPELLINGS[1]]);
+    const labelOf = await loadLabels(h.deps.db, scope);
+    for (const email of SPELLINGS) expect(labelOf({ id: 'evt_none', email, signals: { eventType: 'signup', missing: [] } }), email).to.equal('abusive');
+    expect(labelOf({ id: 'evt_none', email: 'someone.else@gmail.com', signals: { eventType: 'signup', missing: [] } })).to.equal(undefined);
   });
 });

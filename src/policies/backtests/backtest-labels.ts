@@ -4,6 +4,7 @@
 // signals, as it stood when judged), and review resolutions (`reviews.status`: denied is
 // abusive, approved is good). Nearer evidence wins: the event itself, then its account or
 // email, then its cluster; at the same distance, abusive wins.
+import { emailIdentity } from '../../signals/email/normalize-email.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import type { StoredDecision } from '../replay/stored-decisions.js';
@@ -51,7 +52,7 @@ export async function loadLabels(db: Queryable, scope: Scope): Promise<LabelOf> 
     const label = labelOfOutcome(f.outcome);
     if (f.subject_kind === 'event_id') mark(ev.events, f.subject_value, label);
     else if (f.subject_kind === 'external_user_id') mark(ev.accounts, f.subject_value, label);
-    else mark(ev.emails, f.subject_value.toLowerCase(), label);
+    else mark(ev.emails, emailIdentity(f.subject_value) ?? f.subject_value, label);
   }
   for (const c of clusters.rows) mark(ev.clusters, c.cluster_id, labelOfOutcome(c.outcome));
   for (const r of reviews.rows) mark(ev.events, r.event_id, r.status === 'denied' ? 'abusive' : 'good');
@@ -60,7 +61,7 @@ export async function loadLabels(db: Queryable, scope: Scope): Promise<LabelOf> 
     const own = ev.events.get(d.id);
     if (own) return own;
     const account = d.externalUserId === undefined ? undefined : ev.accounts.get(d.externalUserId);
-    const email = d.email === undefined ? undefined : ev.emails.get(d.email.toLowerCase());
+    const email = d.email === undefined ? undefined : ev.emails.get(emailIdentity(d.email) ?? d.email);
     if (account === 'abusive' || email === 'abusive') return 'abusive';
     if (account || email) return 'good';
     const cluster = d.signals.graph?.clusterId;
