@@ -91,37 +91,59 @@ export interface BacktestRow {
 
 type BacktestTuple = [string, Verdict, string[], Signals, string, string | null, string | null];
 
+// A cursor's statement lasts as long as its reading (a backtest of a million events: minutes), far
+// past the service's statement timeout (PG_STATEMENT_TIMEOUT_MS), which would cancel it mid-range.
+// So a range is read in a read-only transaction of its own with that timeout lifted for it alone;
+// each read is still bounded by the client's query timeout, and a consumer that stalls by
+// Postgres's idle-in-transaction timeout. The client is destroyed rather than reused if it failed.
+async function withLongRead(pool: pg.Pool, read: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query('SET LOCAL statement_timeout = 0');
+    await read(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release(failure);
+  }
+}
+
 // Like streamDecisions, with the next batch already on its way while one is evaluated.
 export async function streamForBacktest(pool: pg.Pool, f: DecisionFilter, onBatch: (batch: BacktestRow[]) => Promise<void> | void, batchSize = 2000): Promise<void> {
   const w = where(f);
-  const client = await pool.connect();
-  const cursor = client.query(new Cursor<BacktestTuple>(
-    `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
-            external_user_id, email
-       FROM events ${w.sql} ORDER BY created_at, id`,
-    w.params,
-    { rowMode: 'array' },
-  ));
-  try {
-    // A read still in flight when onBatch throws must not become an unhandled rejection.
-    const read = () => {
-      const p = cursor.read(batchSize);
-      p.catch(() => undefined);
-      return p;
-    };
-    let next = read();
-    for (;;) {
-      const rows = await next;
-      if (rows.length === 0) break;
-      next = read();
-      await onBatch(rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
-        id, verdict, codes, signals, at, externalUserId: externalUserId ?? undefined, email: email ?? undefined,
-      })));
+  await withLongRead(pool, async (client) => {
+    const cursor = client.query(new Cursor<BacktestTuple>(
+      `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
+              external_user_id, email
+         FROM events ${w.sql} ORDER BY created_at, id`,
+      w.params,
+      { rowMode: 'array' },
+    ));
+    try {
+      // A read still in flight when onBatch throws must not become an unhandled rejection.
+      const read = () => {
+        const p = cursor.read(batchSize);
+        p.catch(() => undefined);
+        return p;
+      };
+      let next = read();
+      for (;;) {
+        const rows = await next;
+        if (rows.length === 0) break;
+        next = read();
+        await onBatch(rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
+          id, verdict, codes, signals, at, externalUserId: externalUserId ?? undefined, email: email ?? undefined,
+        })));
+      }
+    } finally {
+      await cursor.close().catch(() => undefined);
     }
-  } finally {
-    await cursor.close().catch(() => undefined);
-    client.release();
-  }
+  });
 }
 
 // Calls onBatch with each batch in (created_at, id) order; awaits it before reading on.
@@ -132,16 +154,16 @@ export async function streamDecisions(
   batchSize = 5000,
 ): Promise<void> {
   const w = where(f);
-  const client = await pool.connect();
-  const cursor = client.query(new Cursor<Row>(`SELECT ${COLUMNS} FROM events ${w.sql} ORDER BY created_at, id`, w.params));
-  try {
-    for (;;) {
-      const rows = await cursor.read(batchSize);
-      if (rows.length === 0) break;
-      await onBatch(rows.map(fromRow));
+  await withLongRead(pool, async (client) => {
+    const cursor = client.query(new Cursor<Row>(`SELECT ${COLUMNS} FROM events ${w.sql} ORDER BY created_at, id`, w.params));
+    try {
+      for (;;) {
+        const rows = await cursor.read(batchSize);
+        if (rows.length === 0) break;
+        await onBatch(rows.map(fromRow));
+      }
+    } finally {
+      await cursor.close().catch(() => undefined);
     }
-  } finally {
-    await cursor.close().catch(() => undefined);
-    client.release();
-  }
+  });
 }
