@@ -1,9 +1,9 @@
 // `doorman review list|resolve` and `doorman webhook set|show|disable|deliveries|redeliver`
 // (README, "The ops CLI"). CLI code only: the work is in the use cases, which the analyst
 // console calls too.
-import type { Scope } from '../scope.js';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { listPendingReviews } from '../reviews/review-store.js';

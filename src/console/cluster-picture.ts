@@ -1,8 +1,8 @@
 // The console's reads of the identity graph (cypher/console/): which cluster an event or an
 // account is in, and one bounded page of a cluster to draw. Read-only sessions with a timeout;
 // tenant and mode always come from the analyst's session, never from the request.
-import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 
 type GraphDeps = Pick<Deps, 'graph' | 'cypher' | 'config'>;

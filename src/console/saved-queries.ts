@@ -4,8 +4,8 @@
 // server, a timeout and a row cap. Analysts never send Cypher: on Community Edition a statement
 // is not confined to a tenant by anything but its own text (no per-tenant databases, no
 // row-level security), so only reviewed files run here. See docs/graph.md.
-import type { Scope } from '../scope.js';
 import neo4j, { isNode, isPath, isRelationship, type Node, type Relationship } from 'neo4j-driver';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 

@@ -2,9 +2,9 @@
 // short HS256 JWT bound to the tenant and mode (audience) and naming its signing key (`kid`), so
 // the verdict endpoint can drop tokens that are expired, tampered, malformed, signed by a key
 // it does not hold, or from another tenant or mode.
-import type { Scope } from '../scope.js';
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { canonicalComponents } from './canonical-components.js';
 import type { SigningKey } from './device-key-ring.js';

@@ -3,8 +3,8 @@
 // written in one short transaction (the mark only when the outcome is new); the graph writer
 // applies the mark after every link committed before it, so a mark about an event never races the
 // event's own link.
-import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
+import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { inTransaction } from '../db/queryable.js';
 import { markOf } from '../graph/graph-outbox.js';

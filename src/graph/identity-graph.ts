@@ -1,8 +1,8 @@
 // The identity graph as the verdict path sees it: one read-only round trip for the facts of the
 // cluster an event would join, and the link (plain data) that the graph writer applies after
 // the event is committed. The one builder of links: the verdict and PATCH both use it.
-import type { Scope } from '../scope.js';
 import neo4j, { type Driver } from 'neo4j-driver';
+import type { Scope } from '../scope.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import { eventIdentifiers, type GraphIdentifier } from './event-identifiers.js';
 

@@ -4,8 +4,8 @@
 // unapplied outbox rows removed, the erasure logged without values, and the graph's forget row
 // queued), then the graph writer applies the forget in lane order: their events, their accounts
 // and the identifiers no other account uses go, and the clusters they were in are recomputed.
-import type { Scope } from '../scope.js';
 import neo4j from 'neo4j-driver';
+import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';

@@ -1,6 +1,6 @@
 // Use cases behind `doorman list add|remove`.
-import type { Scope } from '../scope.js';
 import type pg from 'pg';
+import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
 import { tenantExists } from '../tenants/key-store.js';
 import { addListEntry, removeListEntry } from './list-store.js';

@@ -5,9 +5,9 @@
 // an addition back removes exactly this request's members and never another request's. Sets are trimmed to their
 // window and capped, and every key has a TTL. Every key of a scope carries the same hash tag
 // ({tenant:mode}), so the script touches one slot and runs unchanged on a Redis Cluster.
-import type { Scope } from '../scope.js';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Scope } from '../scope.js';
 import type { Policy } from '../engine/policy.js';
 import type { EventType, VelocitySignal } from '../engine/types.js';
 

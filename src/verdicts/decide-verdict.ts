@@ -5,8 +5,8 @@
 // twin with the same key that committed first) takes its velocity counts back and leaves no
 // trace in any store. The graph writer applies the link after the commit; a shadow policy, if
 // the scope has one, judges the same signals after the response.
-import type { Scope } from '../scope.js';
 import { createHash } from 'node:crypto';
+import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';

@@ -1,11 +1,11 @@
 // The console's guards: security headers (a strict Content-Security-Policy: nothing inline,
 // nothing from another origin), the session cookie, CSRF checks and roles. API keys are never
 // accepted here, and the cookie (Path=/console) never reaches /v1.
-import type { Scope } from '../../scope.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { parse } from 'cookie';
+import type { Scope } from '../../scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { Analyst, Role } from './analyst-store.js';

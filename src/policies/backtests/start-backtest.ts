@@ -2,9 +2,9 @@
 // stored events in [from, to). Short ranges run here and now; long ones (more than inlineMax
 // events, or when asked) are queued as a pg-boss job. Either way the run is stored and can be
 // fetched again by id (backtestReport).
-import type { Scope } from '../../scope.js';
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
+import type { Scope } from '../../scope.js';
 import { newId } from '../../db/new-id.js';
 import { AppError } from '../../errors.js';
 import { enqueueBacktest } from './backtest-job.js';
