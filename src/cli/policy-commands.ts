@@ -99,6 +99,7 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
     .action(withDeps(async (deps, eventId: string | undefined, o: Partial<ScopeOpts> & { policy?: string; all?: boolean; from?: string; to?: string }) => {
       if (o.all) {
         const scope = o.tenant && o.mode ? await scopeOf(deps, o as ScopeOpts) : undefined;
+        if (!scope && o.tenant) await scopeOf(deps, { tenant: o.tenant, mode: 'live' }); // the tenant must exist, in either mode
         const check = await replayAll(deps, { scope, tenantIds: !scope && o.tenant ? [o.tenant] : undefined, from: date('from', o.from), to: date('to', o.to) });
         print(check, `Replayed ${check.events} decisions with engine ${check.engine_version}: ${check.same} the same, ${check.different} different (${check.different_other_engine} judged by another engine version), ${check.unknown_policy} with an unknown policy version.`);
         if (check.different > check.different_other_engine) process.exitCode = 1;
