@@ -3,7 +3,7 @@
 // at a time, so a range of any size is never held whole.
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
-import type { Queryable } from '../../db/queryable.js';
+import { inTransaction, type Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import type { Reason, Signals, Verdict } from '../../engine/types.js';
 import type { EventRecord } from '../../event-record.js';
@@ -95,22 +95,13 @@ type BacktestTuple = [string, Verdict, string[], Signals, string, string | null,
 // past the service's statement timeout (PG_STATEMENT_TIMEOUT_MS), which would cancel it mid-range.
 // So a range is read in a read-only transaction of its own with that timeout lifted for it alone;
 // each read is still bounded by the client's query timeout, and a consumer that stalls by
-// Postgres's idle-in-transaction timeout. The client is destroyed rather than reused if it failed.
+// Postgres's idle-in-transaction timeout.
 async function withLongRead(pool: pg.Pool, read: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN READ ONLY');
-    await client.query('SET LOCAL statement_timeout = 0');
-    await read(client);
-    await client.query('COMMIT');
-  } catch (err) {
-    failure = err instanceof Error ? err : new Error(String(err));
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release(failure);
-  }
+  await inTransaction(pool, async (tx) => {
+    await tx.query('SET TRANSACTION READ ONLY');
+    await tx.query('SET LOCAL statement_timeout = 0');
+    await read(tx);
+  });
 }
 
 // Like streamDecisions, with the next batch already on its way while one is evaluated.
