@@ -42,6 +42,8 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly hubThreshold: number;
+  // How often the graph writer looks for links whose time ran out (the link policy's expiry).
+  readonly graphExpirySweepMs: number;
   readonly pgPoolMax: number;
   // Webhook URLs on loopback, private, link-local or metadata addresses (local demo and tests).
   readonly webhookAllowPrivate: boolean;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     // An identifier shared by more accounts than this stops linking them (a hub).
     hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
+    graphExpirySweepMs: int('GRAPH_EXPIRY_SWEEP_MS', 30_000, 100, 3_600_000),
     pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

@@ -134,7 +134,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   let warming: Promise<void> | undefined;
   let warm = false;
   const graphOutbox = overrides.graphOutbox ?? createGraphOutbox(db);
-  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger, graphOutbox });
+  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger, graphOutbox, clock }, { expireEveryMs: config.graphExpirySweepMs });
   const emailSignals = overrides.emailSignals ?? createEmailSignals({
     mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
     domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),

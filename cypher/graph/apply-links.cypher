@@ -4,15 +4,21 @@
 // Idempotent per event id: an event's contribution (trial start, conversion, card) is counted
 // once, however often its links are applied (a retried batch, a PATCH adding the account).
 // IP addresses and user agents are never passed in: they do not link identities.
+// Each identifier carries the tenant's link policy for its kind (docs/graph.md, "Link policy"):
+// whether it links, its hub threshold and how long a link lasts unseen. An identifier that stops
+// linking here (it became a hub) leaves its cluster, and its cluster's id is returned so the
+// writer splits it into the parts that stay connected without it, in the same transaction.
 // Parameters: $links, a list of {tenantId, mode, eventId, eventType, at (epoch ms),
-//   account (string|null), ids (list of {kind, value}, distinct), card (string|null),
-//   cardCountry (string|null), hubThreshold (int), clusterId (id for a cluster this link creates)}.
-// Returns one row: applied (the number of links).
+//   account (string|null), ids (list of {kind, value, links (bool|null), hub (int|null),
+//   expiryMs (int|null)}, distinct), card (string|null), cardCountry (string|null), hubThreshold
+//   (int, for ids without hub), clusterId (id for a cluster this link creates)}.
+// Returns one row: applied (the number of links), split (list of {tenantId, mode, id}: clusters
+//   an identifier left when it became a hub).
 UNWIND $links AS l
 CALL {
   WITH l
   MERGE (e:Event {tenantId: l.tenantId, mode: l.mode, id: l.eventId})
-    ON CREATE SET e.type = l.eventType, e.at = l.at, e.counted = false
+    ON CREATE SET e.type = l.eventType, e.at = l.at, e.counted = false, e.card = l.card, e.cardCountry = l.cardCountry
   WITH l, e
   CALL {
     WITH l, e
@@ -26,7 +32,7 @@ CALL {
     WITH l, e, accounts
     UNWIND l.ids AS id
     MERGE (i:Identifier {tenantId: l.tenantId, mode: l.mode, kind: id.kind, value: id.value})
-      ON CREATE SET i.accounts = 0, i.anonymous = 0, i.hub = false, i.firstSeenAt = l.at, i.lastSeenAt = l.at
+      ON CREATE SET i.accounts = 0, i.anonymous = 0, i.hub = false, i.linking = coalesce(id.links, true), i.firstSeenAt = l.at, i.lastSeenAt = l.at
     FOREACH (_ IN CASE WHEN l.at > i.lastSeenAt THEN [1] ELSE [] END | SET i.lastSeenAt = l.at)
     FOREACH (_ IN CASE WHEN id.kind = 'email' THEN [1] ELSE [] END | SET i:Email)
     FOREACH (_ IN CASE WHEN id.kind = 'device' THEN [1] ELSE [] END | SET i:Device)
@@ -34,20 +40,36 @@ CALL {
     // The hub guard counts every account and every anonymous event that links the identifier;
     // an anonymous event that later gains its account counts as that account, not twice.
     MERGE (e)-[u:USED]->(i)
-      ON CREATE SET u.anonymous = size(accounts) = 0, i.anonymous = i.anonymous + CASE WHEN size(accounts) = 0 THEN 1 ELSE 0 END
-    FOREACH (_ IN CASE WHEN size(accounts) > 0 AND u.anonymous THEN [1] ELSE [] END | SET u.anonymous = false, i.anonymous = i.anonymous - 1)
-    WITH l, i, accounts
+      ON CREATE SET u.anonymous = size(accounts) = 0, i.anonymous = i.anonymous + CASE WHEN size(accounts) = 0 THEN 1 ELSE 0 END,
+        u.expiresAt = CASE WHEN size(accounts) = 0 AND id.expiryMs IS NOT NULL THEN l.at + id.expiryMs END
+    FOREACH (_ IN CASE WHEN size(accounts) > 0 AND u.anonymous THEN [1] ELSE [] END | SET u.anonymous = false, u.expiresAt = null, i.anonymous = i.anonymous - 1)
+    WITH l, id, i, accounts
     CALL {
-      WITH l, i, accounts
+      WITH l, id, i, accounts
       UNWIND accounts AS a
+      // A link lasts expiryMs unseen (none: for ever); seen again, it lives on, and one that had
+      // expired links again.
       MERGE (a)-[k:LINKED]->(i)
-        ON CREATE SET k.firstSeenAt = l.at, i.accounts = i.accounts + 1
+        ON CREATE SET k.firstSeenAt = l.at, k.lastSeenAt = l.at, i.accounts = i.accounts + 1,
+          k.expiresAt = CASE WHEN id.expiryMs IS NOT NULL THEN l.at + id.expiryMs END
+      FOREACH (_ IN CASE WHEN l.at > coalesce(k.lastSeenAt, k.firstSeenAt) THEN [1] ELSE [] END |
+        SET k.lastSeenAt = l.at, k.expiresAt = CASE WHEN id.expiryMs IS NOT NULL THEN l.at + id.expiryMs END, k.expiredAt = null)
       RETURN count(*) AS linked
     }
-    FOREACH (_ IN CASE WHEN NOT i.hub AND i.accounts + i.anonymous > l.hubThreshold THEN [1] ELSE [] END | SET i.hub = true)
-    RETURN collect(i) AS identifiers
+    WITH l, i, NOT i.hub AND i.accounts + i.anonymous > coalesce(id.hub, l.hubThreshold) AS becomesHub
+    FOREACH (_ IN CASE WHEN becomesHub THEN [1] ELSE [] END | SET i.hub = true, i.linking = false)
+    WITH l, i, becomesHub
+    // A hub leaves its cluster: the accounts it fused are split after this statement.
+    CALL {
+      WITH i, becomesHub
+      MATCH (i)-[r:IN]->(hc:Cluster) WHERE becomesHub
+      SET hc.size = hc.size - 1
+      DELETE r
+      RETURN collect({tenantId: hc.tenantId, mode: hc.mode, id: hc.id}) AS left
+    }
+    RETURN collect(i) AS identifiers, reduce(s = [], x IN collect(left) | s + x) AS split
   }
-  WITH l, e, accounts, accounts + [i IN identifiers WHERE NOT i.hub] AS members
+  WITH l, e, accounts, split, accounts + [i IN identifiers WHERE NOT i.hub AND coalesce(i.linking, true)] AS members
   CALL {
     WITH members
     UNWIND members AS m
@@ -62,7 +84,7 @@ CALL {
     RETURN collect(n) AS created
   }
   // The largest existing cluster survives a merge (fewest members move).
-  WITH l, e, accounts, members, clusters,
+  WITH l, e, accounts, split, members, clusters,
        coalesce(head(created), reduce(best = head(clusters), x IN clusters | CASE WHEN x.size > best.size THEN x ELSE best END)) AS c
   CALL {
     WITH c, clusters
@@ -77,7 +99,9 @@ CALL {
         c.suppressed = c.suppressed + [s IN other.suppressed WHERE NOT s IN c.suppressed],
         c.cardAt = coalesce(c.cardAt, []) + coalesce(other.cardAt, []),
         c.cardValue = coalesce(c.cardValue, []) + coalesce(other.cardValue, []),
-        c.cardCountry = coalesce(c.cardCountry, []) + coalesce(other.cardCountry, [])
+        c.cardCountry = coalesce(c.cardCountry, []) + coalesce(other.cardCountry, []),
+        c.abuse = coalesce(c.abuse, []) + [k IN coalesce(other.abuse, []) WHERE NOT k IN coalesce(c.abuse, [])],
+        c.accountAt = (coalesce(c.accountAt, []) + coalesce(other.accountAt, []))[-100..]
     WITH c, other
     CALL {
       WITH c, other
@@ -94,12 +118,13 @@ CALL {
     UNWIND members AS m
     WITH c, m WHERE NOT (m)-[:IN]->(:Cluster)
     CREATE (m)-[:IN]->(c)
-    SET c.size = c.size + 1, c.accounts = c.accounts + CASE WHEN m:Account THEN 1 ELSE 0 END
+    SET c.size = c.size + 1, c.accounts = c.accounts + CASE WHEN m:Account THEN 1 ELSE 0 END,
+        c.accountAt = CASE WHEN m:Account THEN (coalesce(c.accountAt, []) + [m.firstSeenAt])[-100..] ELSE c.accountAt END
     RETURN count(*) AS attached
   }
   // The event's own contribution, once. Cards older than a day are dropped, at most 50 kept.
-  WITH l, e, accounts, c, NOT e.counted AS fresh
-  WITH l, e, accounts, c, fresh,
+  WITH l, e, accounts, split, c, NOT e.counted AS fresh
+  WITH l, e, accounts, split, c, fresh,
        [j IN range(0, size(coalesce(c.cardAt, [])) - 1) WHERE c.cardAt[j] >= l.at - 86400000] AS keep
   FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL AND l.card IS NOT NULL THEN [1] ELSE [] END |
     SET c.cardAt = ([j IN keep | c.cardAt[j]] + [l.at])[-50..],
@@ -110,6 +135,6 @@ CALL {
   FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET e.counted = true)
   // Accounts of a counted event have history (account-takeover rules protect them).
   FOREACH (a IN [x IN accounts WHERE NOT x.history] | SET a.history = true)
-  RETURN 1 AS done
+  RETURN split
 }
-RETURN count(*) AS applied
+RETURN count(*) AS applied, reduce(s = [], x IN collect(split) | s + x) AS split

@@ -2,7 +2,11 @@
 // cluster(s) of each subject, in order, in one transaction, after every link written before
 // them (the graph writer's ordering). Idempotent per mark key: a (:Feedback) node records that a
 // mark was applied, so a retried batch never counts a chargeback twice. Hub identifiers are
-// skipped: their cluster holds unrelated accounts and must not be convicted through them.
+// skipped: their cluster holds unrelated accounts and must not be convicted through them. The
+// Feedback node keeps the outcome, time and codes, so a cluster's facts can be recomputed from
+// the marks inside it (cypher/graph/recompute-clusters); a confirmed_abuse mark's key joins the
+// cluster's `abuse` list (the evidence a verdict cites). A mark that was retracted and is reported
+// again is applied again.
 // Parameters: $marks, a list of {tenantId, mode, key, at (epoch ms), anchorKind ('event' |
 //   'account' | 'email'), anchorValue, outcome ('confirmed_abuse' | 'false_positive' |
 //   'chargeback'), codes (codes to suppress on false_positive)}.
@@ -11,9 +15,10 @@ UNWIND $marks AS m
 CALL {
   WITH m
   MERGE (f:Feedback {tenantId: m.tenantId, mode: m.mode, key: m.key})
-    ON CREATE SET f.outcome = m.outcome, f.at = m.at, f.fresh = true
-  WITH m, f, coalesce(f.fresh, false) AS fresh
-  REMOVE f.fresh
+    ON CREATE SET f.outcome = m.outcome, f.at = m.at, f.codes = m.codes, f.fresh = true
+  WITH m, f, coalesce(f.fresh, false) OR f.retractedAt IS NOT NULL AS fresh
+  FOREACH (_ IN CASE WHEN f.retractedAt IS NOT NULL THEN [1] ELSE [] END | SET f.at = m.at, f.codes = m.codes)
+  REMOVE f.fresh, f.retractedAt
   WITH m, f, fresh
   CALL {
     WITH m
@@ -36,7 +41,8 @@ CALL {
     SET c.confirmedAbuse = c.confirmedAbuse OR m.outcome = 'confirmed_abuse',
         c.falsePositive = c.falsePositive OR m.outcome = 'false_positive',
         c.chargebacks = c.chargebacks + CASE WHEN m.outcome = 'chargeback' THEN 1 ELSE 0 END,
-        c.suppressed = c.suppressed + [code IN m.codes WHERE m.outcome = 'false_positive' AND NOT code IN c.suppressed])
+        c.suppressed = c.suppressed + [code IN m.codes WHERE m.outcome = 'false_positive' AND NOT code IN c.suppressed],
+        c.abuse = coalesce(c.abuse, []) + [k IN [m.key] WHERE m.outcome = 'confirmed_abuse' AND NOT k IN coalesce(c.abuse, [])])
   FOREACH (x IN CASE WHEN fresh THEN anchors ELSE [] END | MERGE (f)-[:ON]->(x))
   RETURN 1 AS done
 }

@@ -1,33 +1,108 @@
 // read-cluster: the facts of the cluster an event would join, read without writing anything. It
-// finds the clusters of the event's account and of its identifiers and combines their facts as
-// if they were already merged, which is what the graph writer will do when it applies the link.
-// An identifier that is a hub, or that this event would make one, joins nothing.
-// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value}),
-//   $hubThreshold (int), $since (epoch ms: cards used at or after it count).
+// finds the clusters of the event's account and of its identifiers, and those of the links still
+// waiting in the outbox that this event joins ($pending: committed before this verdict began, not
+// yet applied), and combines their facts as if they were already merged, which is what the graph
+// writer will do when it applies them. An identifier that does not link (a hub, one this event
+// would make a hub, an excluded value, a kind the tenant's link policy turns off) joins nothing.
+// When the clusters carry confirmed abuse, it also finds the evidence: the shortest path of live
+// links from this event's account or identifiers to a marked subject (the kinds of the
+// identifiers on it) and the time of that mark.
+// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, links
+//   (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
+//   cards used at or after it count), $recentSince (epoch ms: accounts first seen at or after it
+//   are recent), $pending (list of {account (string|null), ids (list of {kind, value, links})}).
 // Returns one row: clusterId (the largest cluster, or null), accounts (linked accounts, this
-//   event's included), confirmedAbuse, falsePositive, chargebacks, convertedAt, lastTrialStartAt,
-//   suppressed, cards (list of {card, country} used since $since), accountHistory, deviceSeen.
+//   event's included), recentAccounts (of those, first seen since $recentSince), confirmedAbuse,
+//   falsePositive, chargebacks, convertedAt, lastTrialStartAt, suppressed, cards (list of {card,
+//   country} used since $since), accountHistory, deviceSeen, viaKinds (kinds shared with other
+//   accounts), evidence ({via, at} or null).
 OPTIONAL MATCH (a:Account {tenantId: $tenantId, mode: $mode, externalId: $account})
 CALL {
   WITH a
   UNWIND $ids AS id
-  MATCH (i:Identifier {tenantId: $tenantId, mode: $mode, kind: id.kind, value: id.value})
+  OPTIONAL MATCH (i:Identifier {tenantId: $tenantId, mode: $mode, kind: id.kind, value: id.value})
   OPTIONAL MATCH (a)-[k:LINKED]->(i)
-  // This event adds one link to i unless its account already holds one.
-  WITH i, k, coalesce(i.accounts, 0) + coalesce(i.anonymous, 0) + CASE WHEN k IS NULL THEN 1 ELSE 0 END AS links
-  RETURN collect(CASE WHEN NOT i.hub AND links <= $hubThreshold THEN i END) AS linking,
-         count(CASE WHEN i.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
+  // This event adds one link to i unless its account already holds one; so does each pending
+  // link of another account that uses it.
+  WITH id, i, k, size([p IN $pending WHERE coalesce(p.account, '') <> coalesce($account, '') AND any(x IN p.ids WHERE x.kind = id.kind AND x.value = id.value)]) AS pendingUses
+  WITH id, i, k, pendingUses, coalesce(i.accounts, 0) + coalesce(i.anonymous, 0) + pendingUses + CASE WHEN k IS NULL THEN 1 ELSE 0 END AS links
+  WITH id, i, k, links,
+       CASE WHEN i IS NULL THEN coalesce(id.links, true) ELSE coalesce(i.linking, true) AND NOT i.hub END
+         AND links <= coalesce(id.hub, $hubThreshold) AS joins
+  RETURN collect(CASE WHEN joins THEN i END) AS linking,
+         collect(CASE WHEN joins THEN id.kind + ':' + id.value END) AS joinKeys,
+         collect(DISTINCT CASE WHEN joins AND links > 1 THEN id.kind END) AS sharedKinds,
+         count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
+}
+// The pending links this event joins: same account, or an identifier this event links through.
+WITH a, linking, sharedKinds, deviceSeen,
+     [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(x IN p.ids WHERE x.kind + ':' + x.value IN joinKeys)] AS near
+CALL {
+  WITH near
+  UNWIND near AS p
+  UNWIND p.ids AS x
+  MATCH (i:Identifier {tenantId: $tenantId, mode: $mode, kind: x.kind, value: x.value})
+  WHERE coalesce(i.linking, true) AND NOT i.hub
+  RETURN collect(DISTINCT i) AS nearIds
 }
 CALL {
-  WITH a, linking
-  UNWIND CASE WHEN a IS NULL THEN linking ELSE [a] + linking END AS m
-  MATCH (m)-[:IN]->(c:Cluster)
-  RETURN collect(DISTINCT c) AS clusters
+  WITH near
+  UNWIND near AS p
+  WITH DISTINCT p.account AS ext WHERE ext IS NOT NULL AND ext <> coalesce($account, '')
+  OPTIONAL MATCH (:Account {tenantId: $tenantId, mode: $mode, externalId: ext})-[:IN]->(bc:Cluster)
+  RETURN collect(DISTINCT bc) AS nearClusters, count(CASE WHEN bc IS NULL THEN 1 END) AS nearNew
 }
-WITH a, deviceSeen, clusters,
+CALL {
+  WITH a, linking, nearIds
+  UNWIND CASE WHEN a IS NULL THEN linking + nearIds ELSE [a] + linking + nearIds END AS m
+  MATCH (m)-[:IN]->(c:Cluster)
+  RETURN collect(DISTINCT c) AS memberClusters
+}
+// The kinds this account shares with other accounts through its own live links.
+CALL {
+  WITH a
+  OPTIONAL MATCH (a)-[k:LINKED]->(j:Identifier)
+  WHERE k.expiredAt IS NULL AND coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1
+  RETURN collect(DISTINCT j.kind) AS accountKinds
+}
+WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds,
+     memberClusters + [c IN nearClusters WHERE NOT c IN memberClusters] AS clusters,
      $account IS NOT NULL AND (a IS NULL OR NOT EXISTS { (a)-[:IN]->(:Cluster) }) AS newAccount
+WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, clusters, newAccount,
+     reduce(s = [], c IN clusters | s + [k IN coalesce(c.abuse, []) WHERE NOT k IN s]) AS abuseKeys
+CALL {
+  WITH a, linking, abuseKeys
+  UNWIND abuseKeys[0..5] AS key
+  MATCH (f:Feedback {tenantId: $tenantId, mode: $mode, key: key})-[:ON]->(x)
+  WHERE f.retractedAt IS NULL
+  // An event's mark is about its account, or (an event without one) the identifiers it used.
+  CALL {
+    WITH x
+    OPTIONAL MATCH (x:Event)-[:BY]->(xa:Account)
+    OPTIONAL MATCH (x:Event)-[:USED]->(xi:Identifier) WHERE xa IS NULL AND coalesce(xi.linking, true) AND NOT xi.hub
+    WITH x, xa, collect(xi) AS used
+    RETURN CASE WHEN x:Event THEN coalesce(xa, head(used)) ELSE x END AS target
+  }
+  WITH a, linking, f, target WHERE target IS NOT NULL
+  UNWIND CASE WHEN a IS NULL THEN linking ELSE [a] + linking END AS s
+  CALL {
+    WITH s, target
+    WITH s, target WHERE s = target
+    RETURN CASE WHEN s:Account THEN [] ELSE [s.kind] END AS via, 0 AS hops
+    UNION
+    WITH s, target
+    WITH s, target WHERE s <> target
+    MATCH p = shortestPath((s)-[:LINKED*..12]-(target))
+    WHERE all(r IN relationships(p) WHERE r.expiredAt IS NULL)
+      AND all(n IN nodes(p) WHERE n:Account OR (coalesce(n.linking, true) AND NOT n.hub))
+    RETURN [n IN nodes(p) WHERE n:Identifier | n.kind] AS via, length(p) AS hops
+  }
+  WITH f, via, hops ORDER BY hops, f.at
+  RETURN head(collect({via: via, at: f.at})) AS evidence
+}
 RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts > best.accounts THEN c ELSE best END).id AS clusterId,
-       reduce(n = 0, c IN clusters | n + c.accounts) + CASE WHEN newAccount THEN 1 ELSE 0 END AS accounts,
+       reduce(n = 0, c IN clusters | n + c.accounts) + CASE WHEN newAccount THEN 1 ELSE 0 END + nearNew AS accounts,
+       reduce(n = 0, c IN clusters | n + size([t IN coalesce(c.accountAt, []) WHERE t >= $recentSince])) + CASE WHEN newAccount THEN 1 ELSE 0 END + nearNew AS recentAccounts,
        any(c IN clusters WHERE c.confirmedAbuse) AS confirmedAbuse,
        any(c IN clusters WHERE c.falsePositive) AS falsePositive,
        reduce(n = 0, c IN clusters | n + c.chargebacks) AS chargebacks,
@@ -36,4 +111,6 @@ RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts 
        reduce(s = [], c IN clusters | s + [x IN c.suppressed WHERE NOT x IN s]) AS suppressed,
        reduce(s = [], c IN clusters | s + [j IN range(0, size(coalesce(c.cardAt, [])) - 1) WHERE c.cardAt[j] >= $since | {card: c.cardValue[j], country: c.cardCountry[j]}]) AS cards,
        coalesce(a.history, false) AS accountHistory,
-       deviceSeen
+       deviceSeen,
+       reduce(s = [], k IN sharedKinds + accountKinds | CASE WHEN k IN s THEN s ELSE s + k END) AS viaKinds,
+       evidence

@@ -26,8 +26,25 @@ export interface RulePolicy {
   minDays?: number;
 }
 
+// How one identifier kind links (docs/graph.md, "Link policy"); absent fields fall back to the
+// `default` section, then to linking for ever at GRAPH_HUB_THRESHOLD.
+export interface KindLinkRule {
+  links?: boolean;
+  hubThreshold?: number;
+  // null: links never expire.
+  expiryDays?: number | null;
+  exclude?: string[];
+}
+
+export interface GraphLinkPolicy {
+  default?: KindLinkRule;
+  kinds?: Record<string, KindLinkRule>;
+}
+
 export interface Policy {
   version: string;
+  // The identity graph's link policy; absent: every kind links, for ever, at the default hub threshold.
+  graph?: GraphLinkPolicy;
   // When an event hits both lists, the first named here decides (block, then allow by default).
   listPrecedence: readonly ListName[];
   rules: Record<string, RulePolicy>;
@@ -39,7 +56,8 @@ const on = (effect: Effect, types: EventType[] = ALL): Effects => Object.fromEnt
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 
-export const defaultPolicy: Policy = {
+// The default of 2026-11-22 (kept: stored events name it, and replay looks it up).
+export const defaultPolicy20261122: Policy = {
   version: '2026-11-22.1',
   listPrecedence: ['block', 'allow'],
   rules: {
@@ -72,5 +90,21 @@ export const defaultPolicy: Policy = {
     partial_enrichment: { effects: on('info') },
     // Test keys only; the fixture names its own effect (rules/test-fixture.ts).
     test_fixture: { effects: on('info') },
+  },
+};
+
+// The default since 2026-11-25 (issue 22, docs/graph-quality.md): the same rules, with
+// identity_cluster measuring how fast a cluster formed (accounts first seen in the last day)
+// instead of how large it ever grew, and a link policy: every kind links, as the contract
+// requires, with the hub thresholds and expiry the graph-quality bench chose.
+export const defaultPolicy: Policy = {
+  ...defaultPolicy20261122,
+  version: '2026-11-25.1',
+  graph: {
+    default: { links: true, expiryDays: 180 },
+  },
+  rules: {
+    ...defaultPolicy20261122.rules,
+    identity_cluster: { effects: { ...on('info'), signup: 'review', trial_start: 'review' }, minAccounts: 3, windowSeconds: DAY },
   },
 };

@@ -56,6 +56,13 @@ export interface ListHit {
 export interface GraphSignal {
   clusterId?: string;
   linkedAccounts: number;
+  // Of those, accounts first seen within identity_cluster's window (all, without a window).
+  recentAccounts?: number;
+  // The identifier kinds that link this account to the others.
+  viaKinds?: string[];
+  // With confirmed abuse: the identifier kinds on the shortest path to the marked subject ([]:
+  // this account is the subject) and when that mark was made (RFC 3339).
+  abuseEvidence?: { via: string[]; markedAt: string };
   daysSinceLastTrialStart?: number;
   confirmedAbuse: boolean;
   falsePositive: boolean;

@@ -4,10 +4,75 @@
 // transactions of its own, 5,000 nodes each (graph/delete-scope-batch), between the rows before
 // and after it. A batch of the graph writer carries its lane's fence (lane and epoch): every
 // transaction first passes the lane's fence node (writer/fence-lane) or writes nothing.
+// Clusters follow the evidence (docs/graph.md, "Splits"): the clusters an identifier left when it
+// became a hub are split in the same transaction as the links that made it one; a retraction
+// (graph/apply-retractions) recomputes its clusters' facts; a recluster recomputes a whole scope
+// under its link policy (graph/apply-link-policy, then recluster.ts) and records what changed.
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import { newId } from '../db/new-id.js';
 import type { CypherCatalog } from './cypher-catalog.js';
-import type { OutboxRow } from './graph-outbox-store.js';
+import type { GraphRecluster, GraphRetract, OutboxRow } from './graph-outbox-store.js';
+import type { GraphLink } from './identity-graph.js';
+import { recluster } from './recluster.js';
+
+type ScopedId = { tenantId: string; mode: string; id: string };
+
+// Recomputes clusters grouped by scope (a batch may hold several scopes of one lane).
+async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, split: ScopedId[], recompute: ScopedId[], at: number): Promise<void> {
+  const scopes = new Map<string, { scope: { tenantId: string; mode: string }; split: Set<string>; recompute: Set<string> }>();
+  const entry = (x: ScopedId) => {
+    const key = `${x.tenantId}\0${x.mode}`;
+    let e = scopes.get(key);
+    if (!e) scopes.set(key, (e = { scope: { tenantId: x.tenantId, mode: x.mode }, split: new Set(), recompute: new Set() }));
+    return e;
+  };
+  for (const x of split) entry(x).split.add(x.id);
+  for (const x of recompute) entry(x).recompute.add(x.id);
+  for (const e of scopes.values()) await recluster(tx, cypher, e.scope, [...e.split], at, [...e.recompute]);
+}
+
+// A whole scope under its link policy; the counts are recorded for `doorman graph recluster`.
+async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: GraphRecluster): Promise<void> {
+  const at = neo4j.int(r.at);
+  const int = (p: GraphRecluster['default']) => ({ ...p, hub: neo4j.int(p.hub), expiryMs: p.expiryMs === null ? null : neo4j.int(p.expiryMs) });
+  await tx.run(cypher.get('graph/apply-link-policy'), {
+    tenantId: r.tenantId, mode: r.mode, at, default: int(r.default),
+    kinds: Object.fromEntries(Object.entries(r.kinds).map(([k, v]) => [k, int(v)])),
+  });
+  const result = await recluster(tx, cypher, r, null, r.at);
+  await tx.run(cypher.get('graph/record-recluster'), {
+    tenantId: r.tenantId, mode: r.mode, id: r.id,
+    before: neo4j.int(result.clustersBefore), after: neo4j.int(result.clustersAfter), split: neo4j.int(result.split), merged: neo4j.int(result.merged),
+  });
+}
+
+// Links whose time ran out in one scope: marked expired, their clusters split (graph writer,
+// about every 30 s, for the scopes of its lanes).
+export async function expireLinks(graph: Driver, cypher: CypherCatalog, scope: { tenantId: string; mode: string }, at: number, timeoutMs: number, fence?: LaneFence): Promise<number> {
+  const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
+  try {
+    return await session.executeWrite(async (tx) => {
+      if (fence) await passFence(tx, cypher, fence);
+      const { records } = await tx.run(cypher.get('graph/expire-links'), { ...scope, at: neo4j.int(at) });
+      const ids = (records[0]?.get('clusters') ?? []) as string[];
+      if (ids.length > 0) await recluster(tx, cypher, scope, ids, at);
+      return Number(records[0]?.get('expired') ?? 0);
+    }, { timeout: timeoutMs });
+  } finally {
+    await session.close();
+  }
+}
+
+// The scopes with links due to expire (cheap when none are).
+export async function expiredScopes(graph: Driver, cypher: CypherCatalog, at: number): Promise<{ tenantId: string; mode: string }[]> {
+  const { records } = await graph.executeQuery(cypher.get('graph/expired-scopes'), { at: neo4j.int(at) }, { routing: neo4j.routing.READ });
+  return records.map((r) => ({ tenantId: r.get('tenantId') as string, mode: r.get('mode') as string }));
+}
+
+async function passFence(tx: ManagedTransaction, cypher: CypherCatalog, fence: LaneFence): Promise<void> {
+  const { records } = await tx.run(cypher.get('writer/fence-lane'), { lane: neo4j.int(fence.lane), epoch: neo4j.int(fence.epoch) });
+  if (records[0]?.get('passed') !== true) throw new StaleLaneError(fence, Number(records[0]?.get('fence') ?? Number.NaN));
+}
 
 function runsOfOneKind(rows: OutboxRow[]): OutboxRow[][] {
   const runs: OutboxRow[][] = [];
@@ -38,11 +103,9 @@ const SCOPE_DELETE_BATCH = 5000;
 
 export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number, fence?: LaneFence): Promise<void> {
   const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
+  // Thrown inside the work: the transaction rolls back, and executeWrite does not retry it.
   const fenced = async (tx: ManagedTransaction) => {
-    if (!fence) return;
-    const { records } = await tx.run(cypher.get('writer/fence-lane'), { lane: neo4j.int(fence.lane), epoch: neo4j.int(fence.epoch) });
-    // Thrown inside the work: the transaction rolls back, and executeWrite does not retry it.
-    if (records[0]?.get('passed') !== true) throw new StaleLaneError(fence, Number(records[0]?.get('fence') ?? Number.NaN));
+    if (fence) await passFence(tx, cypher, fence);
   };
   try {
     let from = 0;
@@ -74,7 +137,17 @@ async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRo
       if (run[0]!.kind === 'link') {
         // A cluster that a link creates gets a fresh id; a re-applied link finds its members
         // in a cluster already and creates none.
-        await tx.run(cypher.get('graph/apply-links'), { links: run.map((r) => ({ ...r.payload, clusterId: newId('clu') })) });
+        const links = run.map((r) => r.payload as GraphLink);
+        const { records } = await tx.run(cypher.get('graph/apply-links'), { links: links.map((l) => ({ ...l, clusterId: newId('clu') })) });
+        const split = (records[0]?.get('split') ?? []) as ScopedId[];
+        if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)));
+      } else if (run[0]!.kind === 'retract') {
+        const retractions = run.map((r) => r.payload as GraphRetract);
+        const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
+        const clusters = (records[0]?.get('clusters') ?? []) as ScopedId[];
+        if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)));
+      } else if (run[0]!.kind === 'recluster') {
+        for (const r of run) await reclusterScope(tx, cypher, r.payload as GraphRecluster);
       } else if (run[0]!.kind === 'mark') {
         await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
       } else if (run[0]!.kind === 'forget') {

@@ -5,6 +5,12 @@ import { emailIdentity } from '../signals/email/normalize-email.js';
 export interface GraphIdentifier {
   kind: string;
   value: string;
+  // The tenant's link policy for this kind (docs/graph.md, "Link policy"), set by graphLinkOf:
+  // false when the kind is off or the value excluded; the hub threshold; how long a link lasts
+  // unseen (ms, none: for ever). Absent on links queued before link policies: links, default hub.
+  links?: boolean;
+  hub?: number;
+  expiryMs?: number | null;
 }
 
 const RESERVED_KINDS = new Set(['email', 'device', 'card']);

@@ -41,11 +41,40 @@ export interface GraphScopeDelete {
   at: number;
 }
 
+// A mark taken back (`doorman feedback retract`): its clusters' facts are recomputed without it.
+export interface GraphRetract {
+  tenantId: string;
+  mode: string;
+  key: string;
+  at: number;
+}
+
+// One kind's link policy as the graph writer applies it (the tenant's policy `graph` section).
+export interface KindLinkPolicy {
+  links: boolean;
+  hub: number;
+  expiryMs: number | null;
+  exclude: string[];
+}
+
+// A scope's clusters recomputed from its links under the current link policy (`doorman graph
+// recluster`); `id` names the (:Recluster) record the command reads its counts from.
+export interface GraphRecluster {
+  tenantId: string;
+  mode: string;
+  at: number;
+  id: string;
+  default: KindLinkPolicy;
+  kinds: Record<string, KindLinkPolicy>;
+}
+
 export type GraphOp =
   | { kind: 'link'; payload: GraphLink }
   | { kind: 'mark'; payload: GraphMark }
   | { kind: 'forget'; payload: GraphForget }
-  | { kind: 'delete_scope'; payload: GraphScopeDelete };
+  | { kind: 'delete_scope'; payload: GraphScopeDelete }
+  | { kind: 'retract'; payload: GraphRetract }
+  | { kind: 'recluster'; payload: GraphRecluster };
 
 export type OutboxRow = { seq: string } & GraphOp;
 
@@ -53,16 +82,49 @@ export type OutboxRow = { seq: string } & GraphOp;
 // departure 2): inserted for each row of `source` (which returns the event's `id`) when the
 // payload parameter is not null. The caller names its parameters.
 export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; source: string }): string {
-  return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload)
-  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL`;
+  return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
+  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL`;
+}
+
+// What a link joins, as the outbox's `keys` (a GIN index finds the pending links a verdict
+// joins): 'account:<external id>' and '<kind>:<value>' of each identifier that links.
+function linkKeysSql(payload: string): string {
+  return `ARRAY(SELECT 'account:' || (${payload}->>'account') WHERE ${payload}->>'account' IS NOT NULL
+    UNION ALL SELECT (x->>'kind') || ':' || (x->>'value') FROM jsonb_array_elements(${payload}->'ids') x
+     WHERE coalesce((x->>'links')::boolean, true))`;
+}
+
+export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
+  return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
+}
+
+// A pending link as a verdict folds it into its read of the graph.
+export interface PendingLink {
+  account: string | null;
+  ids: { kind: string; value: string; links?: boolean }[];
+}
+
+// The links committed but not yet applied that share an account or an identifier with `keys`
+// (the newest 200): a verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
+export async function pendingLinksJoining(db: Queryable, scope: Scope, keys: string[]): Promise<PendingLink[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<{ account: string | null; ids: PendingLink['ids'] }>({
+    name: 'pending-links-joining',
+    text: `SELECT payload->>'account' AS account, payload->'ids' AS ids FROM graph_outbox
+            WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND failed_at IS NULL AND keys && $3::text[]
+            ORDER BY seq DESC LIMIT 200`,
+    values: [scope.tenantId, scope.mode, keys],
+  });
+  return rows;
 }
 
 // Inserts the ops in the order given (they are applied in that order: seq follows it).
 export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]): Promise<void> {
   if (ops.length === 0) return;
   await db.query(
-    `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload)
-     SELECT $1, $2, u.kind, u.event_id, u.payload FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
+    `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
+     SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ${linkKeysSql('u.payload')} END
+       FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
       ORDER BY u.n`,
     [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload))],
   );

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Driver } from 'neo4j-driver';
 import type { Config } from '../config.js';
 import type { CypherCatalog } from './cypher-catalog.js';
-import { applyGraphOps, isInvalidOp, StaleLaneError, type LaneFence } from './apply-graph-ops.js';
+import { applyGraphOps, expiredScopes, expireLinks, isInvalidOp, StaleLaneError, type LaneFence } from './apply-graph-ops.js';
 import { deleteApplied, lanesWithWork, markFailed, nextBatch, type OutboxRow } from './graph-outbox-store.js';
 import { LANES, OUTBOX_CHANNEL as CHANNEL, type GraphOutbox } from './graph-outbox.js';
 
@@ -37,6 +37,8 @@ export interface GraphWriterOptions {
   // Postgres ends the session after this long without a query from it (a stalled network),
   // which frees its lanes; the writer queries at least every acquireEveryMs.
   sessionIdleTimeoutMs?: number;
+  // How often links whose time ran out are looked for (and their clusters split).
+  expireEveryMs?: number;
 }
 
 export interface GraphWriterStats {
@@ -57,7 +59,11 @@ export interface GraphWriter {
 }
 
 // The outbox this process writes through, which wakes the writers registered with it.
-type WriterDeps = { config: Pick<Config, 'databaseUrl'>; graph: Driver; cypher: CypherCatalog; logger: Logger; graphOutbox: Pick<GraphOutbox, 'register'> };
+type WriterDeps = {
+  config: Pick<Config, 'databaseUrl'>; graph: Driver; cypher: CypherCatalog; logger: Logger; graphOutbox: Pick<GraphOutbox, 'register'>;
+  // Link expiry is measured against this clock (tests and the quality bench move it).
+  clock?: { now(): Date };
+};
 
 export function percentile(sorted: number[], p: number): number | undefined {
   if (sorted.length === 0) return undefined;
@@ -121,6 +127,9 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
   const retryAt = new Map<number, number>();
   const draining = new Map<number, Promise<void>>();
   const dirty = new Set<number>();
+  // Per lane: scopes with links due to expire, handled at the start of the lane's next drain.
+  const expiring = new Map<number, { tenantId: string; mode: string }[]>();
+  const now = () => (deps.clock ?? { now: () => new Date() }).now().getTime();
   const timers: NodeJS.Timeout[] = [];
   const stats = { applied: 0, failed: 0, lagMs: [] as number[] };
   let reported = 0;
@@ -259,7 +268,45 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     return true;
   }
 
+  // Expiry, in the lane's order: between batches, under the lane's fence.
+  async function expireDue(lane: number) {
+    const scopes = expiring.get(lane);
+    if (!scopes) return;
+    expiring.delete(lane);
+    const epoch = epochs.get(lane);
+    if (epoch === undefined) return;
+    for (const scope of scopes) {
+      try {
+        const expired = await expireLinks(deps.graph, deps.cypher, scope, now(), applyTimeoutMs, { lane, epoch });
+        if (expired > 0) log.info({ lane, tenant_id: scope.tenantId, mode: scope.mode, expired }, 'graph writer expired links and split their clusters');
+      } catch (err) {
+        log.warn({ lane, err: String(err).split('\n')[0] }, 'graph writer could not expire links; will retry');
+      }
+    }
+  }
+
+  async function findExpiring() {
+    const client = session;
+    if (stopping || !client || owned.size === 0) return;
+    try {
+      const scopes = await expiredScopes(deps.graph, deps.cypher, now());
+      if (scopes.length === 0) return;
+      const { rows } = await onSession(client, (c) => c.query<{ t: string; m: string; lane: number }>(
+        `SELECT t, m, hashtext(t || ':' || m) & 15 AS lane FROM unnest($1::text[], $2::text[]) AS s(t, m)`,
+        [scopes.map((x) => x.tenantId), scopes.map((x) => x.mode)],
+      ));
+      for (const r of rows) {
+        if (!owned.has(r.lane)) continue;
+        expiring.set(r.lane, [...(expiring.get(r.lane) ?? []), { tenantId: r.t, mode: r.m }]);
+        schedule(r.lane);
+      }
+    } catch (err) {
+      log.warn({ err: String(err).split('\n')[0] }, 'graph writer could not look for expired links');
+    }
+  }
+
   async function drain(lane: number) {
+    await expireDue(lane);
     while (!stopping && owned.has(lane) && session) {
       const client = session;
       const epoch = epochs.get(lane);
@@ -363,6 +410,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
         setInterval(() => void acquire(), acquireEveryMs),
         setInterval(() => void pollForWork(), options.idlePollMs ?? 500),
         setInterval(report, options.reportEveryMs ?? 30_000),
+        setInterval(() => void findExpiring(), options.expireEveryMs ?? 30_000),
       );
       for (const t of timers) t.unref();
     },

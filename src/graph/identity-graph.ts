@@ -2,9 +2,12 @@
 // cluster an event would join, and the link (plain data) that the graph writer applies after
 // the event is committed. The one builder of links: the verdict and PATCH both use it.
 import neo4j, { type Driver } from 'neo4j-driver';
+import type { GraphLinkPolicy } from '../engine/policy.js';
 import type { Scope } from '../scope.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import { eventIdentifiers, type GraphIdentifier } from './event-identifiers.js';
+import type { PendingLink } from './graph-outbox-store.js';
+import { kindLinkPolicy } from './link-policy.js';
 
 // What the graph gains from one event; stored in the outbox and applied verbatim.
 export interface GraphLink {
@@ -32,9 +35,13 @@ export interface LinkInput {
   identity?: Record<string, string>;
 }
 
-// Undefined when the event carries nothing that links (no account, no identifier).
-export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number): GraphLink | undefined {
-  const ids = eventIdentifiers({ email: input.email, deviceId: input.deviceId, card: input.card, identity: input.identity });
+// Undefined when the event carries nothing that links (no account, no identifier). Each
+// identifier carries what the tenant's link policy says of its kind and value.
+export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number, linkPolicy?: GraphLinkPolicy): GraphLink | undefined {
+  const ids = eventIdentifiers({ email: input.email, deviceId: input.deviceId, card: input.card, identity: input.identity }).map((id) => {
+    const p = kindLinkPolicy(linkPolicy, id.kind, hubThreshold);
+    return { ...id, links: p.links && !p.exclude.includes(id.value), hub: p.hub, expiryMs: p.expiryMs };
+  });
   if (!input.account && ids.length === 0) return undefined;
   return {
     tenantId: scope.tenantId, mode: scope.mode, eventId: input.eventId, eventType: input.eventType, at: input.at,
@@ -55,22 +62,40 @@ export interface ClusterFacts {
   cards: { card: string; country: string }[];
   accountHistory: boolean;
   deviceSeen: boolean;
+  // Accounts first seen since `recentSince` (this event's and pending ones included).
+  recentAccounts: number;
+  // The identifier kinds this account shares with other accounts.
+  viaKinds: string[];
+  // With confirmed abuse: the kinds on the shortest live path to a marked subject, and the mark's
+  // time (epoch ms); null when no path is in the graph yet (the link is still pending).
+  evidence: { via: string[]; at: number } | null;
 }
 
 const DAY_MS = 86_400_000;
 
 // Read-only: a READ session takes no write locks (and a routing driver sends it to a reader).
-export async function readClusterFacts(graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number): Promise<ClusterFacts> {
+// `pending`: the links committed before this read began and not yet applied that this event
+// joins (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first seen at or after
+// it count as recent (identity_cluster's window).
+export async function readClusterFacts(
+  graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number,
+  fresh: { pending?: PendingLink[]; recentSince?: number } = {},
+): Promise<ClusterFacts> {
   const session = graph.session({ defaultAccessMode: neo4j.session.READ });
   try {
     const result = await session.run(
       cypher.get('graph/read-cluster'),
-      { tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids, hubThreshold: link.hubThreshold, since: link.at - DAY_MS },
+      {
+        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids, hubThreshold: link.hubThreshold,
+        since: link.at - DAY_MS, recentSince: fresh.recentSince ?? 0, pending: fresh.pending ?? [],
+      },
       { timeout: timeoutMs },
     );
     const record = result.records[0];
     if (!record) throw new Error('read-cluster returned no row');
-    return record.toObject() as ClusterFacts;
+    const facts = record.toObject() as ClusterFacts;
+    const evidence = facts.evidence as { via: string[]; at: unknown } | null;
+    return { ...facts, evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null };
   } finally {
     await session.close();
   }

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
 import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
+import { linkKeys, pendingLinksJoining } from '../graph/graph-outbox-store.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
 import { matchLists } from '../lists/list-store.js';
@@ -41,6 +42,9 @@ function graphSignal(facts: ClusterFacts, nowMs: number, card?: string, country?
   const signal: GraphSignal = {
     ...(facts.clusterId && { clusterId: facts.clusterId }),
     linkedAccounts: facts.accounts,
+    recentAccounts: facts.recentAccounts,
+    viaKinds: facts.viaKinds,
+    ...(facts.evidence && { abuseEvidence: { via: facts.evidence.via, markedAt: new Date(facts.evidence.at).toISOString() } }),
     confirmedAbuse: facts.confirmedAbuse,
     falsePositive: facts.falsePositive,
     chargebacks: facts.chargebacks,
@@ -76,6 +80,15 @@ function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: Miss
   if (mxError) missing.push({ source: 'dns', reason: mxError });
   if (domainAgeError) missing.push({ source: 'rdap', reason: domainAgeError });
   return { signal, missing };
+}
+
+// The graph as of this verdict's start (docs/graph.md, "Fresh reads"): the links committed and
+// still waiting in the outbox that this event joins are read first and folded into the graph read.
+async function readFreshClusterFacts(deps: VerdictDeps, scope: Scope, link: GraphLink, policy: Policy, now: Date): Promise<ClusterFacts> {
+  const pending = await pendingLinksJoining(deps.db, scope, linkKeys(link));
+  const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
+  const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
+  return readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince });
 }
 
 export async function collectSignals(
@@ -114,7 +127,7 @@ export async function collectSignals(
   const link = graphLinkOf(scope, {
     eventId, eventType: req.event_type, at: now.getTime(), account: req.external_user_id, email: req.email, deviceId,
     card: payment?.cardFingerprint, cardCountry: payment?.country, identity: req.identity,
-  }, deps.config.hubThreshold);
+  }, deps.config.hubThreshold, policy.graph);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
   const [lists, velocity, graph] = await Promise.all([
     collect('lists', matchLists(deps.db, scope, listCandidates({
@@ -126,7 +139,7 @@ export async function collectSignals(
       externalUserId: req.external_user_id,
     }))),
     counting ? collect('velocity', counting) : undefined,
-    link ? collect('graph', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs)) : undefined,
+    link ? collect('graph', readFreshClusterFacts(deps, scope, link, policy, now)) : undefined,
   ]);
   const velocitySignal = velocity ? note('velocity', velocity)?.signal : undefined;
   const facts = graph ? note('graph', graph) : undefined;

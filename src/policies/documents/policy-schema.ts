@@ -37,7 +37,7 @@ export const RULE_PARAMETERS: Record<string, { required: readonly ParameterName[
   velocity_distinct_cards: CLUSTER_24H,
   velocity_card_countries: CLUSTER_24H,
   ato_account_device_burst: { required: ['over', 'window_seconds'] },
-  identity_cluster: { required: ['min_accounts'] },
+  identity_cluster: { required: ['min_accounts'], optional: ['window_seconds'] },
   young_domain: { required: ['under_days'] },
   cluster_trusted: { required: ['min_days'] },
 };
@@ -64,6 +64,40 @@ function ruleSchema(code: string): Record<string, unknown> {
 
 const codes = defaultRules.map((r) => r.code);
 
+// One identifier kind's link policy (docs/graph.md, "Link policy"); every field optional, falling
+// back to the `default` section, then to linking for ever at GRAPH_HUB_THRESHOLD.
+const kindLinkRule = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    links: { type: 'boolean', description: 'false: identifiers of this kind are recorded but never link accounts' },
+    hub_threshold: int(2, 1_000_000, 'an identifier used by more accounts (and events without one) than this is a hub and links nothing'),
+    expiry_days: {
+      type: ['integer', 'null'], minimum: 1, maximum: 3650,
+      description: 'a link not seen again for this many days stops linking (null: never)',
+    },
+    exclude: {
+      type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 512 },
+      description: 'values that never link (placeholders, the tenant\'s own test card)',
+    },
+  },
+} as const;
+
+const graphSection = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'the identity graph\'s link policy; a change takes effect through `doorman graph recluster`',
+  properties: {
+    default: kindLinkRule,
+    kinds: {
+      type: 'object', maxProperties: 200,
+      propertyNames: { minLength: 1, maxLength: 64 },
+      additionalProperties: kindLinkRule,
+      description: 'per identifier kind (email, device, card, or an identity key as sent, lower-cased)',
+    },
+  },
+} as const;
+
 export const policySchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'doorman-policy-1',
@@ -82,6 +116,7 @@ export const policySchema = {
       type: 'array', items: { enum: ['block', 'allow'] }, minItems: 2, maxItems: 2, uniqueItems: true,
       description: 'when an event hits both lists, the first list named here decides',
     },
+    graph: graphSection,
     rules: {
       type: 'object',
       additionalProperties: false,
