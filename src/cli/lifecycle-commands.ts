@@ -10,8 +10,10 @@ import { applyRetention } from '../lifecycle/apply-retention.js';
 import { erasePerson, type Subject } from '../lifecycle/erase-person.js';
 import { rebuildGraph } from '../lifecycle/rebuild-graph.js';
 import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
+import { addGraphCommands } from './graph-feedback-commands.js';
 
-export function addLifecycleCommands(program: Command, { print, withDeps }: CliKit): void {
+export function addLifecycleCommands(program: Command, kit: CliKit): void {
+  const { print, withDeps } = kit;
   scoped(program.command('erase').description("erase a person's personal data in Postgres, Neo4j and Redis (GDPR Art. 17)"))
     .option('--external-user-id <id>', 'the person, by your user id')
     .option('--email <email>', 'the person, by email')
@@ -37,7 +39,9 @@ export function addLifecycleCommands(program: Command, { print, withDeps }: CliK
       );
     }));
 
-  scoped(program.command('graph').description('the identity graph').command('rebuild').description("empty the scope's graph and replay its stored events, feedback and resolutions into it"))
+  const graph = program.command('graph').description('the identity graph');
+  addGraphCommands(graph, kit);
+  scoped(graph.command('rebuild').description("empty the scope's graph and replay its stored events, feedback and resolutions into it"))
     .action(withDeps(async (deps: Deps, opts: ScopeOptions) => {
       const scope = await scopeOf(deps, opts);
       await deps.graphWriter.start();

@@ -17,6 +17,7 @@ import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
 import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 import { addLifecycleCommands } from './lifecycle-commands.js';
+import { addFeedbackCommands } from './graph-feedback-commands.js';
 import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
@@ -175,6 +176,7 @@ const kit: CliKit = { withDeps, print, isJson };
 addReviewAndWebhookCommands(program, kit);
 addAnalystCommands(program, kit);
 addLifecycleCommands(program, kit);
+addFeedbackCommands(program, kit);
 program
   .command('device')
   .description('device tokens')

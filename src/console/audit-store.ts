@@ -15,11 +15,11 @@ export interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-// Who acted, in which tenant and mode.
+// Who acted, in which tenant and mode: an analyst, or an operator at the CLI (no analyst id).
 export interface Actor {
   tenantId: string;
   mode: Scope['mode'];
-  analystId: string;
+  analystId: string | null;
   analystEmail: string;
 }
 

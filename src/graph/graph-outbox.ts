@@ -11,7 +11,7 @@ import type { Scope } from '../scope.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import {
   deletePendingLinks, deletePendingMarks, insertGraphOps,
-  type GraphForget, type GraphMark, type GraphOp, type MarkOutcome,
+  type GraphForget, type GraphMark, type GraphOp, type GraphRecluster, type MarkOutcome,
 } from './graph-outbox-store.js';
 import type { GraphLink } from './identity-graph.js';
 
@@ -30,6 +30,10 @@ export interface GraphOutbox {
   // The link a write-once user binding adds (PATCH /v1/events/{id}): the account joins the event's cluster.
   accountLink(db: Queryable, scope: Scope, link: GraphLink): Promise<void>;
   mark(db: Queryable, scope: Scope, mark: GraphMark): Promise<void>;
+  // Takes a mark back (by its key): its clusters' facts are recomputed without it.
+  retract(db: Queryable, scope: Scope, key: string, at: Date): Promise<void>;
+  // Recomputes the scope's clusters under its link policy (`doorman graph recluster`).
+  recluster(db: Queryable, scope: Scope, r: Omit<GraphRecluster, 'tenantId' | 'mode'>): Promise<void>;
   forget(db: Queryable, scope: Scope, forget: Omit<GraphForget, 'tenantId' | 'mode'>): Promise<void>;
   // Empties the scope's graph, in its lane's order (so before any row queued after it).
   deleteScope(db: Queryable, scope: Scope, at: Date): Promise<void>;
@@ -65,6 +69,8 @@ export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
     link: (db, scope, link) => insert(db, scope, [{ kind: 'link', payload: link }]),
     accountLink: (db, scope, link) => insert(db, scope, [{ kind: 'link', payload: link }]),
     mark: (db, scope, mark) => insert(db, scope, [{ kind: 'mark', payload: mark }]),
+    retract: (db, scope, key, at) => insert(db, scope, [{ kind: 'retract', payload: { tenantId: scope.tenantId, mode: scope.mode, key, at: at.getTime() } }]),
+    recluster: (db, scope, r) => insert(db, scope, [{ kind: 'recluster', payload: { tenantId: scope.tenantId, mode: scope.mode, ...r } }]),
     forget: (db, scope, forget) => insert(db, scope, [{ kind: 'forget', payload: { tenantId: scope.tenantId, mode: scope.mode, ...forget } }]),
     deleteScope: (db, scope, at) => insert(db, scope, [{ kind: 'delete_scope', payload: { tenantId: scope.tenantId, mode: scope.mode, at: at.getTime() } }]),
     history: insert,
@@ -81,6 +87,9 @@ export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
 }
 
 export type SubjectKind = 'event_id' | 'external_user_id' | 'email';
+
+// The key of a feedback outcome's mark: one per (subject, outcome), as the feedback table's rows.
+export const feedbackMarkKey = (kind: SubjectKind, value: string, outcome: MarkOutcome): string => `feedback:${kind}:${value}:${outcome}`;
 const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
 
 // The one mark builder. A feedback outcome is keyed by its subject and outcome (posted twice, it
@@ -97,7 +106,7 @@ export function markOf(scope: Scope, m: {
   const { kind, value } = m.subject;
   return {
     tenantId: scope.tenantId, mode: scope.mode, at: m.at.getTime(),
-    key: m.source === 'review' ? `review:${value}` : `feedback:${kind}:${value}:${m.outcome}`,
+    key: m.source === 'review' ? `review:${value}` : feedbackMarkKey(kind, value, m.outcome),
     anchorKind: ANCHOR[kind], anchorValue: kind === 'email' ? (emailIdentity(value) ?? value) : value,
     outcome: m.outcome,
     codes: m.outcome === 'false_positive' ? [...new Set(m.codes)].filter((c) => !NEVER_SUPPRESSED.has(c)) : [],

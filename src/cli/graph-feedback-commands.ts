@@ -1,0 +1,59 @@
+// `doorman graph recluster|explain` and `doorman feedback list|retract` (README, "The ops CLI";
+// docs/graph.md). CLI code only: the work is in src/lifecycle/, src/graph/ and src/feedback/.
+// recluster starts a graph writer of its own while it waits, so it completes with no server
+// running; with servers running, whichever process owns the scope's lane applies it.
+import type { Command } from 'commander';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { explainCluster } from '../graph/explain-cluster.js';
+import { reclusterGraph } from '../lifecycle/recluster-graph.js';
+import { listFeedback } from '../feedback/feedback-store.js';
+import { retractFeedback } from '../feedback/retract-feedback.js';
+import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
+
+// Operators act from the CLI: the audit log names them so.
+export const CLI_ACTOR = 'operator (doorman CLI)';
+
+export function addGraphCommands(graph: Command, { print, withDeps }: CliKit): void {
+  scoped(graph.command('recluster').description("recompute the scope's clusters from its links under the tenant's link policy"))
+    .action(withDeps(async (deps: Deps, opts: ScopeOptions) => {
+      const scope = await scopeOf(deps, opts);
+      await deps.graphWriter.start();
+      const r = await reclusterGraph(deps, scope);
+      print({ ok: true, clusters_before: r.clustersBefore, clusters_after: r.clustersAfter, split: r.split, merged: r.merged },
+        `Reclustered ${opts.tenant} (${opts.mode}): ${r.clustersBefore} clusters before, ${r.clustersAfter} after; ${r.split} split, ${r.merged} merged.`);
+    }));
+
+  scoped(graph.command('explain <event_id>').description("the event's cluster and the evidence path of every mark on it"))
+    .action(withDeps(async (deps: Deps, eventId: string, opts: ScopeOptions) => {
+      const scope = await scopeOf(deps, opts);
+      const x = await explainCluster(deps, scope, eventId);
+      const lines = x.marks.map((m) => `  ${m.outcome} on ${m.subject_kind} at ${m.marked_at}, via ${m.via === null ? '(no live path)' : m.via.length ? m.via.join(' > ') : '(the account itself)'}${m.feedback_id ? ` [${m.feedback_id}]` : ''}`);
+      print(x, x.cluster ? [`Event ${eventId}: cluster ${x.cluster.id} (${x.cluster.accounts} accounts), ${x.marks.length} mark(s)`, ...lines].join('\n') : `Event ${eventId} is in no cluster.`);
+    }));
+}
+
+export function addFeedbackCommands(program: Command, { print, withDeps }: CliKit): void {
+  const feedback = program.command('feedback').description('reported outcomes (POST /v1/feedback) and their marks on the graph');
+  scoped(feedback.command('list').description('recorded feedback, newest first (at most 100)'))
+    .option('--external-user-id <id>', 'about this account')
+    .option('--email <email>', 'about this email')
+    .option('--event-id <id>', 'about this event')
+    .action(withDeps(async (deps: Deps, opts: ScopeOptions & { externalUserId?: string; email?: string; eventId?: string }) => {
+      if ([opts.externalUserId, opts.email, opts.eventId].filter((x) => x !== undefined).length > 1) {
+        throw AppError.invalid([{ path: 'subject', message: 'give at most one of --external-user-id, --email and --event-id' }]);
+      }
+      const scope = await scopeOf(deps, opts);
+      const rows = await listFeedback(deps.db, scope, opts);
+      print({ feedback: rows.map(({ retract_note: _n, note: _note, ...r }) => r) },
+        rows.length === 0 ? 'No feedback.' : rows.map((r) => `${r.feedback_id}  ${r.created_at}  ${r.outcome}  ${r.subject.kind}=${r.subject.value}${r.retracted_at ? `  (retracted ${r.retracted_at})` : ''}`).join('\n'));
+    }));
+  scoped(feedback.command('retract <feedback_id>').description('take a mark back; later verdicts no longer carry its reasons'))
+    .requiredOption('--note <text>', 'why (recorded in the audit log)')
+    .action(withDeps(async (deps: Deps, feedbackId: string, opts: ScopeOptions & { note: string }) => {
+      if (opts.note.trim() === '' || opts.note.length > 2000) throw AppError.invalid([{ path: 'note', message: 'must be 1 to 2000 characters' }]);
+      const scope = await scopeOf(deps, opts);
+      await retractFeedback(deps, scope, { feedbackId, note: opts.note, actor: { ...scope, analystId: null, analystEmail: CLI_ACTOR } });
+      print({ ok: true }, `Retracted ${feedbackId}; the graph writer applies it in order with the scope's other marks.`);
+    }));
+}
