@@ -7,6 +7,7 @@
 ALTER TABLE feedback ADD COLUMN id text;
 UPDATE feedback SET id = 'fbk_' || replace(gen_random_uuid()::text, '-', '') WHERE id IS NULL;
 ALTER TABLE feedback ALTER COLUMN id SET NOT NULL;
+ALTER TABLE feedback ALTER COLUMN id SET DEFAULT 'fbk_' || replace(gen_random_uuid()::text, '-', '');
 ALTER TABLE feedback ADD CONSTRAINT feedback_id_key UNIQUE (id);
 ALTER TABLE feedback ADD COLUMN retracted_at timestamptz;
 ALTER TABLE feedback ADD COLUMN retracted_by text;

@@ -74,7 +74,7 @@ describe('doorman CLI', function () {
 
   it('treats an unknown tenant alike in every scoped command: one line, not_found, non-zero exit', async () => {
     for (const args of [
-      ['policy', 'history'], ['policy', 'show'], ['policy', 'replay', '--all'], ['policy', 'shadow', 'clear'], ['policy', 'backtest-result', 'bkt_x'], ['review', 'list'], ['webhook', 'show'], ['graph', 'rebuild'],
+      ['policy', 'history'], ['policy', 'show'], ['policy', 'replay', '--all'], ['policy', 'shadow', 'clear'], ['policy', 'backtest-result', 'bkt_x'], ['review', 'list'], ['webhook', 'show'], ['graph', 'rebuild'], ['graph', 'recluster'], ['graph', 'explain', 'evt_x'], ['feedback', 'list'], ['feedback', 'retract', 'fbk_x', '--note', 'n'],
     ]) {
       const { stdout, stderr, code } = await doorman('--json', ...args, '--tenant', 'ten_nope', '--mode', 'live');
       expect(code, args.join(' ')).to.not.equal(0);

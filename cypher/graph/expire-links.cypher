@@ -5,16 +5,18 @@
 // set again when it is seen again), so the relationship index holds only links still to expire.
 // Parameters: $tenantId, $mode, $at (epoch ms). Returns one row: expired, clusters (ids).
 CALL {
-  MATCH (a:Account)-[k:LINKED]->(i:Identifier)
-  WHERE k.expiresAt <= $at AND a.tenantId = $tenantId AND a.mode = $mode
+  MATCH (a:Account {tenantId: $tenantId, mode: $mode})-[k:LINKED]->(i:Identifier)
+  USING INDEX k:LINKED(expiresAt)
+  WHERE k.expiresAt <= $at
   SET k.expiresAt = null, k.expiredAt = $at
   WITH a
   OPTIONAL MATCH (a)-[:IN]->(c:Cluster)
   RETURN count(*) AS links, collect(DISTINCT c.id) AS linkClusters
 }
 CALL {
-  MATCH (e:Event)-[u:USED]->(i:Identifier)
-  WHERE u.expiresAt <= $at AND e.tenantId = $tenantId AND e.mode = $mode
+  MATCH (e:Event {tenantId: $tenantId, mode: $mode})-[u:USED]->(i:Identifier)
+  USING INDEX u:USED(expiresAt)
+  WHERE u.expiresAt <= $at
   SET u.expiresAt = null, u.expiredAt = $at
   WITH i
   OPTIONAL MATCH (i)-[:IN]->(c:Cluster)

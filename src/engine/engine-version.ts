@@ -2,6 +2,6 @@
 // knows what judged. Bump it (<YYYY-MM-DD>.<n>) whenever a change to src/engine/ could change a
 // decision or a reason's detail; test/policies/engine-version.test.ts notices a change made
 // without a bump (it fingerprints the engine's code, comments and layout aside).
-export const ENGINE_VERSION = '2026-11-23.2';
+export const ENGINE_VERSION = '2026-11-25.1';
 // Stryker disable next-line StringLiteral: a record of the code, checked outside the engine's tests.
-export const ENGINE_FINGERPRINT = '7c1fb2cb3609d285';
+export const ENGINE_FINGERPRINT = '61cdae6ee2bd99de';

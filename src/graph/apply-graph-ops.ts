@@ -65,7 +65,7 @@ export async function expireLinks(graph: Driver, cypher: CypherCatalog, scope: {
 
 // The scopes with links due to expire (cheap when none are).
 export async function expiredScopes(graph: Driver, cypher: CypherCatalog, at: number): Promise<{ tenantId: string; mode: string }[]> {
-  const { records } = await graph.executeQuery(cypher.get('graph/expired-scopes'), { at: neo4j.int(at) }, { routing: neo4j.routing.READ });
+  const { records } = await graph.executeQuery(cypher.get('writer/expired-scopes'), { at: neo4j.int(at) }, { routing: neo4j.routing.READ });
   return records.map((r) => ({ tenantId: r.get('tenantId') as string, mode: r.get('mode') as string }));
 }
 

@@ -5,7 +5,8 @@
 // (CONVENTIONS.md rule 13); other rooms go through graph-outbox.ts.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { GraphLink } from './identity-graph.js';
+import type { GraphLink, PendingLink } from './identity-graph.js';
+import type { KindLinkPolicy } from './link-policy.js';
 
 export type MarkOutcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
 
@@ -49,14 +50,6 @@ export interface GraphRetract {
   at: number;
 }
 
-// One kind's link policy as the graph writer applies it (the tenant's policy `graph` section).
-export interface KindLinkPolicy {
-  links: boolean;
-  hub: number;
-  expiryMs: number | null;
-  exclude: string[];
-}
-
 // A scope's clusters recomputed from its links under the current link policy (`doorman graph
 // recluster`); `id` names the (:Recluster) record the command reads its counts from.
 export interface GraphRecluster {
@@ -96,12 +89,6 @@ function linkKeysSql(payload: string): string {
 
 export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
   return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
-}
-
-// A pending link as a verdict folds it into its read of the graph.
-export interface PendingLink {
-  account: string | null;
-  ids: { kind: string; value: string; links?: boolean }[];
 }
 
 // The links committed but not yet applied that share an account or an identifier with `keys`

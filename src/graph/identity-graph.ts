@@ -6,7 +6,6 @@ import type { GraphLinkPolicy } from '../engine/policy.js';
 import type { Scope } from '../scope.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import { eventIdentifiers, type GraphIdentifier } from './event-identifiers.js';
-import type { PendingLink } from './graph-outbox-store.js';
 import { kindLinkPolicy } from './link-policy.js';
 
 // What the graph gains from one event; stored in the outbox and applied verbatim.
@@ -47,6 +46,12 @@ export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number
     tenantId: scope.tenantId, mode: scope.mode, eventId: input.eventId, eventType: input.eventType, at: input.at,
     account: input.account ?? null, ids, card: input.card ?? null, cardCountry: input.cardCountry ?? null, hubThreshold,
   };
+}
+
+// A link committed and not yet applied, as a verdict folds it into its read of the graph.
+export interface PendingLink {
+  account: string | null;
+  ids: { kind: string; value: string; links?: boolean }[];
 }
 
 // The combined facts of the clusters the event touches, as if merged, before this event.

@@ -5,9 +5,16 @@
 // decided here, once, for the verdict and for `doorman graph recluster` alike.
 import type { GraphLinkPolicy, KindLinkRule } from '../engine/policy.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
-import type { KindLinkPolicy } from './graph-outbox-store.js';
 
 const DAY_MS = 86_400_000;
+
+// One kind's link policy as links and the graph writer carry it.
+export interface KindLinkPolicy {
+  links: boolean;
+  hub: number;
+  expiryMs: number | null;
+  exclude: string[];
+}
 
 export function kindLinkPolicy(policy: GraphLinkPolicy | undefined, kind: string, hubThreshold: number): KindLinkPolicy {
   const base: KindLinkRule = policy?.default ?? {};

@@ -19,7 +19,10 @@ const markOfOutcome = (scope: Scope, o: StoredOutcome): GraphOp => ({
   payload: markOf(scope, { source: o.kind === 'resolution' ? 'review' : 'feedback', subject: { kind: o.subjectKind, value: o.value }, outcome: o.outcome, at: o.at, codes: o.codes }),
 });
 
-export async function rebuildGraph(deps: Pick<Deps, 'db' | 'config' | 'clock' | 'graphOutbox'>, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
+export async function rebuildGraph(deps: Pick<Deps, 'db' | 'config' | 'clock' | 'graphOutbox' | 'policies'>, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
+  // The links are rebuilt under the scope's link policy in force (a recluster is not needed after).
+  await deps.policies.refresh(scope);
+  const linkPolicy = deps.policies.forScope(scope).graph;
   await deps.graphOutbox.deleteScope(deps.db, scope, deps.clock.now());
   const outcomes = await storedOutcomes(deps.db, scope);
   let next = 0;
@@ -35,7 +38,7 @@ export async function rebuildGraph(deps: Pick<Deps, 'db' | 'config' | 'clock' | 
       const link = graphLinkOf(scope, {
         eventId: e.id, eventType: e.eventType, at: e.createdAt.getTime(), account: e.externalUserId ?? undefined, email: e.request.email,
         deviceId: e.deviceId ?? undefined, card, cardCountry: card ? e.request.payment?.card_country : undefined, identity: e.request.identity,
-      }, deps.config.hubThreshold);
+      }, deps.config.hubThreshold, linkPolicy);
       if (link) {
         ops.push({ kind: 'link', payload: link });
         events += 1;

@@ -193,7 +193,7 @@ describe('engine: which rules run', () => {
 describe('engine: the decision', () => {
   it('names the policy and the engine that judged', () => {
     const d = run({});
-    expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: '2026-11-22.1', engineVersion: d.engineVersion });
+    expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: '2026-11-25.1', engineVersion: d.engineVersion });
     expect(d.engineVersion).to.match(/^\d{4}-\d{2}-\d{2}\.\d+$/);
     expect(run({}, { ...defaultPolicy, version: '2030-01-01.7' }).policyVersion).to.equal('2030-01-01.7');
   });

@@ -76,16 +76,24 @@ const ROWS: Row[] = [
   { name: 'a domain 30 days old', signals: { email: email({ domainAgeDays: 30 }) }, verdict: 'allow', code: 'young_domain' },
   { name: 'a domain 31 days old', signals: { email: email({ domainAgeDays: 31 }) }, verdict: 'allow', code: 'young_domain' },
   { name: 'a domain of unknown age', signals: { email: email({}) }, verdict: 'allow', code: 'young_domain' },
-  // identity_cluster: informational from 2 accounts, review on signup at 3.
+  // identity_cluster: informational from 2 accounts, review on signup at 3 first seen within a day.
   { name: 'a cluster of 1 account', signals: { graph: graph({ linkedAccounts: 1 }) }, verdict: 'allow', code: 'identity_cluster' },
-  { name: 'a cluster of 2 accounts', signals: { graph: graph({ linkedAccounts: 2 }) }, verdict: 'allow', code: 'identity_cluster', detail: { linked_accounts: 2, count: 2, threshold: 3 } },
+  { name: 'a cluster of 2 accounts', signals: { graph: graph({ linkedAccounts: 2 }) }, verdict: 'allow', code: 'identity_cluster', detail: { linked_accounts: 2, count: 2, threshold: 3, window_seconds: 86_400 } },
   {
     name: 'a cluster of 3 accounts', signals: { graph: graph({ linkedAccounts: 3 }) }, verdict: 'review', code: 'identity_cluster',
-    detail: { linked_accounts: 3, count: 3, threshold: 3, rule: 'identity_cluster.min_accounts' },
+    detail: { linked_accounts: 3, count: 3, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
   },
   {
     name: 'a cluster of 4 accounts', signals: { graph: graph({ linkedAccounts: 4 }) }, verdict: 'review', code: 'identity_cluster',
-    detail: { linked_accounts: 4, count: 4, threshold: 3, rule: 'identity_cluster.min_accounts' },
+    detail: { linked_accounts: 4, count: 4, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
+  },
+  {
+    name: 'a cluster of 9 accounts, 2 first seen within the day', signals: { graph: graph({ linkedAccounts: 9, recentAccounts: 2, viaKinds: ['phone', 'wifi'] }) }, verdict: 'allow', code: 'identity_cluster',
+    detail: { linked_accounts: 9, count: 2, threshold: 3, window_seconds: 86_400, via_kinds: 'phone,wifi' },
+  },
+  {
+    name: 'a cluster of 9 accounts, 3 first seen within the day', signals: { graph: graph({ linkedAccounts: 9, recentAccounts: 3 }) }, verdict: 'review', code: 'identity_cluster',
+    detail: { linked_accounts: 9, count: 3, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
   },
   // cluster_trusted: a conversion at least 30 days ago.
   { name: 'converted 29 days ago', signals: { graph: graph({ daysSinceConversion: 29 }) }, verdict: 'allow', code: 'cluster_trusted' },

@@ -247,7 +247,7 @@ describe('clusters follow the evidence', function () {
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
       expect(await partition(h.deps, h.tenant.tenantId)).to.have.length(1);
       await withPolicy(h, { kinds: { hotspot: { links: false } } });
-      await h.deps.graphWriter.start();
+      // Applied by the suite's graph writer, which owns the lanes (the CLI starts one of its own).
       const r = await reclusterGraph(h.deps, scope);
       expect(r).to.deep.equal({ clustersBefore: 1, clustersAfter: 8, split: 1, merged: 0 });
       partitions.push(await partition(h.deps, h.tenant.tenantId));

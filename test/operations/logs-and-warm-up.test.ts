@@ -44,7 +44,7 @@ describe('warm-up and log levels', function () {
       try {
         const pages = await session.executeRead(async (tx) => {
           await tx.run(deps.cypher.get('graph/read-cluster'), {
-            tenantId: '__warmup__', mode: 'test', account: 'warmup', ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }], hubThreshold: 25, since: 0,
+            tenantId: '__warmup__', mode: 'test', account: 'warmup', ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }], hubThreshold: 25, since: 0, recentSince: 0, pending: [],
           });
           await tx.run(deps.cypher.get('warm-up/index-scans'));
           const own = await tx.run('SHOW TRANSACTIONS YIELD currentQuery, pageHits, pageFaults WHERE currentQuery STARTS WITH "SHOW TRANSACTIONS" RETURN pageHits, pageFaults');

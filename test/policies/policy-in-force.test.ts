@@ -22,7 +22,7 @@ describe('the policy in force on the verdict path', function () {
         method: 'POST', headers: { ...bearer(h.tenant.keys.sk_test), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
       }).then((r) => r.json() as Promise<{ verdict: string; policy_version: string; reasons: { code: string; detail?: Record<string, unknown> }[] }>);
       const before = await post(aSignup({ ip: '100.64.70.1' }));
-      expect(before.policy_version).to.equal('2026-11-22.1');
+      expect(before.policy_version).to.equal('2026-11-25.1');
       // Stricter: the 2nd signup from an ip in 10 minutes is reviewed.
       const version = await publishPolicy(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, {
         document: aDocument({ velocity_ip_signups: { over: 1, window_seconds: 600 } }), note: 'tighter',
@@ -39,7 +39,7 @@ describe('the policy in force on the verdict path', function () {
       const live = await fetch(`http://127.0.0.1:${server.port}/v1/verdict`, {
         method: 'POST', headers: { ...bearer(h.tenant.keys.sk_live), 'Content-Type': 'application/json' }, body: JSON.stringify(aSignup()),
       }).then((r) => r.json() as Promise<{ policy_version: string }>);
-      expect(live.policy_version).to.equal('2026-11-22.1');
+      expect(live.policy_version).to.equal('2026-11-25.1');
     } finally {
       await server.stop();
     }

@@ -74,7 +74,7 @@ describe('reviews and the review.resolved webhook', function () {
     expect(JSON.parse(delivery!.body)).to.deep.equal({
       type: 'review.resolved', event_id: eventId, resolution: 'denied', final_verdict: 'block',
       resolved_at: resolved.resolvedAt.toISOString(), external_user_id: 'bad_actor', email: 'bad@shop-mail.com',
-      delivery_id: resolved.deliveryId, policy_version: '2026-11-22.1',
+      delivery_id: resolved.deliveryId, policy_version: '2026-11-25.1',
     });
   });
 

@@ -13,9 +13,9 @@ export const clusterConfirmedAbuse: Rule = {
     const g = s.graph;
     if (!g?.confirmedAbuse) return undefined;
     const evidence = g.abuseEvidence;
-    return fired(evidence
-      ? { via: evidence.via.join(','), marked_at: evidence.markedAt }
-      : { via: (g.viaKinds ?? []).join(',') });
+    // Signals stored before evidence existed carry neither: no detail, as they were decided.
+    if (evidence) return fired({ via: evidence.via.join(','), marked_at: evidence.markedAt });
+    return fired(g.viaKinds ? { via: g.viaKinds.join(',') } : undefined);
   },
   relax: () => [change('graph', 'confirmedAbuse', true, false, 'cluster_confirmed_abuse')],
 };

@@ -22,7 +22,8 @@ export const identityCluster: Rule = {
     };
     return count >= min ? { detail: { ...detail, rule: 'identity_cluster.min_accounts' } } : { detail, effect: 'info' };
   },
-  relax: (s, p) => p.windowSeconds !== undefined
+  // Signals stored before windows existed carry no recentAccounts: their count is linkedAccounts.
+  relax: (s, p) => p.windowSeconds !== undefined && s.graph?.recentAccounts !== undefined
     ? [change('graph', 'recentAccounts', s.graph?.recentAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')]
     : [change('graph', 'linkedAccounts', s.graph?.linkedAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')],
 };
