@@ -5,7 +5,7 @@ import type { Core } from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { scalar, when } from './format';
-import { draw, elements, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
+import { draw, elements, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
 import type { ClusterFacts } from './types';
 
@@ -16,6 +16,11 @@ interface Picture {
   edges: DrawEdge[];
   drawnMembers: number;
   skip: number;
+}
+
+// Why the event's cluster is what it is (doorman graph explain): each mark with its path.
+interface Evidence {
+  marks: { feedback_id: string | null; review_event_id?: string; outcome: string; subject_kind: string; marked_at: string; via: string[] | null; path: string[] | null }[];
 }
 
 const groupOf = (n: Picture['nodes'][number]) => (n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier');
@@ -36,6 +41,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   const [drawn, setDrawn] = useState<Map<string, DrawNode>>(new Map());
   const [selected, setSelected] = useState<DrawNode | null>(null);
   const [error, setError] = useState('');
+  const [evidence, setEvidence] = useState<Evidence | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
 
@@ -44,6 +50,18 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
     const path = from.event ? `/events/${encodeURIComponent(from.event)}/cluster` : `/accounts/${encodeURIComponent(from.account ?? '')}/cluster`;
     api<{ cluster_id: string }>(path).then((r) => setClusterId(r.cluster_id), (e: ApiError) => setError(e.message));
   }, []);
+  useEffect(() => {
+    if (from.event) api<Evidence>(`/events/${encodeURIComponent(from.event)}/evidence`).then(setEvidence, () => setEvidence(null));
+  }, []);
+  // The path of the first mark (the earliest) is drawn as evidence once its nodes are drawn:
+  // when the evidence arrives after the picture, or a page of the picture after the evidence.
+  const evidenceRef = useRef<Evidence | null>(null);
+  evidenceRef.current = evidence;
+  const showEvidence = () => {
+    const path = evidenceRef.current?.marks.find((m) => m.path)?.path;
+    if (cy.current && path) highlightPath(cy.current, path);
+  };
+  useEffect(showEvidence, [evidence]);
 
   const loadPage = async (skip: number) => {
     try {
@@ -58,6 +76,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         cy.current.add(fresh);
         relayout(cy.current);
       }
+      showEvidence();
     } catch (e) {
       setError((e as Error).message);
     }
@@ -82,6 +101,16 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         )}
         <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span><span class="k event">event</span></p>
       </header>
+      {evidence && evidence.marks.length > 0 && (
+        <section class="evidence">
+          <h2>Why is this account here?</h2>
+          <ul>{evidence.marks.map((m) => (
+            <li>{m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}, {when(m.marked_at)},{' '}
+              {m.via === null ? 'no live path yet' : m.via.length === 0 ? 'this account itself' : `via ${m.via.join(' → ')}`}
+              {m.feedback_id ? <span class="muted"> ({m.feedback_id})</span> : m.review_event_id ? <span class="muted"> (review of {m.review_event_id})</span> : null}</li>
+          ))}</ul>
+        </section>
+      )}
       <div class="cluster-body">
         <div class="graph" ref={box} aria-label="cluster picture" />
         <aside class="node-facts">

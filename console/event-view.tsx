@@ -122,6 +122,7 @@ export function EventView({ id, onResolved, bind }: { id: string; onResolved?: (
         </section>
       )}
       <Feedback event={e} />
+      <RecordedFeedback event={e} />
       <section>
         <h3>Identity cluster</h3>
         <ClusterSummary cluster={detail.cluster} eventId={e.id} />
@@ -150,6 +151,69 @@ function ClusterSummary({ cluster, eventId }: { cluster: EventDetail['cluster'];
       {cluster.suppressed.length > 0 && <p class="muted">Suppressed codes: {cluster.suppressed.join(', ')}</p>}
       <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`} class="button">Open the cluster picture</a>
     </div>
+  );
+}
+
+interface FeedbackEntry {
+  feedback_id: string;
+  outcome: string;
+  subject: { kind: string; value: string };
+  note: string | null;
+  created_at: string;
+  retracted_at: string | null;
+  retract_note: string | null;
+}
+
+// The feedback recorded about this event and its account, with its marks' state; an admin can take
+// a mark back (docs/graph.md, "Undo"): audited, applied by the graph writer in order.
+function RecordedFeedback({ event }: { event: EventDetail['event'] }) {
+  const [rows, setRows] = useState<FeedbackEntry[] | null>(null);
+  const [admin, setAdmin] = useState(false);
+  const [notice, setNotice] = useState('');
+  const [note, setNote] = useState('');
+  const load = () => {
+    const asks = [api<{ feedback: FeedbackEntry[] }>(`/feedback?event_id=${encodeURIComponent(event.id)}`)];
+    if (event.external_user_id) asks.push(api<{ feedback: FeedbackEntry[] }>(`/feedback?external_user_id=${encodeURIComponent(event.external_user_id)}`));
+    void Promise.all(asks).then((r) => setRows(r.flatMap((x) => x.feedback)), (e: ApiError) => setNotice(e.message));
+  };
+  useEffect(() => {
+    load();
+    void api<{ role: string }>('/me').then((m) => setAdmin(m.role === 'admin'), () => undefined);
+  }, [event.id]);
+  const retract = async (id: string) => {
+    if (!note.trim()) {
+      setNotice('Say why in the note before retracting.');
+      return;
+    }
+    try {
+      await api(`/feedback/${encodeURIComponent(id)}/retract`, { body: { note } });
+      setNotice(`Retracted ${id}: later verdicts no longer carry its mark.`);
+      setNote('');
+      load();
+    } catch (err) {
+      setNotice((err as Error).message);
+    }
+  };
+  if (rows === null || (rows.length === 0 && !notice)) return null;
+  return (
+    <section class="recorded-feedback">
+      <h3>Recorded feedback</h3>
+      <table class="rows">
+        <thead><tr><th>Time</th><th>Outcome</th><th>About</th><th>Note</th><th>State</th></tr></thead>
+        <tbody>{rows.map((f) => (
+          <tr data-feedback-id={f.feedback_id}>
+            <td>{when(f.created_at)}</td><td>{f.outcome}</td><td>{f.subject.kind} {f.subject.value}</td><td>{f.note ?? '–'}</td>
+            <td>{f.retracted_at
+              ? <span class="muted">retracted {when(f.retracted_at)}{f.retract_note ? `: ${f.retract_note}` : ''}</span>
+              : admin ? <button type="button" class="retract" onClick={() => void retract(f.feedback_id)}>Retract</button> : <span>standing</span>}</td>
+          </tr>
+        ))}</tbody>
+      </table>
+      {admin && rows.some((f) => !f.retracted_at) && (
+        <label>Why retract (recorded in the audit log) <input name="retract-note" value={note} maxLength={2000} onInput={(e) => setNote(e.currentTarget.value)} /></label>
+      )}
+      {notice && <p class="notice" role="status">{notice}</p>}
+    </section>
   );
 }
 

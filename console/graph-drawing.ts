@@ -44,6 +44,9 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#f5b700' } },
       { selector: 'edge', style: { width: 1.2, 'line-color': '#b8bec8', 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#b8bec8', 'arrow-scale': 0.6 } },
       { selector: 'edge[type = "LINKED"]', style: { width: 2, 'line-color': '#7d8796', 'target-arrow-color': '#7d8796' } },
+      // The evidence: the path from the event to a marked subject ("why is this account here?").
+      { selector: 'node.evidence', style: { 'border-width': 4, 'border-color': '#e65100' } },
+      { selector: 'edge.evidence', style: { width: 4, 'line-color': '#e65100', 'target-arrow-color': '#e65100' } },
     ],
     layout: { name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 },
   });
@@ -54,6 +57,15 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
     if (e.target === cy) onSelect(null);
   });
   return cy;
+}
+
+// Marks the nodes of a path, and the LINKED edges between consecutive ones, as evidence.
+export function highlightPath(cy: Core, path: string[]): void {
+  path.forEach((id, i) => {
+    cy.getElementById(id).addClass('evidence');
+    const next = path[i + 1];
+    if (next) cy.edges(`[type = "LINKED"]`).filter((e) => (e.source().id() === id && e.target().id() === next) || (e.source().id() === next && e.target().id() === id)).addClass('evidence');
+  });
 }
 
 export function relayout(cy: Core): void {

@@ -3,7 +3,9 @@
 // it, each with the shortest path of live links from the event's account or identifiers to the
 // mark's subject (the kinds of the identifiers on it, in path order). Read-only.
 // Parameters: $tenantId, $mode, $eventId. Returns at most one row: clusterId, accounts, marks
-//   (list of {key, outcome, at (epoch ms), subject ('event' | 'account' | <identifier kind>), via (list or null)}).
+//   (list of {key, outcome, at (epoch ms), subject ('event' | 'account' | <identifier kind>), via
+//   (list or null), path (the path's nodes as the console's cluster picture keys them:
+//   'account:<id>', 'id:<kind>:<value>'; null without a live path)}).
 MATCH (e:Event {tenantId: $tenantId, mode: $mode, id: $eventId})
 OPTIONAL MATCH (e)-[:BY]->(a:Account)
 OPTIONAL MATCH (e)-[:USED]->(i:Identifier) WHERE coalesce(i.linking, true) AND NOT i.hub
@@ -38,20 +40,24 @@ CALL {
     CALL {
       WITH s, target
       WITH s, target WHERE s = target
-      RETURN CASE WHEN s:Account THEN [] ELSE [s.kind] END AS via, 0 AS hops
+      RETURN 0 AS hops, [s] AS path
       UNION
       WITH s, target
       WITH s, target WHERE s <> target AND target IS NOT NULL
       MATCH p = shortestPath((s)-[:LINKED*..12]-(target))
       WHERE all(r IN relationships(p) WHERE r.expiredAt IS NULL)
         AND all(n IN nodes(p) WHERE n:Account OR (coalesce(n.linking, true) AND NOT n.hub))
-      RETURN [n IN nodes(p) WHERE n:Identifier | n.kind] AS via, length(p) AS hops
+      RETURN length(p) AS hops, nodes(p) AS path
     }
-    WITH via, hops ORDER BY hops
-    RETURN head(collect(via)) AS via
+    // A path from one of the event's identifiers starts at the event's account when it has one.
+    WITH s, CASE WHEN head(starts):Account AND s <> head(starts) THEN [head(starts)] + path ELSE path END AS path,
+         hops + CASE WHEN head(starts):Account AND s <> head(starts) THEN 1 ELSE 0 END AS hops
+    WITH path, hops ORDER BY hops
+    RETURN head(collect({via: [n IN path WHERE n:Identifier | n.kind],
+                         path: [n IN path | CASE WHEN n:Account THEN 'account:' + n.externalId ELSE 'id:' + n.kind + ':' + n.value END]})) AS best
   }
-  WITH f, x, via ORDER BY f.at
-  RETURN collect({key: f.key, outcome: f.outcome, at: f.at, via: via,
+  WITH f, x, best ORDER BY f.at
+  RETURN collect({key: f.key, outcome: f.outcome, at: f.at, via: best.via, path: best.path,
                   subject: CASE WHEN x:Event THEN 'event' WHEN x:Account THEN 'account' ELSE x.kind END}) AS marks
 }
 RETURN c.id AS clusterId, c.accounts AS accounts, marks

@@ -88,17 +88,20 @@ CALL {
   CALL {
     WITH s, target
     WITH s, target WHERE s = target
-    RETURN CASE WHEN s:Account THEN [] ELSE [s.kind] END AS via, 0 AS hops
+    RETURN 0 AS hops, [s] AS path
     UNION
     WITH s, target
     WITH s, target WHERE s <> target
     MATCH p = shortestPath((s)-[:LINKED*..12]-(target))
     WHERE all(r IN relationships(p) WHERE r.expiredAt IS NULL)
       AND all(n IN nodes(p) WHERE n:Account OR (coalesce(n.linking, true) AND NOT n.hub))
-    RETURN [n IN nodes(p) WHERE n:Identifier | n.kind] AS via, length(p) AS hops
+    RETURN length(p) AS hops, nodes(p) AS path
   }
-  WITH f, via, hops ORDER BY hops, f.at
-  RETURN head(collect({via: via, at: f.at})) AS evidence
+  // A path from one of the event's identifiers starts at the event's account when it has one.
+  WITH f, CASE WHEN a IS NOT NULL AND s <> a THEN [a] + path ELSE path END AS path,
+       hops + CASE WHEN a IS NOT NULL AND s <> a THEN 1 ELSE 0 END AS hops
+  WITH f, path, hops ORDER BY hops, f.at
+  RETURN head(collect({via: [n IN path WHERE n:Identifier | n.kind], at: f.at})) AS evidence
 }
 RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts > best.accounts THEN c ELSE best END).id AS clusterId,
        reduce(n = 0, c IN clusters | n + c.accounts) + CASE WHEN newAccount THEN 1 ELSE 0 END + nearNew AS accounts,

@@ -27,7 +27,9 @@ export function addGraphCommands(graph: Command, { print, withDeps }: CliKit): v
   scoped(graph.command('explain <event_id>').description("the event's cluster and the evidence path of every mark on it"))
     .action(withDeps(async (deps: Deps, eventId: string, opts: ScopeOptions) => {
       const scope = await scopeOf(deps, opts);
-      const x = await explainCluster(deps, scope, eventId);
+      const explained = await explainCluster(deps, scope, eventId);
+      // The operations table's shape (the path's node keys are the console's).
+      const x = { ...explained, marks: explained.marks.map(({ path: _path, ...m }) => m) };
       const lines = x.marks.map((m) => `  ${m.outcome} on ${m.subject_kind} at ${m.marked_at}, via ${m.via === null ? '(no live path)' : m.via.length ? m.via.join(' > ') : '(the account itself)'}${m.feedback_id ? ` [${m.feedback_id}]` : ''}`);
       print(x, x.cluster ? [`Event ${eventId}: cluster ${x.cluster.id} (${x.cluster.accounts} accounts), ${x.marks.length} mark(s)`, ...lines].join('\n') : `Event ${eventId} is in no cluster.`);
     }));

@@ -1,5 +1,6 @@
 // /console/api/clusters/… (the cluster picture, by cluster, event or account) and
 // /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
+import { explainCluster } from '../graph/explain-cluster.js';
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import type { Deps } from '../deps.js';
@@ -32,6 +33,12 @@ export function consoleGraphRoutes(deps: Deps): Router {
     const id = await eventClusterId(deps, req.console!.scope, String(req.params.id));
     if (!id) throw noCluster(`event ${String(req.params.id)}`);
     res.json({ cluster_id: id });
+  });
+
+  // Why this event's cluster is what it is: every mark on it with the path from the event to its
+  // subject, which the cluster picture highlights ("why is this account here?").
+  router.get('/events/:id/evidence', async (req, res) => {
+    res.json(await explainCluster(deps, req.console!.scope, String(req.params.id)));
   });
 
   router.get('/accounts/:externalId/cluster', async (req, res) => {

@@ -25,6 +25,8 @@ const SCHEMAS = {
     },
   },
   Page: { type: 'object', additionalProperties: false, properties: { cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
+  FeedbackSearch: { type: 'object', additionalProperties: false, properties: { external_user_id: text(256), email: text(320), event_id: text(100) } },
+  Retract: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
 } as const;
 
 export type SchemaName = keyof typeof SCHEMAS;

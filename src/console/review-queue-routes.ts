@@ -5,6 +5,9 @@ import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
+import { listFeedback } from '../feedback/feedback-store.js';
+import { retractFeedback } from '../feedback/retract-feedback.js';
+import { requireRole } from './auth/console-guard.js';
 import { jsonBody } from '../http/json-body.js';
 import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
@@ -64,6 +67,22 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
     await recordFeedback(deps, session.scope, body);
     await audit(deps.db, actorOf(session), 'feedback', `${body.subject.kind}:${body.subject.value}`, { outcome: body.outcome, note: body.note ?? null });
     res.json({ ok: true });
+  });
+
+  // The feedback recorded about an account, an email or an event (newest 100), with ids and
+  // retractions: what `doorman feedback list` prints.
+  router.get('/feedback', async (req, res) => {
+    const q = consoleValidated<{ external_user_id?: string; email?: string; event_id?: string }>('FeedbackSearch', { ...req.query }, 'query');
+    const rows = await listFeedback(deps.db, req.console!.scope, { externalUserId: q.external_user_id, email: q.email, eventId: q.event_id });
+    res.json({ feedback: rows });
+  });
+
+  // Admins take a mark back (docs/graph.md, "Undo"); audited in the same transaction.
+  router.post('/feedback/:id/retract', requireRole('admin'), ...jsonBody(BODY_LIMIT), async (req, res) => {
+    const body = consoleValidated<{ note: string }>('Retract', req.body);
+    const session = req.console!;
+    const row = await retractFeedback(deps, session.scope, { feedbackId: String(req.params.id), note: body.note, actor: actorOf(session) });
+    res.json({ ok: true, feedback: row });
   });
 
   return router;

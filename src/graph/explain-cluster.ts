@@ -16,6 +16,8 @@ export interface ExplainedMark {
   subject_kind: string;
   marked_at: string;
   via: string[] | null;
+  // The path's nodes as the console's cluster picture keys them (null: no live path).
+  path: string[] | null;
 }
 
 export interface ClusterExplanation {
@@ -30,7 +32,7 @@ export async function explainCluster(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>
   const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/explain-event'), { ...scope, eventId }, { routing: neo4j.routing.READ });
   const r = records[0];
   if (!r) return { event_id: eventId, cluster: null, marks: [] };
-  const marks = r.get('marks') as { key: string; outcome: MarkOutcome; at: number; via: string[] | null; subject: string }[];
+  const marks = r.get('marks') as { key: string; outcome: MarkOutcome; at: number; via: string[] | null; path: string[] | null; subject: string }[];
   // A feedback mark's key is feedback:<kind>:<value>:<outcome> (feedbackMarkKey); the value may hold colons.
   const subjects = marks.filter((m) => m.key.startsWith('feedback:')).map((m) => {
     const rest = m.key.slice('feedback:'.length);
@@ -51,7 +53,7 @@ export async function explainCluster(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>
     marks: marks.map((m) => ({
       feedback_id: ids.get(m.key) ?? null,
       ...(m.key.startsWith('review:') && { review_event_id: m.key.slice('review:'.length) }),
-      outcome: m.outcome, subject_kind: m.subject, marked_at: new Date(m.at).toISOString(), via: m.via,
+      outcome: m.outcome, subject_kind: m.subject, marked_at: new Date(m.at).toISOString(), via: m.via, path: m.path,
     })),
   };
 }

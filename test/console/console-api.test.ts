@@ -113,6 +113,20 @@ describe('console API', function () {
     expect((await admin.get('/audit').expect(200)).body.entries[0]).to.include({ action: 'feedback', subject: 'external_user_id:ring_2' });
   });
 
+  it('lists feedback with its ids, and lets only an admin retract it (audited)', async () => {
+    await a.post('/feedback', { subject: { kind: 'external_user_id', value: 'ring_1' }, outcome: 'false_positive' }).expect(200);
+    const listed = (await a.get('/feedback?external_user_id=ring_1').expect(200)).body.feedback;
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.deep.include({ outcome: 'false_positive', subject: { kind: 'external_user_id', value: 'ring_1' }, retracted_at: null });
+    await a.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'not mine to undo' }).expect(403);
+    await admin.post(`/feedback/${listed[0].feedback_id}/retract`, {}).expect(400);
+    const done = await admin.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'reported by mistake' }).expect(200);
+    expect(done.body.feedback).to.deep.include({ feedback_id: listed[0].feedback_id, retract_note: 'reported by mistake' });
+    expect(done.body.feedback.retracted_at).to.be.a('string');
+    await admin.post('/feedback/fbk_nope/retract', { note: 'x' }).expect(404);
+    expect((await admin.get('/audit').expect(200)).body.entries[0]).to.include({ action: 'feedback.retract', subject: listed[0].feedback_id });
+  });
+
   it('searches events by id, external user id, email, verdict, type and time, newest first, a page at a time', async () => {
     const byUser = await a.get('/events?external_user_id=ring_1').expect(200);
     expect(byUser.body.events).to.have.length(2);

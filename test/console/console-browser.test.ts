@@ -199,6 +199,20 @@ describe('the analyst console in Debian Chromium', function () {
     await noViolations();
   });
 
+  it('shows why an account is in a convicted cluster, and draws the path from it to the marked subject', async () => {
+    // ring_1's review was denied (a mark on its event); ring_3 shares ring_1's phone.
+    await page.goto(`${site.origin}/console/events/${reviews[3]}/cluster`);
+    await page.waitForSelector('section.evidence li');
+    expect(await page.textContent('section.evidence li')).to.match(/confirmed_abuse on event, .* via phone \(review of /);
+    await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: { nodes(sel: string): { length: number } } }).cy?.nodes('.evidence').length ?? 0) === 3);
+    const marked = await page.evaluate(() => {
+      const cy = (document.querySelector('.graph') as unknown as { cy: { elements(sel: string): { map(f: (n: { id(): string }) => string): string[] } } }).cy;
+      return { nodes: cy.elements('node.evidence').map((n) => n.id()).sort(), edges: cy.elements('edge.evidence').map((n) => n.id()).length };
+    });
+    expect(marked).to.deep.equal({ nodes: ['account:ring_1', 'account:ring_3', 'id:phone:+15550001'], edges: 2 });
+    await noViolations();
+  });
+
   it('runs a saved query and shows its paths as a table, as a picture, and offers the CSV', async () => {
     await page.goto(`${site.origin}/console/queries`);
     await page.click('a[href="/console/queries/shared-identifiers"]');
