@@ -20,9 +20,10 @@ ALTER TABLE graph_outbox ADD CONSTRAINT graph_outbox_kind_check CHECK (kind IN (
 
 -- What a pending link joins (its account and identifiers as 'account:<id>' and '<kind>:<value>'),
 -- so a verdict folds the links not yet applied into its read of the graph (docs/graph.md,
--- "Fresh reads").
+-- "Fresh reads"). Found through the lane's index (the newest pending rows of the scope's lane),
+-- not an index of its own: a GIN index on rows that live for milliseconds cost every verdict's
+-- write and, through its pending list, every search.
 ALTER TABLE graph_outbox ADD COLUMN keys text[];
-CREATE INDEX graph_outbox_pending_keys ON graph_outbox USING gin (keys) WHERE kind = 'link' AND failed_at IS NULL;
 
 -- Operators act from the CLI (a retraction): the audit log records them without an analyst.
 ALTER TABLE console_audit ALTER COLUMN analyst_id DROP NOT NULL;
@@ -30,7 +31,6 @@ ALTER TABLE console_audit ALTER COLUMN analyst_id DROP NOT NULL;
 -- Down Migration
 DELETE FROM console_audit WHERE analyst_id IS NULL;
 ALTER TABLE console_audit ALTER COLUMN analyst_id SET NOT NULL;
-DROP INDEX graph_outbox_pending_keys;
 ALTER TABLE graph_outbox DROP COLUMN keys;
 DELETE FROM graph_outbox WHERE kind IN ('retract', 'recluster');
 ALTER TABLE graph_outbox DROP CONSTRAINT graph_outbox_kind_check;

@@ -4,13 +4,14 @@
 // identifier it names or those events and accounts used, once nothing else uses it (no remaining
 // event, no remaining account): an identifier another account still uses stays. Feedback records
 // it names go. The clusters that lost members get their counts recomputed and the removed cards
-// dropped from their card lists; an emptied cluster goes. A cluster is not split here (members
-// that were joined only through what went stay together until `doorman graph rebuild`): it is
-// marked with `trimmedAt`. With an erasureId, an (:Erasure) node records the counts once, so a
+// dropped from their card lists; an emptied cluster goes. The others are marked with `trimmedAt`
+// and returned: the graph writer then splits each into the parts that stay connected without what
+// went, in the same transaction (src/graph/recluster.ts). With an erasureId, an (:Erasure) node records the counts once, so a
 // re-applied batch neither counts twice nor fails.
 // Parameters: $forgets, a list of {tenantId, mode, at (epoch ms), eventIds, accounts (external
 //   ids), ids (list of {kind, value}), feedbackKeys, erasureId (string|null)}.
-// Returns one row: applied (the number of forgets).
+// Returns one row: applied (the number of forgets), trimmed (list of {tenantId, mode, id}: the
+//   clusters that lost members and still have some).
 UNWIND $forgets AS f
 CALL {
   WITH f
@@ -72,9 +73,9 @@ CALL {
        [j IN range(0, size(coalesce(c.cardValue, [])) - 1) WHERE NOT c.cardValue[j] IN cards] AS keep
   SET c.size = members, c.accounts = accounts, c.trimmedAt = f.at,
       c.cardAt = [j IN keep | c.cardAt[j]], c.cardValue = [j IN keep | c.cardValue[j]], c.cardCountry = [j IN keep | c.cardCountry[j]]
-  WITH c, members WHERE members = 0
-  DETACH DELETE c
-  RETURN count(*) AS emptied
+  WITH c, members, {tenantId: c.tenantId, mode: c.mode, id: c.id} AS ref
+  FOREACH (_ IN CASE WHEN members = 0 THEN [1] ELSE [] END | DETACH DELETE c)
+  RETURN collect(CASE WHEN members > 0 THEN ref END) AS trimmed
 }
 CALL {
   WITH f, eventCount, accountCount, identifierCount
@@ -83,4 +84,4 @@ CALL {
     ON CREATE SET x.at = f.at, x.events = eventCount, x.accounts = accountCount, x.identifiers = identifierCount
   RETURN count(x) AS recorded
 }
-RETURN count(*) AS applied
+RETURN count(*) AS applied, reduce(s = [], x IN collect(trimmed) | s + [y IN x WHERE NOT y IN s]) AS trimmed

@@ -1,26 +1,17 @@
 // cluster-members: what the graph writer needs to recompute clusters as the connected parts of
-// their live links (docs/graph.md, "Splits"): every member of the given clusters (or, with $ids
-// null, every account and linking identifier of the scope), with its live links. A live link is
-// an account's LINKED to an identifier that links (not a hub, not excluded, its kind on) and
-// has not expired; an event without an account links the identifiers it used, until it expires.
-// Read-only; run inside the writer's transaction.
-// Parameters: $tenantId, $mode, $ids (list of cluster ids, or null for the whole scope), $at
-//   (epoch ms: links that expire at or before it are not live).
-// Returns one row per member: node (elementId), account (bool), links (bool: whether it may be a
-//   member at all), cluster (its cluster's id or null), linked (elementIds of the identifiers an
-//   account links), anonymous (elementIds of the events without an account that used it).
-CALL {
-  MATCH (c:Cluster {tenantId: $tenantId, mode: $mode}) WHERE $ids IS NULL OR c.id IN $ids
-  MATCH (m)-[:IN]->(c)
-  RETURN m, c.id AS cluster
-  UNION
-  MATCH (m:Account {tenantId: $tenantId, mode: $mode}) WHERE $ids IS NULL AND NOT EXISTS { (m)-[:IN]->(:Cluster) }
-  RETURN m, null AS cluster
-  UNION
-  MATCH (m:Identifier {tenantId: $tenantId, mode: $mode})
-  WHERE $ids IS NULL AND coalesce(m.linking, true) AND NOT m.hub AND NOT EXISTS { (m)-[:IN]->(:Cluster) }
-  RETURN m, null AS cluster
-}
+// their live links (docs/graph.md, "Splits"): every member of the given clusters, with its live
+// links (cypher/graph/scope-members: every account and linking identifier of a scope). A live link
+// is an account's LINKED to an identifier that links (not a hub, not excluded, its kind on) and has
+// not expired; an event without an account links the identifiers it used, until it expires.
+// Read-only; run inside the writer's transaction. Parameters: $tenantId, $mode, $ids (list of
+// cluster ids), $at (epoch ms: links that expire at or before it are not live). Returns one row per
+// member: node (elementId), account (bool), links (bool: whether it may be a member at all),
+// cluster (its cluster's id or null), linked (elementIds of the identifiers an account links),
+// anonymous (elementIds of the events without an account that used it).
+UNWIND $ids AS id
+MATCH (c:Cluster {tenantId: $tenantId, mode: $mode, id: id})
+MATCH (m)-[:IN]->(c)
+WITH m, c.id AS cluster
 WITH m, cluster, m:Account OR (coalesce(m.linking, true) AND NOT coalesce(m.hub, false)) AS links
 CALL {
   WITH m, links

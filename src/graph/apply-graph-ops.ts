@@ -151,7 +151,11 @@ async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRo
       } else if (run[0]!.kind === 'mark') {
         await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
       } else if (run[0]!.kind === 'forget') {
-        await tx.run(cypher.get('graph/apply-forgets'), { forgets: run.map((r) => r.payload) });
+        const forgets = run.map((r) => r.payload as { at: number });
+        const { records } = await tx.run(cypher.get('graph/apply-forgets'), { forgets });
+        // What went may have held clusters together: they are split like after a hub.
+        const trimmed = (records[0]?.get('trimmed') ?? []) as ScopedId[];
+        if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)));
       }
     }
   }, { timeout: timeoutMs });

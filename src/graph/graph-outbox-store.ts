@@ -79,8 +79,8 @@ export function linkOutboxCte(p: { tenantId: string; mode: string; payload: stri
   SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL`;
 }
 
-// What a link joins, as the outbox's `keys` (a GIN index finds the pending links a verdict
-// joins): 'account:<external id>' and '<kind>:<value>' of each identifier that links.
+// What a link joins, as the outbox's `keys` (the pending links a verdict joins are found by
+// them): 'account:<external id>' and '<kind>:<value>' of each identifier that links.
 function linkKeysSql(payload: string): string {
   return `ARRAY(SELECT 'account:' || (${payload}->>'account') WHERE ${payload}->>'account' IS NOT NULL
     UNION ALL SELECT (x->>'kind') || ':' || (x->>'value') FROM jsonb_array_elements(${payload}->'ids') x
@@ -91,15 +91,26 @@ export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
   return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
 }
 
-// The links committed but not yet applied that share an account or an identifier with `keys`
-// (the newest 200): a verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
+// The links committed but not yet applied that share an account or an identifier with `keys`: a
+// verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
+// The query's text, for a statement that composes it (the verdict's one read of Postgres,
+// src/verdicts/verdict-reads.ts); the caller names its parameters.
+// Bounded: among the newest 1,000 rows waiting in the scope's lane (read backwards on the lane's
+// index), at most 200 that share a key with the event.
+export function pendingLinksSql(p: { tenantId: string; mode: string; keys: string }): string {
+  return `SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids FROM (
+            SELECT tenant_id, mode, kind, payload, keys FROM graph_outbox
+             WHERE lane = (hashtext(${p.tenantId} || ':' || ${p.mode}) & 15) AND failed_at IS NULL
+             ORDER BY seq DESC LIMIT 1000) o
+           WHERE o.tenant_id = ${p.tenantId} AND o.mode = ${p.mode} AND o.kind = 'link' AND o.keys && ${p.keys}::text[]
+           LIMIT 200`;
+}
+
 export async function pendingLinksJoining(db: Queryable, scope: Scope, keys: string[]): Promise<PendingLink[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<{ account: string | null; ids: PendingLink['ids'] }>({
+  const { rows } = await db.query<PendingLink>({
     name: 'pending-links-joining',
-    text: `SELECT payload->>'account' AS account, payload->'ids' AS ids FROM graph_outbox
-            WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND failed_at IS NULL AND keys && $3::text[]
-            ORDER BY seq DESC LIMIT 200`,
+    text: pendingLinksSql({ tenantId: '$1', mode: '$2', keys: '$3' }),
     values: [scope.tenantId, scope.mode, keys],
   });
   return rows;

@@ -74,6 +74,20 @@ export interface ClusterFacts {
   // With confirmed abuse: the kinds on the shortest live path to a marked subject, and the mark's
   // time (epoch ms); null when no path is in the graph yet (the link is still pending).
   evidence: { via: string[]; at: number } | null;
+  // This event's identifiers that link ('<kind>:<value>').
+  joinKeys: string[];
+}
+
+// The pending links that change what this event's read says: those that share its account or an
+// identifier it links through, and bring an account or identifier it does not carry itself (the
+// same user's previous event, not yet applied, adds nothing).
+export function pendingThatJoin(link: GraphLink, joinKeys: string[], pending: PendingLink[]): PendingLink[] {
+  const own = new Set([...(link.account ? [`account:${link.account}`] : []), ...link.ids.map((i) => `${i.kind}:${i.value}`)]);
+  const joins = new Set([...(link.account ? [`account:${link.account}`] : []), ...joinKeys]);
+  return pending.filter((p) => {
+    const keys = [...(p.account ? [`account:${p.account}`] : []), ...p.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
+    return keys.some((k) => joins.has(k)) && keys.some((k) => !own.has(k));
+  });
 }
 
 const DAY_MS = 86_400_000;

@@ -2,8 +2,8 @@
 // by the graph writer inside its fenced transaction, in the lane's order: after an identifier
 // became a hub, after links expired, after a mark was retracted, and for `doorman graph
 // recluster` (a whole scope, after a change of the link policy). It reads the members and their
-// live links (cypher/graph/cluster-members), finds the connected parts in this process
-// (union-find), moves only the members whose part changed (cypher/graph/assign-clusters) and
+// live links (cypher/graph/cluster-members; scope-members for a whole scope), finds the connected
+// parts in this process (union-find), moves only the members whose part changed (cypher/graph/assign-clusters) and
 // recomputes the facts of every cluster it touched from what lies inside it
 // (cypher/graph/recompute-clusters), so each part keeps only the marks about it.
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
@@ -123,7 +123,9 @@ export async function recluster(
   let result = empty;
   const touched = new Set(alsoRecompute);
   if (clusterIds === null || clusterIds.length > 0) {
-    const read = await tx.run(cypher.get('graph/cluster-members'), { tenantId, mode, ids: clusterIds, at: atInt });
+    const read = clusterIds === null
+      ? await tx.run(cypher.get('graph/scope-members'), { tenantId, mode, at: atInt })
+      : await tx.run(cypher.get('graph/cluster-members'), { tenantId, mode, ids: clusterIds, at: atInt });
     const rows = read.records.map((r) => r.toObject() as MemberRow);
     const { changed, detach, result: counted } = partsOf(rows);
     result = counted;

@@ -21,14 +21,20 @@ export async function removeListEntry(db: Queryable, scope: Scope, list: 'allow'
 
 // Every entry matching one of the event's identifiers: one indexed query, bounded by the
 // number of identifiers an event carries.
+// The query's text, for a statement that composes it (the verdict's one read of Postgres,
+// src/verdicts/verdict-reads.ts); the caller names its parameters.
+export function listMatchSql(p: { tenantId: string; mode: string; kinds: string; values: string }): string {
+  return `SELECT l.list, l.kind, l.value FROM list_entries l
+       JOIN unnest(${p.kinds}::text[], ${p.values}::text[]) AS c(kind, value) ON l.kind = c.kind AND l.value = c.value
+      WHERE l.tenant_id = ${p.tenantId} AND l.mode = ${p.mode}`;
+}
+
 export async function matchLists(db: Queryable, scope: Scope, candidates: { kind: string; value: string }[]): Promise<ListHit[]> {
   if (candidates.length === 0) return [];
-  // Named: prepared once per connection (every verdict runs it).
+  // Named: prepared once per connection.
   const { rows } = await db.query<ListHit>({
     name: 'match-lists',
-    text: `SELECT l.list, l.kind, l.value FROM list_entries l
-       JOIN unnest($3::text[], $4::text[]) AS c(kind, value) ON l.kind = c.kind AND l.value = c.value
-      WHERE l.tenant_id = $1 AND l.mode = $2`,
+    text: listMatchSql({ tenantId: '$1', mode: '$2', kinds: '$3', values: '$4' }),
     values: [scope.tenantId, scope.mode, candidates.map((c) => c.kind), candidates.map((c) => c.value)],
   });
   return rows;

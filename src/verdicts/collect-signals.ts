@@ -7,11 +7,12 @@ import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
-import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
-import { linkKeys, pendingLinksJoining } from '../graph/graph-outbox-store.js';
+import { graphLinkOf, pendingThatJoin, readClusterFacts, type ClusterFacts, type GraphLink } from '../graph/identity-graph.js';
+import { linkKeys } from '../graph/graph-outbox-store.js';
+import type { PendingLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
-import { matchLists } from '../lists/list-store.js';
+import { readListsAndPendingLinks } from './verdict-reads.js';
 import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
@@ -82,13 +83,19 @@ function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: Miss
   return { signal, missing };
 }
 
-// The graph as of this verdict's start (docs/graph.md, "Fresh reads"): the links committed and
-// still waiting in the outbox that this event joins are read first and folded into the graph read.
-async function readFreshClusterFacts(deps: VerdictDeps, scope: Scope, link: GraphLink, policy: Policy, now: Date): Promise<ClusterFacts> {
-  const pending = await pendingLinksJoining(deps.db, scope, linkKeys(link));
+// The graph as of this verdict's start (docs/graph.md, "Fresh reads"): the graph is read at once,
+// beside the Postgres read that finds the links committed and still waiting in the outbox that
+// this event joins; only when there are such links (a burst) is it read again with them folded in.
+async function readFreshClusterFacts(deps: VerdictDeps, link: GraphLink, policy: Policy, now: Date, pending: Promise<PendingLink[]>): Promise<ClusterFacts> {
   const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
   const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
-  return readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince });
+  const [facts, waiting] = await Promise.all([
+    readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { recentSince }),
+    pending.catch((): PendingLink[] => []),
+  ]);
+  const joining = waiting.length === 0 ? [] : pendingThatJoin(link, facts.joinKeys, waiting);
+  if (joining.length === 0) return facts;
+  return readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending: joining, recentSince });
 }
 
 export async function collectSignals(
@@ -129,17 +136,19 @@ export async function collectSignals(
     card: payment?.cardFingerprint, cardCountry: payment?.country, identity: req.identity,
   }, deps.config.hubThreshold, policy.graph);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
+  // One Postgres read: list matches and the pending links this event joins.
+  const reads = readListsAndPendingLinks(deps.db, scope, listCandidates({
+    email: req.email,
+    emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
+    ip: req.ip,
+    deviceId,
+    cardFingerprint: payment?.cardFingerprint,
+    externalUserId: req.external_user_id,
+  }), link ? linkKeys(link) : []);
   const [lists, velocity, graph] = await Promise.all([
-    collect('lists', matchLists(deps.db, scope, listCandidates({
-      email: req.email,
-      emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
-      ip: req.ip,
-      deviceId,
-      cardFingerprint: payment?.cardFingerprint,
-      externalUserId: req.external_user_id,
-    }))),
+    collect('lists', reads.then((r) => r.lists)),
     counting ? collect('velocity', counting) : undefined,
-    link ? collect('graph', readFreshClusterFacts(deps, scope, link, policy, now)) : undefined,
+    link ? collect('graph', readFreshClusterFacts(deps, link, policy, now, reads.then((r) => r.pending))) : undefined,
   ]);
   const velocitySignal = velocity ? note('velocity', velocity)?.signal : undefined;
   const facts = graph ? note('graph', graph) : undefined;

@@ -10,6 +10,7 @@ import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { listFeedback } from '../../src/feedback/feedback-store.js';
 import { retractFeedback } from '../../src/feedback/retract-feedback.js';
 import { explainCluster } from '../../src/graph/explain-cluster.js';
+import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { expiredScopes, expireLinks } from '../../src/graph/apply-graph-ops.js';
 import { insertGraphOps, linkKeys, pendingLinksJoining } from '../../src/graph/graph-outbox-store.js';
 import { graphLinkOf, readClusterFacts } from '../../src/graph/identity-graph.js';
@@ -113,6 +114,21 @@ describe('clusters follow the evidence', function () {
     );
     expect(records.map((r) => r.toObject())).to.deep.equal([{ x: 'a', abuse: true, chargebacks: 0 }, { x: 'd', abuse: false, chargebacks: 1 }]);
     expect(reason(await h.verdict(login('c')), 'cluster_confirmed_abuse')).to.equal(undefined);
+  });
+
+  it('splits a cluster when the person who held it together is erased', async () => {
+    const h = await verdictHarness();
+    await h.verdict(aSignup({ external_user_id: 'left', identity: { phone: '+1555450' } }));
+    await h.verdict(aSignup({ external_user_id: 'middle', identity: { phone: '+1555450', wallet: 'w-450' }, ip: '100.64.23.20' }));
+    await h.verdict(aSignup({ external_user_id: 'right', identity: { wallet: 'w-450' }, ip: '100.64.23.21' }));
+    await feedback(h, { kind: 'external_user_id', value: 'right' });
+    expect(await partition(h.deps, h.tenant.tenantId)).to.deep.equal([['left', 'middle', 'right']]);
+    await erasePerson(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { kind: 'external_user_id', value: 'middle' }, { requestedBy: 'test' });
+    await h.graphSettled();
+    expect(await partition(h.deps, h.tenant.tenantId)).to.deep.equal([['left'], ['right']]);
+    // The mark stays with its subject's part.
+    expect(reason(await h.verdict(login('left')), 'cluster_confirmed_abuse')).to.equal(undefined);
+    expect(reason(await h.verdict(login('right')), 'cluster_confirmed_abuse')?.detail).to.include({ via: '' });
   });
 
   it('says why: via a card, a device, two hops, or the account itself, with the time of the mark', async () => {

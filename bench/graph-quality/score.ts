@@ -1,0 +1,136 @@
+// Scores every decision of a graph-quality run against the population's truth
+// (docs/graph-quality.md): innocent people convicted or held by a cluster reason, ring events
+// caught by one after the ring's first confirmed member, and the final clusters' pairwise
+// precision and recall against the truth's groups.
+import type { Population, Setting } from './population.js';
+
+export interface Decision {
+  person: number;
+  at: number;
+  eventType: string;
+  attack: boolean;
+  verdict: string;
+  reasons: { code: string; detail?: Record<string, unknown> }[];
+}
+
+export const CLUSTER_CODES = ['identity_cluster', 'cluster_confirmed_abuse', 'velocity_cluster_trials', 'cluster_chargeback', 'velocity_distinct_cards', 'velocity_card_countries'];
+
+// A cluster reason that took effect: on a verdict that is not allow, not informational
+// (identity_cluster only at its review step, which names its `rule`).
+function clusterEffect(d: Decision): boolean {
+  if (d.verdict === 'allow') return false;
+  return d.reasons.some((r) => CLUSTER_CODES.includes(r.code) && (r.code !== 'identity_cluster' || (r.detail && 'rule' in r.detail)));
+}
+const convicted = (d: Decision) => d.verdict === 'block' && d.reasons.some((r) => r.code === 'cluster_confirmed_abuse');
+
+export interface Scores {
+  honest_people: number;
+  // Honest people blocked by cluster_confirmed_abuse (attack events on their account aside).
+  innocent_blocked: number;
+  innocent_blocked_rate: number;
+  // Of those, the people a mistaken mark was about (the caller's own statement), and the others
+  // (convicted through the graph alone).
+  innocent_blocked_marked_themselves: number;
+  innocent_blocked_through_graph: number;
+  innocent_blocked_through_graph_rate: number;
+  innocent_blocked_by_setting: Partial<Record<Setting, number>>;
+  innocent_cluster_reason_rate: number;
+  honest_signups: number;
+  honest_signups_held: number;
+  honest_signups_held_rate: number;
+  ring_events_after_first_confirmation: number;
+  ring_recall: number;
+  takeover_logins: number;
+  takeovers_caught: number;
+  pairwise_precision: number;
+  pairwise_recall: number;
+  largest_cluster: number;
+  clusters: number;
+}
+
+const rate = (n: number, d: number) => (d === 0 ? 0 : Math.round((n / d) * 10_000) / 10_000);
+
+export function score(pop: Population, decisions: Decision[], clusterOf: Map<string, string>, confirmations: { at: number; account: string; mistaken: boolean }[]): Scores {
+  const byId = new Map(pop.people.map((p) => [p.id, p]));
+  const honest = pop.people.filter((p) => p.honest);
+  const markedByMistake = new Set(confirmations.filter((c) => c.mistaken).map((c) => c.account));
+  const blocked = new Set<number>();
+  const withReason = new Set<number>();
+  let signups = 0;
+  let held = 0;
+  let ringAfter = 0;
+  let ringCaught = 0;
+  let takeovers = 0;
+  let takeoversCaught = 0;
+  // The first confirmed_abuse of each ring (a ring's members' accounts).
+  const firstConfirmed = new Map<string, number>();
+  for (const c of confirmations) {
+    if (c.mistaken) continue;
+    const p = pop.people.find((x) => x.account === c.account);
+    if (p && !firstConfirmed.has(p.group)) firstConfirmed.set(p.group, c.at);
+  }
+  for (const d of decisions) {
+    const p = byId.get(d.person)!;
+    if (d.attack) {
+      takeovers += 1;
+      if (d.verdict !== 'allow') takeoversCaught += 1;
+      continue;
+    }
+    if (p.honest) {
+      if (convicted(d)) blocked.add(p.id);
+      if (clusterEffect(d)) withReason.add(p.id);
+      if (d.eventType === 'signup') {
+        signups += 1;
+        if (d.verdict !== 'allow' && clusterEffect(d)) held += 1;
+      }
+    } else {
+      const first = firstConfirmed.get(p.group);
+      if (first !== undefined && d.at > first) {
+        ringAfter += 1;
+        if (clusterEffect(d)) ringCaught += 1;
+      }
+    }
+  }
+  const bySetting: Partial<Record<Setting, number>> = {};
+  let themselves = 0;
+  for (const id of blocked) {
+    const p = byId.get(id)!;
+    bySetting[p.setting] = (bySetting[p.setting] ?? 0) + 1;
+    if (markedByMistake.has(p.account)) themselves += 1;
+  }
+
+  // Pairwise precision and recall of the final clusters against the truth's groups.
+  const accounts = pop.people.map((p) => ({ group: p.group, cluster: clusterOf.get(p.account) ?? `alone:${p.account}` }));
+  const pairs = (key: (a: { group: string; cluster: string }) => string) => {
+    const counts = new Map<string, number>();
+    for (const a of accounts) counts.set(key(a), (counts.get(key(a)) ?? 0) + 1);
+    return [...counts.values()].reduce((s, n) => s + (n * (n - 1)) / 2, 0);
+  };
+  const predicted = pairs((a) => a.cluster);
+  const truth = pairs((a) => a.group);
+  const both = pairs((a) => `${a.cluster}\0${a.group}`);
+  const sizes = new Map<string, number>();
+  for (const a of accounts) if (!a.cluster.startsWith('alone:')) sizes.set(a.cluster, (sizes.get(a.cluster) ?? 0) + 1);
+
+  return {
+    honest_people: honest.length,
+    innocent_blocked: blocked.size,
+    innocent_blocked_rate: rate(blocked.size, honest.length),
+    innocent_blocked_marked_themselves: themselves,
+    innocent_blocked_through_graph: blocked.size - themselves,
+    innocent_blocked_through_graph_rate: rate(blocked.size - themselves, honest.length),
+    innocent_blocked_by_setting: bySetting,
+    innocent_cluster_reason_rate: rate(withReason.size, honest.length),
+    honest_signups: signups,
+    honest_signups_held: held,
+    honest_signups_held_rate: rate(held, signups),
+    ring_events_after_first_confirmation: ringAfter,
+    ring_recall: rate(ringCaught, ringAfter),
+    takeover_logins: takeovers,
+    takeovers_caught: takeoversCaught,
+    pairwise_precision: rate(both, predicted),
+    pairwise_recall: rate(both, truth),
+    largest_cluster: Math.max(0, ...sizes.values()),
+    clusters: sizes.size,
+  };
+}
