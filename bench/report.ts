@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { lineChart } from './chart.js';
 import type { LoadResult } from './load-generator.js';
+import type { GraphQualityResult } from './graph-quality/run-graph-quality.js';
 import type { ProbeResult } from './read-your-writes.js';
 
 export type Run = LoadResult & { label: string; cpuPercent: number; rssMbMax: number };
@@ -23,6 +24,7 @@ export interface Report {
   contention: { open: { run: Run; probe: ProbeResult }; saturation: Run };
   growth: { events: number; run: Run; probe: ProbeResult }[];
   backtest: BacktestResult;
+  graphQuality: GraphQualityResult;
   minutes: number;
 }
 
@@ -163,5 +165,19 @@ runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what cha
 | backtest ≥ 50,000 stored events evaluated per second | ${r.backtest.events_per_second.toLocaleString('en')} | ${verdictOf(r.backtest.events_per_second >= 50_000)} |
 | verdict p50 ≤ 1.5 × floor p50 at 200 req/s | ${at200 ? `${at200.verdict.p50} / ${at200.floor.p50} = ${ratio(at200.verdict.p50, at200.floor.p50)}` : 'n/a'} | ${verdictOf(p50Ratio <= 1.5)} |
 `;
-  fs.writeFileSync('docs/benchmarks.md', md);
+  const q = r.graphQuality.scores;
+  const quality = `
+## Identity graph quality (bench/graph-quality, docs/graph-quality.md)
+
+${r.graphQuality.people.toLocaleString('en')} people, ${r.graphQuality.events.toLocaleString('en')} events, ${r.graphQuality.feedback} feedback reports (seed ${r.graphQuality.params.seed}), replayed through the API in ${r.graphQuality.seconds} s.
+
+| measure | value |
+|---|---|
+| innocent people blocked by a cluster reason | ${q.innocent_blocked} (${(q.innocent_blocked_rate * 100).toFixed(2)}%), of whom ${q.innocent_blocked_marked_themselves} were themselves marked by mistake; through the graph alone ${q.innocent_blocked_through_graph} (${(q.innocent_blocked_through_graph_rate * 100).toFixed(2)}%) |
+| honest signups held by a cluster reason | ${q.honest_signups_held} of ${q.honest_signups} (${(q.honest_signups_held_rate * 100).toFixed(1)}%) |
+| ring events caught by a cluster reason after the ring's first confirmed member | ${(q.ring_recall * 100).toFixed(1)}% of ${q.ring_events_after_first_confirmation} |
+| pairwise precision / recall of the final clusters | ${q.pairwise_precision} / ${q.pairwise_recall} |
+| largest cluster (accounts), clusters | ${q.largest_cluster}, ${q.clusters} |
+`;
+  fs.writeFileSync('docs/benchmarks.md', md + quality);
 }

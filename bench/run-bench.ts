@@ -17,6 +17,7 @@ import { removeGraph, seedEvents, seedGraph, settle } from './seed-growth.js';
 import { probeReadYourWrites, type ProbeResult } from './read-your-writes.js';
 import { BENCH_DOMAINS, createContendedTraffic, createTraffic } from './traffic.js';
 import { writeReport, type BacktestResult, type Run } from './report.js';
+import { runGraphQuality } from './graph-quality/run-graph-quality.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RATES = QUICK ? [100, 200] : [100, 200, 400];
@@ -166,6 +167,10 @@ async function main(): Promise<void> {
   await removeGraph(deps, scope);
   await dns.close();
   await deps.close();
+  // The identity graph's quality against ground truth (docs/graph-quality.md), in a tenant of its
+  // own on this database (the step deletes its graph when it ends).
+  log('graph quality (bench/graph-quality)');
+  const graphQuality = await runGraphQuality({ label: 'bench', scale: QUICK ? 0.25 : 1 });
 
   writeReport({
     quick: QUICK,
@@ -177,7 +182,7 @@ async function main(): Promise<void> {
       neo4j: '5.26.30 Community',
     },
     settings: { stepSeconds: STEP_SECONDS, sustainSeconds: SUSTAIN_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, rateLimit: RATE_LIMIT },
-    rates, saturation, contention, growth, backtest,
+    rates, saturation, contention, growth, backtest, graphQuality,
     minutes: (Date.now() - started) / 60_000,
   });
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);

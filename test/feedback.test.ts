@@ -19,11 +19,16 @@ describe('POST /v1/feedback', function () {
   };
 
   it('confirmed_abuse marks the whole cluster: a linked account is blocked afterwards', async () => {
-    const bad = await h.verdict(aSignup({ external_user_id: 'fraudster', identity: { phone: '+1555100' } }));
+    // Linked through an email (Doorman normalises it: a verified identifier, so the link convicts).
+    const bad = await h.verdict(aSignup({ external_user_id: 'fraudster', email: 'fraud.ster@gmail.com', identity: { phone: '+1555100' } }));
     expect((await feedback({ subject: { kind: 'event_id', value: bad.body.id }, outcome: 'confirmed_abuse' })).body).to.deep.equal({ ok: true });
-    const linked = await h.verdict(aSignup({ external_user_id: 'alias', identity: { phone: '+1555100' }, ip: '100.64.8.1' }));
+    const linked = await h.verdict(aSignup({ external_user_id: 'alias', email: 'fraudster+alt@gmail.com', ip: '100.64.8.1' }));
     expect(linked.body.verdict).to.equal('block');
     expect(codes(linked)).to.include('cluster_confirmed_abuse');
+    // Through the phone alone (a value the caller typed in), the mark is a lead: review.
+    const byPhone = await h.verdict(aSignup({ external_user_id: 'housemate', identity: { phone: '+1555100' }, ip: '100.64.8.3' }));
+    expect(byPhone.body.verdict).to.equal('review');
+    expect(byPhone.body.reasons).to.deep.include({ code: 'cluster_confirmed_abuse', detail: { via: 'phone', marked_at: byPhone.body.reasons.find((r: { code: string }) => r.code === 'cluster_confirmed_abuse').detail.marked_at, rule: 'cluster_confirmed_abuse.verified_only' } });
     const unrelated = await h.verdict(aSignup({ external_user_id: 'someone', ip: '100.64.8.2' }));
     expect(unrelated.body.verdict).to.equal('allow');
   });

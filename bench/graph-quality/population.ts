@@ -260,13 +260,16 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     const cards = r.chance(0.7) || (!device && !phone) ? Array.from({ length: r.int(1, 3) }, (_, i) => `ring-card-${params.seed}-${g}-${i}`) : [];
     shared[group] = { ...(device && { device }), ...(phone && { phone }), ...(cards.length > 0 && { card: cards.join(',') }) };
     const burst = r.chance(params.burstRings);
-    let t = someStart();
+    // Every member signs up (and does most of what it does) within the span: a patient ring
+    // starts early enough for its last member, days apart, to follow.
+    const spacingDays = Math.max(1, Math.min(4, Math.floor((0.85 * span) / DAY / size)));
+    let t = burst ? someStart() : r.int(0, Math.max(0, Math.floor((span - size * spacingDays * DAY - 2 * DAY) / MIN))) * MIN;
     const members: Person[] = [];
     for (let i = 0; i < size; i++) {
       const p = newPerson('ring', group, false, { identity: phone ? { phone } : {}, cardFunding: r.chance(0.4) ? 'prepaid' : 'credit' });
       if (cards.length > 0) p.card = cards[i % cards.length]!;
       members.push(p);
-      t += burst ? r.int(5, 30) * 1000 : r.int(1, 4) * DAY + r.int(0, 600) * MIN;
+      t += burst ? r.int(5, 30) * 1000 : r.int(1, spacingDays) * DAY - r.int(0, 600) * MIN;
       const base = { external_user_id: p.account, email: p.email, ip: `100.96.${g}.${i + 1}`, ...(phone && { identity: { phone } }) };
       events.push({ at: t, person: p.id, body: { event_type: 'signup', ...base }, device });
       events.push({ at: t + r.int(1, 30) * MIN, person: p.id, body: { event_type: 'trial_start', ...base }, device });

@@ -24,8 +24,10 @@ CALL {
   OPTIONAL MATCH (i:Identifier {tenantId: $tenantId, mode: $mode, kind: id.kind, value: id.value})
   OPTIONAL MATCH (a)-[k:LINKED]->(i)
   // This event adds one link to i unless its account already holds one; so does each pending
-  // link of another account that uses it.
-  WITH id, i, k, size([p IN $pending WHERE coalesce(p.account, '') <> coalesce($account, '') AND any(x IN p.ids WHERE x.kind = id.kind AND x.value = id.value)]) AS pendingUses
+  // link of another account that uses it, unless it was applied meanwhile (then i counts it).
+  WITH id, i, k, size([p IN $pending WHERE coalesce(p.account, '') <> coalesce($account, '')
+                        AND any(x IN p.ids WHERE x.kind = id.kind AND x.value = id.value)
+                        AND NOT EXISTS { (:Account {tenantId: $tenantId, mode: $mode, externalId: p.account})-[:LINKED]->(i) }]) AS pendingUses
   WITH id, i, k, pendingUses, coalesce(i.accounts, 0) + coalesce(i.anonymous, 0) + pendingUses + CASE WHEN k IS NULL THEN 1 ELSE 0 END AS links
   WITH id, i, k, links,
        CASE WHEN i IS NULL THEN coalesce(id.links, true) ELSE coalesce(i.linking, true) AND NOT i.hub END

@@ -24,6 +24,8 @@ export interface RulePolicy {
   minAccounts?: number;
   // cluster_trusted: a conversion at least this many days old.
   minDays?: number;
+  // cluster_confirmed_abuse: 1 blocks only on evidence Doorman verified (rules/cluster-confirmed-abuse.ts).
+  verifiedOnly?: number;
 }
 
 // How one identifier kind links (docs/graph.md, "Link policy"); absent fields fall back to the
@@ -95,16 +97,21 @@ export const defaultPolicy20261122: Policy = {
 
 // The default since 2026-11-25 (issue 22, docs/graph-quality.md): the same rules, with
 // identity_cluster measuring how fast a cluster formed (accounts first seen in the last day)
-// instead of how large it ever grew, and a link policy: every kind links, as the contract
-// requires, with the hub thresholds and expiry the graph-quality bench chose.
+// instead of how large it ever grew, cluster_confirmed_abuse blocking on evidence Doorman verified
+// (a path through caller-supplied identity values alone reviews), and a link policy: every kind
+// links, as the contract requires; a caller-supplied identity value shared by more than 10
+// accounts is a hub (a household shares a wifi or a phone, an office or a café more), Doorman's
+// own identifiers at 25 (GRAPH_HUB_THRESHOLD caps both); links lapse after 180 days unseen.
 export const defaultPolicy: Policy = {
   ...defaultPolicy20261122,
   version: '2026-11-25.1',
   graph: {
-    default: { links: true, expiryDays: 180 },
+    default: { links: true, hubThreshold: 10, expiryDays: 180 },
+    kinds: { email: { hubThreshold: 25 }, device: { hubThreshold: 25 }, card: { hubThreshold: 25 } },
   },
   rules: {
     ...defaultPolicy20261122.rules,
     identity_cluster: { effects: { ...on('info'), signup: 'review', trial_start: 'review' }, minAccounts: 3, windowSeconds: DAY },
+    cluster_confirmed_abuse: { effects: on('block'), verifiedOnly: 1 },
   },
 };

@@ -23,7 +23,8 @@ export function kindLinkPolicy(policy: GraphLinkPolicy | undefined, kind: string
   const exclude = [...(base.exclude ?? []), ...(own.exclude ?? [])].map((v) => (kind === 'email' ? (emailIdentity(v) ?? v.trim()) : v.trim()));
   return {
     links: own.links ?? base.links ?? true,
-    hub: own.hubThreshold ?? base.hubThreshold ?? hubThreshold,
+    // GRAPH_HUB_THRESHOLD is the operator's ceiling: no policy makes a bigger hub link.
+    hub: Math.min(own.hubThreshold ?? base.hubThreshold ?? hubThreshold, hubThreshold),
     expiryMs: expiryDays === undefined || expiryDays === null ? null : expiryDays * DAY_MS,
     exclude: [...new Set(exclude)],
   };

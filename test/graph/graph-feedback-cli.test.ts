@@ -19,8 +19,8 @@ describe('doorman feedback and graph explain/recluster', function () {
   it('lists feedback, explains a conviction, retracts it, and reclusters: the JSON shapes', async () => {
     const h = await verdictHarness();
     const scope = ['--tenant', h.tenant.tenantId, '--mode', 'test'];
-    await h.verdict(aSignup({ external_user_id: 'cli_1', identity: { phone: '+1555990' } }));
-    await h.verdict(aSignup({ external_user_id: 'cli_2', identity: { phone: '+1555990' }, ip: '100.64.29.2' }));
+    await h.verdict(aSignup({ external_user_id: 'cli_1', email: 'one.person@shop-mail.com' }));
+    await h.verdict(aSignup({ external_user_id: 'cli_2', email: 'one.person@shop-mail.com', ip: '100.64.29.2' }));
     await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' }).expect(200);
     await h.graphSettled();
     const blocked = await h.verdict({ event_type: 'login', external_user_id: 'cli_2' });
@@ -34,7 +34,7 @@ describe('doorman feedback and graph explain/recluster', function () {
     const explained = await json('graph', 'explain', blocked.body.id, ...scope);
     expect(explained).to.deep.include({ event_id: blocked.body.id });
     expect(explained.cluster).to.deep.include({ accounts: 2 });
-    expect(explained.marks).to.deep.equal([{ feedback_id: row!.feedback_id, outcome: 'confirmed_abuse', subject_kind: 'account', marked_at: (explained.marks as { marked_at: string }[])[0]!.marked_at, via: ['phone'] }]);
+    expect(explained.marks).to.deep.equal([{ feedback_id: row!.feedback_id, outcome: 'confirmed_abuse', subject_kind: 'account', marked_at: (explained.marks as { marked_at: string }[])[0]!.marked_at, via: ['email'] }]);
 
     expect(await json('feedback', 'retract', String(row!.feedback_id), ...scope, '--note', 'wrong account')).to.deep.equal({ ok: true });
     await h.graphSettled();

@@ -157,21 +157,22 @@ describe('identity graph', function () {
     expect((await clusterOf(h, anonymous.body.id))?.accounts).to.equal(2);
   });
 
-  // The shared `group` value, used by all 50, is a hub (over 25 accounts): it links nothing, so
-  // however the verdicts interleave the accounts end in the two wallets' clusters of 25 each.
+  // The shared `group` value, used by all 50, is a hub (a caller-supplied value over 10 accounts):
+  // it links nothing, so however the verdicts interleave the accounts end in the five wallets'
+  // clusters of 10 each.
   it('turns 50 concurrent verdicts into the clusters their evidence makes, whatever their order', async () => {
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        h.verdict(aSignup({ external_user_id: `crowd_${i}`, identity: { wallet: i % 2 ? 'shared-w' : 'shared-w2', group: 'g1' }, ip: `100.64.7.${i + 1}` })),
+        h.verdict(aSignup({ external_user_id: `crowd_${i}`, identity: { wallet: `shared-w${i % 5}`, group: 'g1' }, ip: `100.64.7.${i + 1}` })),
       ),
     );
     expect(responses.map((r) => r.status)).to.deep.equal(Array(50).fill(200));
-    await until('two clusters of 25 accounts, one per wallet', async () => {
+    await until('five clusters of 10 accounts, one per wallet', async () => {
       const { records } = await h.deps.graph.executeQuery(
         'MATCH (c:Cluster {tenantId: $t, mode: "test"}) WHERE c.accounts > 0 RETURN c.accounts AS accounts ORDER BY accounts',
         { t: h.tenant.tenantId },
       );
-      return JSON.stringify(records.map((r) => r.get('accounts'))) === '[25,25]' ? true : undefined;
+      return JSON.stringify(records.map((r) => r.get('accounts'))) === '[10,10,10,10,10]' ? true : undefined;
     }, 45_000);
   });
 

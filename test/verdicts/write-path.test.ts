@@ -98,11 +98,11 @@ describe('the verdict write path', function () {
   });
 
   it('applies feedback sent right after a verdict, once the verdict\'s link has landed', async () => {
-    const first = await raw(aSignup({ external_user_id: 'quick', identity: { phone: '+1555777000' } }));
+    const first = await raw(aSignup({ external_user_id: 'quick', email: 'quick.one@gmail.com' }));
     await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test))
       .send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' }).expect(200);
     await h.graphSettled();
-    const linked = await h.verdict(aSignup({ external_user_id: 'quick2', identity: { phone: '+1555777000' }, ip: '100.64.44.1' }));
+    const linked = await h.verdict(aSignup({ external_user_id: 'quick2', email: 'quickone@gmail.com', ip: '100.64.44.1' }));
     expect(linked.body.verdict).to.equal('block');
     expect(codes(linked)).to.include('cluster_confirmed_abuse');
   });

@@ -5,17 +5,29 @@
 // comma-separated (a reason's detail is a flat map of scalars, contract §2.3; "" when this account
 // is the subject), and `marked_at`, when that mark was made. Without a path in the graph yet (the
 // link is still pending), `via` names the kinds this account shares and `marked_at` is absent.
+// With `verifiedOnly` (1), a block needs evidence Doorman verified itself: the account is the
+// marked subject, or the path runs through an identifier Doorman derives (a normalised email, a
+// device from a signed token, a card fingerprint). A path through caller-supplied identity values
+// alone (a wifi name, a home address, a phone typed in a form) steps the block down to review:
+// households and offices share those, and a mark on one of them is a lead, not a conviction.
 import { change, fired, type Rule } from '../rule.js';
+
+const VERIFIED_KINDS = new Set(['email', 'device', 'card']);
 
 export const clusterConfirmedAbuse: Rule = {
   code: 'cluster_confirmed_abuse',
-  evaluate: (s) => {
+  evaluate: (s, p) => {
     const g = s.graph;
     if (!g?.confirmedAbuse) return undefined;
     const evidence = g.abuseEvidence;
     // Signals stored before evidence existed carry neither: no detail, as they were decided.
-    if (evidence) return fired({ via: evidence.via.join(','), marked_at: evidence.markedAt });
-    return fired(g.viaKinds ? { via: g.viaKinds.join(',') } : undefined);
+    if (!evidence) return fired(g.viaKinds ? { via: g.viaKinds.join(',') } : undefined);
+    const detail = { via: evidence.via.join(','), marked_at: evidence.markedAt };
+    const effect = p.effects[s.eventType];
+    if (p.verifiedOnly === 1 && effect === 'block' && evidence.via.length > 0 && !evidence.via.some((k) => VERIFIED_KINDS.has(k))) {
+      return { detail: { ...detail, rule: 'cluster_confirmed_abuse.verified_only' }, effect: 'review' };
+    }
+    return fired(detail);
   },
   relax: () => [change('graph', 'confirmedAbuse', true, false, 'cluster_confirmed_abuse')],
 };

@@ -52,6 +52,7 @@ const NAMES: [ParameterName, keyof RulePolicy][] = [
   ['under_days', 'underDays'],
   ['min_accounts', 'minAccounts'],
   ['min_days', 'minDays'],
+  ['verified_only', 'verifiedOnly'],
 ];
 
 export function toDocument(policy: Policy): PolicyDocument {

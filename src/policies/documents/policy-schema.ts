@@ -17,6 +17,7 @@ export const PARAMETERS = {
   under_days: int(1, 3650, 'fires when the domain is younger than this many days'),
   min_accounts: int(2, 1_000_000, 'the cluster size (accounts) from which the rule takes its effect; below it, informational'),
   min_days: int(0, 3650, 'a conversion at least this many days old makes the cluster trusted'),
+  verified_only: int(0, 1, '1: block only when the account is the marked subject or is linked to it through an identifier Doorman verifies (email, device, card); through caller-supplied identity values alone, review'),
 } as const;
 
 export type ParameterName = keyof typeof PARAMETERS;
@@ -40,6 +41,7 @@ export const RULE_PARAMETERS: Record<string, { required: readonly ParameterName[
   identity_cluster: { required: ['min_accounts'], optional: ['window_seconds'] },
   young_domain: { required: ['under_days'] },
   cluster_trusted: { required: ['min_days'] },
+  cluster_confirmed_abuse: { required: [], optional: ['verified_only'] },
 };
 
 function ruleSchema(code: string): Record<string, unknown> {
