@@ -1,8 +1,8 @@
 // `npm run bench:graph` (and a step of `npm run bench`): replays the synthetic population
 // (population.ts) through the real HTTP API of an in-process server whose clock follows simulated
 // time, in time order, and scores every decision against the truth (score.ts). Needs the local
-// stack and a migrated DATABASE_URL (scripts/bench-graph.sh does both). Bounded: one tenant, the
-// population's events one at a time, on loopback; the tenant's graph is deleted at the end.
+// stack and a migrated DATABASE_URL (`bash scripts/bench.sh --graph` does both). Bounded: one
+// tenant, the population's events one at a time, on loopback; its graph is deleted at the end.
 // Writes bench/graph-quality/results/<label>.json. Options: --label NAME, --seed N, --scale F
 // (multiplies every count of people; 0.25 for a quick run).
 import fs from 'node:fs';
