@@ -101,6 +101,14 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         )}
         <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span><span class="k event">event</span></p>
       </header>
+      <div class="cluster-body">
+        <div class="graph" ref={box} aria-label="cluster picture" />
+        <aside class="node-facts">
+          {selected ? <NodeFacts node={selected} /> : <p class="muted">Click a node for its facts. Drag to move, scroll to zoom.</p>}
+          {more > 0 && <p><button type="button" class="more" onClick={() => void loadPage(picture!.drawnMembers)}>Draw {Math.min(200, more)} more members</button><br /><span class="muted">{picture!.drawnMembers} of {c!.size} members drawn.</span></p>}
+        </aside>
+      </div>
+      {/* Below the picture: it arrives after the picture and must not move it. */}
       {evidence && evidence.marks.length > 0 && (
         <section class="evidence">
           <h2>Why is this account here?</h2>
@@ -111,13 +119,6 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
           ))}</ul>
         </section>
       )}
-      <div class="cluster-body">
-        <div class="graph" ref={box} aria-label="cluster picture" />
-        <aside class="node-facts">
-          {selected ? <NodeFacts node={selected} /> : <p class="muted">Click a node for its facts. Drag to move, scroll to zoom.</p>}
-          {more > 0 && <p><button type="button" class="more" onClick={() => void loadPage(picture!.drawnMembers)}>Draw {Math.min(200, more)} more members</button><br /><span class="muted">{picture!.drawnMembers} of {c!.size} members drawn.</span></p>}
-        </aside>
-      </div>
     </div>
   );
 }
