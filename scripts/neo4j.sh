@@ -30,6 +30,9 @@ JDK_HOME="/usr/lib/jvm/java-17-openjdk-amd64"
 JAVA="${NEO4J_JAVA:-$JDK_HOME/bin/java}"
 HEAP="${NEO4J_HEAP:-1g}"
 PAGECACHE="${NEO4J_PAGECACHE:-512m}"
+# The cap on one transaction's memory: bounds an analyst's own Cypher (docs/graph.md); the
+# writer's batches and a rebuild use far less.
+TX_MEMORY_MAX="${NEO4J_TX_MEMORY_MAX:-512m}"
 WAIT_SECS="${NEO4J_WAIT_SECS:-90}"
 MAIN_CLASS=org.neo4j.server.CommunityEntryPoint
 
@@ -140,6 +143,7 @@ server.directories.run=$HOME_DIR/run
 server.directories.plugins=$HOME_DIR/plugins
 server.directories.import=$HOME_DIR/import
 server.memory.pagecache.size=$PAGECACHE
+db.memory.transaction.max=$TX_MEMORY_MAX
 dbms.usage_report.enabled=false
 db.tx_log.preallocate=false
 dbms.security.auth_enabled=false

@@ -66,6 +66,11 @@ export interface Config {
   readonly consoleSignInPerIp: number;
   readonly consoleQueryTimeoutMs: number;
   readonly consoleQueryRowCap: number;
+  // Analysts' own Cypher (src/graph-queries/): per run, a timeout, a row cap and a cap on the
+  // bytes of rows held (the server's own memory cap is Neo4j's db.memory.transaction.max).
+  readonly graphQueryTimeoutMs: number;
+  readonly graphQueryRowCap: number;
+  readonly graphQueryMaxBytes: number;
   // A Postgres query without an answer this long fails (the connection is dropped), so a
   // stalled database gives a retryable 500 instead of a request that never ends.
   readonly pgQueryTimeoutMs: number;
@@ -202,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleSignInPerIp: int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
     consoleQueryTimeoutMs: int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
     consoleQueryRowCap: int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
+    graphQueryTimeoutMs: int('GRAPH_QUERY_TIMEOUT_MS', 10_000, 100, 120_000),
+    graphQueryRowCap: int('GRAPH_QUERY_ROW_CAP', 10_000, 1, 1_000_000),
+    graphQueryMaxBytes: int('GRAPH_QUERY_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     pgQueryTimeoutMs: clientMs,
     redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -42,6 +42,8 @@ const OWNERS: Record<string, string> = {
   shadow_decisions: 'src/policies/shadows/shadow-store.ts',
   secret_data_keys: 'src/vault/data-key-store.ts',
   erasures: 'src/lifecycle/erasure-store.ts',
+  tenant_queries: 'src/graph-queries/tenant-query-store.ts',
+  graph_query_settings: 'src/graph-queries/tenant-query-store.ts',
 };
 // The one sanctioned exception: retention and erasure remove or clear a person's data across the
 // tables that hold it, inside their own transactions (never graph_outbox: that is the graph's).

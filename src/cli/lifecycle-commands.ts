@@ -11,6 +11,7 @@ import { erasePerson, type Subject } from '../lifecycle/erase-person.js';
 import { rebuildGraph } from '../lifecycle/rebuild-graph.js';
 import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
 import { addGraphCommands } from './graph-feedback-commands.js';
+import { addGraphQueryCommands } from './graph-query-commands.js';
 
 export function addLifecycleCommands(program: Command, kit: CliKit): void {
   const { print, withDeps } = kit;
@@ -41,6 +42,7 @@ export function addLifecycleCommands(program: Command, kit: CliKit): void {
 
   const graph = program.command('graph').description('the identity graph');
   addGraphCommands(graph, kit);
+  addGraphQueryCommands(graph, kit);
   scoped(graph.command('rebuild').description("empty the scope's graph and replay its stored events, feedback and resolutions into it"))
     .action(withDeps(async (deps: Deps, opts: ScopeOptions) => {
       const scope = await scopeOf(deps, opts);

@@ -9,7 +9,8 @@ import { jsonBody } from '../http/json-body.js';
 import { actorOf, audit } from './audit-store.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
 import { consoleValidated } from './console-schemas.js';
-import { findSavedQuery, runSavedQuery, savedQueries, type QueryResult } from './saved-queries.js';
+import { findSavedQuery, runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
+import type { QueryResult } from '../graph-queries/read-graph-query.js';
 
 const noCluster = (what: string) => new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
 

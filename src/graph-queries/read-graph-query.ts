@@ -1,0 +1,107 @@
+// Runs one analyst query against Neo4j: in a READ transaction (Neo4j refuses any write in it), with
+// a timeout the server enforces, a row cap and a cap on the bytes of rows held here; rows past
+// either cap are never read (`truncated`). Graph values become plain JSON. Used by the reviewed
+// files, the tenant's own saved queries and free-form Cypher alike.
+import neo4j, { isNode, isPath, isRelationship, type Driver, type Node, type Relationship } from 'neo4j-driver';
+import { AppError } from '../errors.js';
+
+export interface QueryLimits {
+  timeoutMs: number;
+  rowCap: number;
+  maxBytes: number;
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+  ms: number;
+}
+
+export async function readGraphQuery(graph: Driver, text: string, params: Record<string, unknown>, limits: QueryLimits): Promise<QueryResult> {
+  const session = graph.session({ defaultAccessMode: neo4j.session.READ });
+  const started = performance.now();
+  const rows: Record<string, unknown>[] = [];
+  let columns: string[] = [];
+  let truncated = false;
+  let bytes = 0;
+  try {
+    const tx = await session.beginTransaction({ timeout: limits.timeoutMs, metadata: { app: 'doorman-graph-query' } });
+    try {
+      const result = tx.run(text, params);
+      columns = [...(await result.keys())];
+      for await (const record of result) {
+        const row = Object.fromEntries(columns.map((c) => [c, plain(record.get(c))]));
+        bytes += JSON.stringify(row).length;
+        // The caps hold whatever the statement asks for: the rest is never read.
+        if (rows.length === limits.rowCap || bytes > limits.maxBytes) {
+          truncated = true;
+          break;
+        }
+        rows.push(row);
+      }
+    } finally {
+      await tx.rollback().catch(() => undefined);
+    }
+  } catch (err) {
+    throw graphQueryError(err, limits.timeoutMs);
+  } finally {
+    await session.close();
+  }
+  return { columns, rows, truncated, ms: Math.round(performance.now() - started) };
+}
+
+// Parameters from JSON: whole numbers become Cypher integers (LIMIT $n, comparisons with stored
+// integers), lists and maps are converted member by member.
+export function cypherParams(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return neo4j.int(value);
+  if (Array.isArray(value)) return value.map(cypherParams);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cypherParams(v)]));
+  return value;
+}
+
+// Graph values as plain JSON: nodes and relationships keep their labels, type and properties
+// (tenantId and mode dropped: always the analyst's own), paths become their nodes and edges.
+export function plain(value: unknown): unknown {
+  if (isNode(value as object)) {
+    const n = value as Node;
+    return { $node: { id: n.elementId, labels: n.labels, properties: unscoped(n.properties) } };
+  }
+  if (isRelationship(value as object)) {
+    const r = value as Relationship;
+    return { $rel: { id: r.elementId, type: r.type, start: r.startNodeElementId, end: r.endNodeElementId, properties: unscoped(r.properties) } };
+  }
+  if (isPath(value as object)) {
+    const p = value as { segments: { start: Node; relationship: Relationship; end: Node }[]; start: Node };
+    return { $path: { nodes: [p.start, ...p.segments.map((s) => s.end)].map(plain), rels: p.segments.map((s) => plain(s.relationship)) } };
+  }
+  if (neo4j.isInt(value)) return (value as { toNumber(): number }).toNumber();
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') {
+    if (typeof (value as { toString(): string }).toString === 'function' && value.constructor !== Object) return String(value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+function unscoped(props: Record<string, unknown>): Record<string, unknown> {
+  const { tenantId: _t, mode: _m, ...rest } = props;
+  return plain(rest) as Record<string, unknown>;
+}
+
+// Neo4j's refusals in the analyst's words; anything else is ours to fix (500).
+function graphQueryError(err: unknown, timeoutMs: number): unknown {
+  const code = String((err as { code?: string }).code ?? '');
+  const message = String((err as { message?: string }).message ?? '');
+  if (/TransactionTimedOut|Terminated/i.test(code)) {
+    return AppError.invalid([{ path: '', message: `ran past the ${timeoutMs} ms limit` }], `The query ran past its ${timeoutMs} ms limit; narrow it (bound the path lengths, start from a known node).`);
+  }
+  if (/OutOfMemory|MemoryLimit|MemoryPool/i.test(code)) {
+    return AppError.invalid([{ path: '', message: 'used more memory than a query may' }], 'The query used more memory than a query may (Neo4j db.memory.transaction.max); aggregate less or bound the paths.');
+  }
+  if (/AccessMode|ForbiddenOnReadOnly/i.test(code)) return new AppError('forbidden', 'This query tries to write; analyst queries run read-only.');
+  if (/^Neo\.ClientError\.(Statement|Procedure|Schema)\./.test(code)) {
+    return AppError.invalid([{ path: '', message: message.split('\n')[0]! }], `Neo4j refused the query: ${message.split('\n')[0]}`);
+  }
+  return err;
+}

@@ -1,0 +1,154 @@
+// Issue 23: analysts' own Cypher cannot leave its scope. A graph holds two tenants, each in both
+// modes, with the same identifier values everywhere and a marker on every node naming its scope
+// (A-test is the analyst's). Every attempt of the corpus is either refused by the guard (or by
+// Neo4j: timeout, read-only) or answers from A-test alone. Layers are also tested on their own:
+// the guard's text, the READ transaction without the guard, the caps.
+import { expect } from 'chai';
+import type { Deps } from '../../src/deps.js';
+import { AppError } from '../../src/errors.js';
+import { guardCypher } from '../../src/graph-queries/cypher-guard.js';
+import { readGraphQuery } from '../../src/graph-queries/read-graph-query.js';
+import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js';
+import type { Actor } from '../../src/console/audit-store.js';
+import { aTenant } from '../support/fixtures.js';
+import { testDeps } from '../support/test-deps.js';
+import { ESCAPE_CORPUS, SCOPES, seedScopes, type Attempt, type Seeded } from './escape-corpus.js';
+
+describe("analysts' own Cypher: the escape corpus", function () {
+  this.timeout(120_000);
+  let deps: Deps;
+  let seeded: Seeded;
+  let actor: Actor;
+
+  before(async () => {
+    // A short timeout, so the runaway path of the corpus ends quickly.
+    deps = testDeps({ GRAPH_QUERY_TIMEOUT_MS: '1500' });
+    const [a, b] = [await aTenant(deps), await aTenant(deps)];
+    seeded = await seedScopes(deps, a!.tenantId, b!.tenantId);
+    actor = { tenantId: a!.tenantId, mode: 'test', analystId: null, analystEmail: 'corpus@test' };
+  });
+
+  it('holds at least 60 attempts, every kind the issue names among them', () => {
+    expect(ESCAPE_CORPUS.length).to.be.at.least(60);
+    const kinds = new Set(ESCAPE_CORPUS.map((x) => x.kind));
+    for (const kind of ['unanchored', 'id lookup', 'label only', 'pattern comprehension', 'subquery expression', 'CALL subquery', 'quantified path',
+      'shortestPath', 'UNION', 'WITH *', 'scope parameter', 'dynamic label or property', 'escape', 'comment', 'several statements',
+      'procedure', 'LOAD CSV, USE, SHOW', 'write', 'EXPLAIN, PROFILE, options', 'hint', 'runaway']) {
+      expect(kinds, kind).to.include(kind);
+    }
+  });
+
+  for (const attempt of ESCAPE_CORPUS) {
+    it(`${attempt.kind}: ${attempt.text.replace(/\s+/g, ' ').slice(0, 90)}`, async () => {
+      const params = typeof attempt.params === 'function' ? attempt.params(seeded) : attempt.params ?? {};
+      const outcome = await runAnalystCypher(deps, actor, { text: attempt.text, params }).then((r) => ({ result: r }), (err: unknown) => ({ err }));
+      if (attempt.expect !== 'scoped') {
+        expect(outcome, 'refused').to.have.property('err');
+        const err = (outcome as { err: unknown }).err;
+        expect(err, String(err)).to.be.instanceOf(AppError);
+        const e = err as AppError;
+        if (attempt.expect === 'refused') expect(e.details?.refusal, e.message).to.be.an('object');
+        if (attempt.expect === 'timeout') expect(e.message).to.match(/ran past its 1500 ms limit/);
+        return;
+      }
+      expect(outcome, `answered: ${String((outcome as { err?: unknown }).err)}`).to.have.property('result');
+      const { rows } = (outcome as { result: { rows: Record<string, unknown>[] } }).result;
+      assertOnlyOwnScope(rows);
+      attempt.check?.(rows, seeded);
+    });
+  }
+
+  it('answers the legitimate questions with the right rows', async () => {
+    const run = async (text: string, params: Record<string, unknown> = {}) => (await runAnalystCypher(deps, actor, { text, params })).rows;
+    // a cluster's accounts
+    expect((await run(`MATCH (:Account {externalId: $account})-[:IN]->(c:Cluster) MATCH (b:Account)-[:IN]->(c) RETURN b.externalId AS account ORDER BY account`, { account: 'acct-1' }))
+      .map((r) => r.account)).to.deep.equal(['acct-1', 'acct-2', 'acct-3', 'acct-4']);
+    // the identifiers two accounts share
+    expect((await run(`MATCH (:Account {externalId: $a})-[:LINKED]->(i:Identifier)<-[:LINKED]-(:Account {externalId: $b}) RETURN i.kind AS kind, i.value AS value ORDER BY kind`, { a: 'acct-1', b: 'acct-3' })))
+      .to.deep.equal([{ kind: 'card', value: 'card-same' }, { kind: 'email', value: 'same@example.com' }]);
+    // the shortest path between two accounts
+    const [path] = await run(`MATCH p = shortestPath((:Account {externalId: $a})-[:LINKED*..6]-(:Account {externalId: $b})) RETURN [n IN nodes(p) | coalesce(n.externalId, n.kind)] AS via`, { a: 'acct-1', b: 'acct-4' });
+    expect(path!.via).to.have.length(3);
+    expect((path!.via as string[])[0]).to.equal('acct-1');
+    // the largest clusters
+    expect(await run(`MATCH (c:Cluster) RETURN c.id AS id, c.accounts AS accounts ORDER BY accounts DESC LIMIT 5`)).to.deep.equal([{ id: 'cluster-1', accounts: 4 }]);
+  });
+
+  it('refuses with the clause or function and its position', () => {
+    const refusal = (text: string) => {
+      try {
+        guardCypher(text);
+      } catch (err) {
+        return (err as AppError).details?.refusal;
+      }
+      return undefined;
+    };
+    expect(refusal('MATCH (n)\nDETACH DELETE n')).to.deep.equal({ reason: 'DELETE (analysts read only)', line: 2, column: 1 });
+    expect(refusal('MATCH (n) RETURN apoc.text.join([], "")')).to.deep.equal({ reason: 'the function apoc.text.join', line: 1, column: 18 });
+    expect(refusal('CALL db.labels()')).to.deep.equal({ reason: 'the procedure db.labels (procedure calls)', line: 1, column: 1 });
+  });
+
+  it('scopes every node pattern in the text it runs, and drops comments', () => {
+    const g = guardCypher('MATCH (a:Account)-[:LINKED]->(i) /* x */ WHERE EXISTS { (i)<--() } RETURN [(a)--(z {kind: "card"}) | z] // y');
+    expect(g.scopedNodePatterns).to.equal(6);
+    expect(g.text.match(/\{tenantId: \$tenantId, mode: \$mode/g)).to.have.length(6);
+    expect(g.text).to.not.match(/\/\*|\/\//);
+    expect(g.text).to.include('{tenantId: $tenantId, mode: $mode, kind: "card"}');
+  });
+
+  it('runs in a READ transaction: Neo4j itself refuses a write that passed no guard', async () => {
+    const marker = `write-${Date.now()}`;
+    const err = await readGraphQuery(deps.graph, 'CREATE (:GuardProbe {marker: $marker})', { marker }, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 }).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(AppError);
+    expect((err as AppError).code).to.equal('forbidden');
+    const { records } = await deps.graph.executeQuery('MATCH (n:GuardProbe {marker: $marker}) RETURN count(n) AS n', { marker });
+    expect(records[0]!.get('n')).to.equal(0);
+  });
+
+  it('cuts rows at the row cap and the byte cap (truncated), and reads no further', async () => {
+    const capped = await readGraphQuery(deps.graph, 'UNWIND range(1, 1000) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
+    expect(capped.rows).to.have.length(10);
+    expect(capped.truncated).to.equal(true);
+    const bytes = await readGraphQuery(deps.graph, "UNWIND range(1, 1000) AS x RETURN x, 'padding padding padding' AS p", {}, { timeoutMs: 5000, rowCap: 1000, maxBytes: 2000 });
+    expect(bytes.rows.length).to.be.within(20, 60);
+    expect(bytes.truncated).to.equal(true);
+    const whole = await readGraphQuery(deps.graph, 'UNWIND range(1, 10) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
+    expect(whole.truncated).to.equal(false);
+  });
+
+  it("answers Neo4j's memory cap (db.memory.transaction.max, set by scripts/neo4j.sh) with a 4xx in words", async () => {
+    const err = await readGraphQuery(deps.graph, 'UNWIND range(1, 200000000) AS x WITH collect(x) AS xs RETURN size(xs) AS n', {}, { timeoutMs: 60_000, rowCap: 10, maxBytes: 1e6 })
+      .then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(AppError);
+    expect((err as AppError).message).to.match(/more memory than a query may/);
+  });
+
+  it('audits every run: the text, the parameters, the time, the rows, or the refusal', async () => {
+    const who: Actor = { ...actor, analystEmail: `auditor-${Date.now()}@test` };
+    await runAnalystCypher(deps, who, { text: 'MATCH (a:Account) RETURN count(a) AS c', params: {} });
+    await runAnalystCypher(deps, who, { text: 'CALL db.labels()', params: {} }).catch(() => undefined);
+    const { rows } = await deps.db.query<{ action: string; detail: Record<string, unknown> }>(
+      'SELECT action, detail FROM console_audit WHERE tenant_id = $1 AND analyst_email = $2 ORDER BY at', [who.tenantId, who.analystEmail]);
+    expect(rows.map((r) => r.action)).to.deep.equal(['cypher.run', 'cypher.run']);
+    expect(rows[0]!.detail).to.include({ text: 'MATCH (a:Account) RETURN count(a) AS c', rows: 1, truncated: false });
+    expect(rows[0]!.detail.ms).to.be.a('number');
+    expect(rows[1]!.detail.refused).to.deep.include({ reason: 'the procedure db.labels (procedure calls)' });
+  });
+
+  // Every node in the answer is A-test's; every marker anywhere in it names A-test.
+  function assertOnlyOwnScope(rows: unknown): void {
+    const visit = (v: unknown): void => {
+      if (typeof v === 'string') {
+        if (SCOPES.includes(v)) expect(v, 'a marker of another scope').to.equal('A-test');
+        return;
+      }
+      if (!v || typeof v !== 'object') return;
+      const node = (v as { $node?: { properties: Record<string, unknown> } }).$node;
+      if (node) expect(node.properties.marker, 'a node of another scope').to.equal('A-test');
+      Object.values(v).forEach(visit);
+    };
+    visit(rows);
+  }
+});
+
+export type { Attempt };
