@@ -8,6 +8,7 @@ const NAV = [
   ['/console/queue', 'Review queue'],
   ['/console/events', 'Events'],
   ['/console/queries', 'Graph queries'],
+  ['/console/cypher', 'Cypher'],
   ['/console/overview', 'Overview'],
 ] as const;
 

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api';
 import { AuditPage } from './audit-page';
 import { ClusterPage } from './cluster-page';
+import { CypherPage } from './cypher-page';
 import { EventPage, EventsPage } from './events-page';
 import { Layout } from './layout';
 import { OverviewPage } from './overview-page';
@@ -25,6 +26,7 @@ function Page({ path, query, me }: { path: string; query: URLSearchParams; me: M
     case 'accounts': return id ? <ClusterPage from={{ account: id }} /> : <NotFound />;
     case 'clusters': return id ? <ClusterPage from={{ cluster: id }} /> : <NotFound />;
     case 'queries': return <QueriesPage selected={id} />;
+    case 'cypher': return <CypherPage me={me} />;
     case 'overview': return <OverviewPage me={me} />;
     case 'audit': return me.role === 'admin' ? <AuditPage /> : <p class="empty">The audit log is for admins of this tenant.</p>;
     default: return <NotFound />;

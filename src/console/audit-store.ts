@@ -48,3 +48,13 @@ export async function listAudit(db: Queryable, tenantId: string, limit: number, 
     more: rows.length > limit,
   };
 }
+
+// One analyst's own entries of one action, newest first (their Cypher history).
+export async function listOwnAudit(db: Queryable, tenantId: string, analystId: string, action: string, limit: number): Promise<AuditEntry[]> {
+  const { rows } = await db.query<{ id: string; at: Date; mode: Scope['mode']; analyst_email: string; action: string; subject: string | null; detail: Record<string, unknown> }>(
+    `SELECT id, at, mode, analyst_email, action, subject, detail FROM console_audit
+      WHERE tenant_id = $1 AND analyst_id = $2 AND action = $3 ORDER BY at DESC LIMIT $4`,
+    [tenantId, analystId, action, limit],
+  );
+  return rows.map((r) => ({ id: r.id, at: r.at, mode: r.mode, analystEmail: r.analyst_email, action: r.action, subject: r.subject, detail: r.detail }));
+}

@@ -11,6 +11,8 @@ import { accountClusterId, clusterPicture, eventClusterId } from './cluster-pict
 import { consoleValidated } from './console-schemas.js';
 import { findSavedQuery, runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
 import type { QueryResult } from '../graph-queries/read-graph-query.js';
+import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
+import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
 
 const noCluster = (what: string) => new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
 
@@ -48,16 +50,25 @@ export function consoleGraphRoutes(deps: Deps): Router {
     res.json({ cluster_id: id });
   });
 
-  router.get('/queries', (req, res) => {
-    res.json({
-      queries: savedQueries(deps, req.console!.scope.tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns })),
-      row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs,
-    });
+  // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).
+  router.get('/queries', async (req, res) => {
+    const tenantId = req.console!.scope.tenantId;
+    const reviewed = savedQueries(deps, tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns, own: false }));
+    const own = (await listTenantQueries(deps.db, tenantId)).filter((q) => !reviewed.some((r) => r.id === q.id)).map((q) => ({
+      id: q.id, description: q.description, parameters: q.parameters.map((name) => ({ name, hint: '' })), returns: '', own: true,
+      query: q.cypher, created_by: q.createdBy, created_at: q.createdAt.toISOString(),
+    }));
+    res.json({ queries: [...reviewed, ...own], row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs });
   });
 
   const run = async (req: Request, params: Record<string, unknown>): Promise<QueryResult> => {
     const session = req.console!;
-    const query = findSavedQuery(deps, session.scope.tenantId, String(req.params.id));
+    const id = String(req.params.id);
+    if (!savedQueries(deps, session.scope.tenantId).some((q) => q.id === id)) {
+      const own = await findTenantQuery(deps.db, session.scope.tenantId, id);
+      if (own) return runAnalystCypher(deps, actorOf(session), { text: own.cypher, params, savedQuery: own.id });
+    }
+    const query = findSavedQuery(deps, session.scope.tenantId, id);
     const result = await runSavedQuery(deps, session.scope, query, params);
     await audit(deps.db, actorOf(session), 'query.run', query.id, { params, rows: result.rows.length, truncated: result.truncated });
     return result;

@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { consoleAuthRoutes } from './auth/console-auth-routes.js';
 import { consoleEventRoutes } from './console-event-routes.js';
+import { consoleCypherRoutes } from './console-cypher-routes.js';
 import { consoleGraphRoutes } from './console-graph-routes.js';
 import { consoleHeaders, requireCsrf, requireSession, sameOriginOnly } from './auth/console-guard.js';
 import { consolePages } from './console-pages.js';
@@ -24,7 +25,7 @@ export function consoleRoutes(deps: Deps, validator: RequestValidator): Router {
   api.use(noStore, sameOriginOnly);
   api.use(consoleAuthRoutes(deps));
   api.use(requireSession(deps), requireCsrf);
-  api.use(reviewQueueRoutes(deps, validator), consoleEventRoutes(deps), consoleGraphRoutes(deps), overviewRoutes(deps));
+  api.use(reviewQueueRoutes(deps, validator), consoleEventRoutes(deps), consoleGraphRoutes(deps), consoleCypherRoutes(deps), overviewRoutes(deps));
   router.use('/console/api', api);
   router.use(consolePages());
   return router;

@@ -27,6 +27,16 @@ const SCHEMAS = {
   Page: { type: 'object', additionalProperties: false, properties: { cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
   FeedbackSearch: { type: 'object', additionalProperties: false, properties: { external_user_id: text(256), email: text(320), event_id: text(100) } },
   Retract: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
+  // Analysts' own Cypher: parameter values are JSON (strings, numbers, booleans, lists, maps).
+  CypherRun: {
+    type: 'object', additionalProperties: false, required: ['query'],
+    properties: { query: text(16_384), params: { type: 'object', maxProperties: 50, propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' } } },
+  },
+  SaveQuery: {
+    type: 'object', additionalProperties: false, required: ['id', 'query'],
+    properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }, description: text(500, 0), query: text(16_384) },
+  },
+  CypherSettings: { type: 'object', additionalProperties: false, required: ['free_form_roles'], properties: { free_form_roles: { enum: ['admin', 'analyst'] } } },
 } as const;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -1,0 +1,79 @@
+// /console/api/cypher/… : analysts' own Cypher (the console's "Cypher" page). Who may run it is the
+// tenant's setting (admins by default); saving and the setting are audited; the run itself is
+// audited by the use case. HTTP only: the work is in src/graph-queries/.
+import { Router, type Request } from 'express';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { jsonBody } from '../http/json-body.js';
+import { GRAPH_WORDS } from '../graph-queries/graph-words.js';
+import { removeTenantQuery, runAnalystCypher, saveTenantQuery } from '../graph-queries/run-analyst-cypher.js';
+import { findTenantQuery, freeFormRoles, setFreeFormRoles } from '../graph-queries/tenant-query-store.js';
+import { actorOf, audit, listOwnAudit } from './audit-store.js';
+import { requireRole } from './auth/console-guard.js';
+import { consoleValidated } from './console-schemas.js';
+
+async function mayRunFreeForm(deps: Deps, req: Request): Promise<boolean> {
+  const session = req.console!;
+  return session.analyst.role === 'admin' || (await freeFormRoles(deps.db, session.scope.tenantId)) === 'analyst';
+}
+
+async function requireFreeForm(deps: Deps, req: Request): Promise<void> {
+  if (!(await mayRunFreeForm(deps, req))) throw new AppError('forbidden', "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.");
+}
+
+export function consoleCypherRoutes(deps: Deps): Router {
+  const router = Router();
+
+  router.get('/cypher', async (req, res) => {
+    res.json({
+      allowed: await mayRunFreeForm(deps, req),
+      free_form_roles: await freeFormRoles(deps.db, req.console!.scope.tenantId),
+      row_cap: deps.config.graphQueryRowCap, timeout_ms: deps.config.graphQueryTimeoutMs,
+      schema: { labels: GRAPH_WORDS.labels, relationship_types: GRAPH_WORDS.relationshipTypes, property_keys: GRAPH_WORDS.propertyKeys },
+    });
+  });
+
+  router.post('/cypher/run', ...jsonBody(64 * 1024), async (req, res) => {
+    await requireFreeForm(deps, req);
+    const body = consoleValidated<{ query: string; params?: Record<string, unknown> }>('CypherRun', req.body);
+    const r = await runAnalystCypher(deps, actorOf(req.console!), { text: body.query, params: body.params ?? {} });
+    res.json({ columns: r.columns, rows: r.rows, truncated: r.truncated, ms: r.ms, guard_ms: r.guardMs });
+  });
+
+  router.get('/cypher/history', async (req, res) => {
+    const s = req.console!;
+    const entries = await listOwnAudit(deps.db, s.scope.tenantId, s.analyst.id, 'cypher.run', 50);
+    res.json({
+      history: entries.map((e) => ({
+        at: e.at.toISOString(), mode: e.mode, query: e.detail.text, params: e.detail.params ?? {}, saved_query: e.subject,
+        rows: e.detail.rows ?? null, ms: e.detail.ms ?? null, refused: (e.detail.refused as { reason?: string } | undefined)?.reason ?? null, error: e.detail.error ?? null,
+      })),
+    });
+  });
+
+  router.post('/cypher/saved', ...jsonBody(64 * 1024), async (req, res) => {
+    await requireFreeForm(deps, req);
+    const body = consoleValidated<{ id: string; description?: string; query: string }>('SaveQuery', req.body);
+    const saved = await saveTenantQuery(deps, actorOf(req.console!), { id: body.id, description: body.description ?? '', text: body.query });
+    res.status(201).json({ id: saved.id, parameters: saved.parameters });
+  });
+
+  // Its author or an admin.
+  router.delete('/cypher/saved/:id', async (req, res) => {
+    const s = req.console!;
+    const q = await findTenantQuery(deps.db, s.scope.tenantId, String(req.params.id));
+    if (q && s.analyst.role !== 'admin' && q.createdBy !== s.analyst.email) throw new AppError('forbidden', 'Only its author or an admin may delete a saved query.');
+    await removeTenantQuery(deps, actorOf(s), String(req.params.id));
+    res.json({ ok: true });
+  });
+
+  router.put('/cypher/settings', requireRole('admin'), ...jsonBody(1024), async (req, res) => {
+    const body = consoleValidated<{ free_form_roles: 'admin' | 'analyst' }>('CypherSettings', req.body);
+    const s = req.console!;
+    await setFreeFormRoles(deps.db, s.scope.tenantId, body.free_form_roles, s.analyst.email);
+    await audit(deps.db, actorOf(s), 'cypher.settings', null, { free_form_roles: body.free_form_roles });
+    res.json({ free_form_roles: body.free_form_roles });
+  });
+
+  return router;
+}
