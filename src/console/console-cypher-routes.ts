@@ -6,28 +6,27 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { GRAPH_WORDS } from '../graph-queries/graph-words.js';
-import { removeTenantQuery, runAnalystCypher, saveTenantQuery } from '../graph-queries/run-analyst-cypher.js';
-import { findTenantQuery, freeFormRoles, setFreeFormRoles } from '../graph-queries/tenant-query-store.js';
-import { actorOf, audit, listOwnAudit } from './audit-store.js';
+import { chooseFreeFormRoles, removeTenantQuery, runAnalystCypher, saveTenantQuery } from '../graph-queries/run-analyst-cypher.js';
+import { findTenantQuery, freeFormRoles } from '../graph-queries/tenant-query-store.js';
+import { actorOf, listOwnAudit } from './audit-store.js';
+import type { Role } from './auth/analyst-store.js';
 import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
 
-async function mayRunFreeForm(deps: Deps, req: Request): Promise<boolean> {
-  const session = req.console!;
-  return session.analyst.role === 'admin' || (await freeFormRoles(deps.db, session.scope.tenantId)) === 'analyst';
-}
+const mayRunFreeForm = (req: Request, roles: Role): boolean => req.console!.analyst.role === 'admin' || roles === 'analyst';
 
 async function requireFreeForm(deps: Deps, req: Request): Promise<void> {
-  if (!(await mayRunFreeForm(deps, req))) throw new AppError('forbidden', "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.");
+  if (!mayRunFreeForm(req, await freeFormRoles(deps.db, req.console!.scope.tenantId))) throw new AppError('forbidden', "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.");
 }
 
 export function consoleCypherRoutes(deps: Deps): Router {
   const router = Router();
 
   router.get('/cypher', async (req, res) => {
+    const roles = await freeFormRoles(deps.db, req.console!.scope.tenantId);
     res.json({
-      allowed: await mayRunFreeForm(deps, req),
-      free_form_roles: await freeFormRoles(deps.db, req.console!.scope.tenantId),
+      allowed: mayRunFreeForm(req, roles),
+      free_form_roles: roles,
       row_cap: deps.config.graphQueryRowCap, timeout_ms: deps.config.graphQueryTimeoutMs,
       schema: { labels: GRAPH_WORDS.labels, relationship_types: GRAPH_WORDS.relationshipTypes, property_keys: GRAPH_WORDS.propertyKeys },
     });
@@ -69,9 +68,7 @@ export function consoleCypherRoutes(deps: Deps): Router {
 
   router.put('/cypher/settings', requireRole('admin'), ...jsonBody(1024), async (req, res) => {
     const body = consoleValidated<{ free_form_roles: 'admin' | 'analyst' }>('CypherSettings', req.body);
-    const s = req.console!;
-    await setFreeFormRoles(deps.db, s.scope.tenantId, body.free_form_roles, s.analyst.email);
-    await audit(deps.db, actorOf(s), 'cypher.settings', null, { free_form_roles: body.free_form_roles });
+    await chooseFreeFormRoles(deps, actorOf(req.console!), body.free_form_roles);
     res.json({ free_form_roles: body.free_form_roles });
   });
 

@@ -9,7 +9,7 @@ import { jsonBody } from '../http/json-body.js';
 import { actorOf, audit } from './audit-store.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
 import { consoleValidated } from './console-schemas.js';
-import { findSavedQuery, runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
+import { runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
 import type { QueryResult } from '../graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
@@ -64,11 +64,12 @@ export function consoleGraphRoutes(deps: Deps): Router {
   const run = async (req: Request, params: Record<string, unknown>): Promise<QueryResult> => {
     const session = req.console!;
     const id = String(req.params.id);
-    if (!savedQueries(deps, session.scope.tenantId).some((q) => q.id === id)) {
+    const query = savedQueries(deps, session.scope.tenantId).find((q) => q.id === id);
+    if (!query) {
       const own = await findTenantQuery(deps.db, session.scope.tenantId, id);
-      if (own) return runAnalystCypher(deps, actorOf(session), { text: own.cypher, params, savedQuery: own.id });
+      if (!own) throw new AppError('not_found', `No saved query ${id}.`);
+      return runAnalystCypher(deps, actorOf(session), { text: own.cypher, params, savedQuery: own.id });
     }
-    const query = findSavedQuery(deps, session.scope.tenantId, id);
     const result = await runSavedQuery(deps, session.scope, query, params);
     await audit(deps.db, actorOf(session), 'query.run', query.id, { params, rows: result.rows.length, truncated: result.truncated });
     return result;

@@ -5,8 +5,7 @@
 // pattern comprehensions and expressions, EXISTS/COUNT/COLLECT, CALL subqueries, quantified paths,
 // shortestPath), to carry `tenantId: $tenantId, mode: $mode`, parameters the server sets. Every
 // node a query binds is then in the analyst's scope, and so is every relationship between them,
-// because no relationship crosses scopes (checked by `doorman graph check`). Pure: no I/O.
-import { CypherLanguageService } from '@neo4j-cypher/language-support';
+// because no relationship crosses scopes (checked by `doorman graph check`). No I/O.
 import { AppError } from '../errors.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_RULES, REFUSED_RULES, SCOPE_PARAMETERS } from './guard-allowlist.js';
 
@@ -63,14 +62,20 @@ function textOf(tree: Tree): string {
 const isComment = (t: Token) => t.channel !== 0 && /^(\/\/|\/\*)/.test(t.text ?? '');
 const isEnd = (t: Token) => t.text === '<EOF>' || t.type === -1;
 
-// One service, reused: it caches the last parse only, which a guard never asks for twice.
-const service = new CypherLanguageService({ consoleCommandsEnabled: false });
-// `parse` is a public method of the class at run time; its type is private in the package's
-// declarations, and the parse tree is what the guard needs.
-const parseStatements = (text: string): ParsedStatement[] =>
-  (service as unknown as { parse(q: string): { statementsParsing: ParsedStatement[] } }).parse(text).statementsParsing;
+type Parse = (text: string) => ParsedStatement[];
+// The parser is loaded by the first statement guarded, not at start-up: it costs a process
+// 130 MB or more and 0.6 s, which a server that only judges verdicts should not pay. One service,
+// reused: it caches the last parse only, which a guard never asks for twice. `parse` is a public
+// method of the class at run time; its type is private in the package's declarations, and the
+// parse tree is what the guard needs.
+let parser: Promise<Parse> | undefined;
+const loadParser = (): Promise<Parse> => (parser ??= import('@neo4j-cypher/language-support').then(({ CypherLanguageService }) => {
+  const service = new CypherLanguageService({ consoleCommandsEnabled: false }) as unknown as { parse(q: string): { statementsParsing: ParsedStatement[] } };
+  return (text: string) => service.parse(text).statementsParsing;
+}));
 
-export function guardCypher(text: string, given: Record<string, unknown> = {}): GuardedCypher {
+export async function guardCypher(text: string, given: Record<string, unknown> = {}): Promise<GuardedCypher> {
+  const parseStatements = await loadParser();
   if (text.length > MAX_CYPHER_LENGTH) throw refused(`a statement longer than ${MAX_CYPHER_LENGTH} characters`, { line: 1, column: 1 });
   // Neo4j 5 decodes \uXXXX before it parses (even outside strings), so the text it runs could
   // differ from the text checked here: refused, whatever it spells.

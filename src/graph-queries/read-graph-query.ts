@@ -75,7 +75,6 @@ export function plain(value: unknown): unknown {
     const p = value as { segments: { start: Node; relationship: Relationship; end: Node }[]; start: Node };
     return { $path: { nodes: [p.start, ...p.segments.map((s) => s.end)].map(plain), rels: p.segments.map((s) => plain(s.relationship)) } };
   }
-  if (neo4j.isInt(value)) return (value as { toNumber(): number }).toNumber();
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') {
     if (typeof (value as { toString(): string }).toString === 'function' && value.constructor !== Object) return String(value);

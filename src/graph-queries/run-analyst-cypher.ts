@@ -8,7 +8,9 @@ import { audit, type Actor } from '../console/audit-store.js';
 import { guardCypher, refusalOf } from './cypher-guard.js';
 import { cypherParams, readGraphQuery, type QueryResult } from './read-graph-query.js';
 import { savedQueries } from './saved-queries.js';
-import { deleteTenantQuery, findTenantQuery, insertTenantQuery } from './tenant-query-store.js';
+import { inTransaction } from '../db/queryable.js';
+import type { Role } from '../console/auth/analyst-store.js';
+import { deleteTenantQuery, insertTenantQuery, setFreeFormRoles } from './tenant-query-store.js';
 
 type RunDeps = Pick<Deps, 'db' | 'graph' | 'config'>;
 
@@ -29,9 +31,10 @@ export async function runAnalystCypher(deps: RunDeps, actor: Actor, run: Analyst
   const record = (outcome: Record<string, unknown>) =>
     audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, { text: run.text, params: run.params, ms: Math.round(performance.now() - started), ...outcome });
   let guardMs = 0;
+  let result: QueryResult;
   try {
-    const guarded = guardCypher(run.text, run.params);
-    guardMs = performance.now() - started;
+    const guarded = await guardCypher(run.text, run.params);
+    guardMs = round(performance.now() - started);
     const unknown = Object.keys(run.params).filter((k) => !guarded.parameters.includes(k));
     const missing = guarded.parameters.filter((p) => !Object.hasOwn(run.params, p));
     if (unknown.length > 0 || missing.length > 0) {
@@ -41,16 +44,16 @@ export async function runAnalystCypher(deps: RunDeps, actor: Actor, run: Analyst
       ], `Parameters: ${[...missing.map((p) => `$${p} is missing`), ...unknown.map((k) => `$${k} is not used`)].join('; ')}.`);
     }
     const params = { ...(cypherParams(run.params) as Record<string, unknown>), tenantId: actor.tenantId, mode: actor.mode };
-    const result = await readGraphQuery(deps.graph, guarded.text, params, {
+    result = await readGraphQuery(deps.graph, guarded.text, params, {
       timeoutMs: deps.config.graphQueryTimeoutMs, rowCap: deps.config.graphQueryRowCap, maxBytes: deps.config.graphQueryMaxBytes,
     });
-    await record({ rows: result.rows.length, truncated: result.truncated, guard_ms: round(guardMs) });
-    return { ...result, guardMs: round(guardMs) };
   } catch (err) {
     const refusal = refusalOf(err);
     await record(refusal ? { refused: refusal } : { error: err instanceof AppError ? err.message : 'internal error' }).catch(() => undefined);
     throw err;
   }
+  await record({ rows: result.rows.length, truncated: result.truncated, guard_ms: guardMs });
+  return { ...result, guardMs };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -61,18 +64,30 @@ export interface SaveQuery {
   text: string;
 }
 
-// Stored as written, once the guard accepts it; runnable by the tenant's analysts.
+// Stored as written, once the guard accepts it; runnable by the tenant's analysts. The row and its
+// audit entry commit together.
 export async function saveTenantQuery(deps: Pick<Deps, 'db' | 'cypher'>, actor: Actor, q: SaveQuery): Promise<{ id: string; parameters: string[] }> {
-  const guarded = guardCypher(q.text);
+  const guarded = await guardCypher(q.text);
   if (savedQueries(deps, actor.tenantId).some((r) => r.id === q.id)) throw new AppError('conflict', `A reviewed query is called ${q.id}; choose another name.`);
-  const saved = await insertTenantQuery(deps.db, actor.tenantId, { id: q.id, description: q.description, cypher: q.text, parameters: guarded.parameters, createdBy: actor.analystEmail });
-  if (!saved) throw new AppError('conflict', `This tenant already has a query called ${q.id}.`);
-  await audit(deps.db, actor, 'query.save', q.id, { text: q.text, description: q.description });
+  await inTransaction(deps.db, async (tx) => {
+    const saved = await insertTenantQuery(tx, actor.tenantId, { id: q.id, description: q.description, cypher: q.text, parameters: guarded.parameters, createdBy: actor.analystEmail });
+    if (!saved) throw new AppError('conflict', `This tenant already has a query called ${q.id}.`);
+    await audit(tx, actor, 'query.save', q.id, { text: q.text, description: q.description });
+  });
   return { id: q.id, parameters: guarded.parameters };
 }
 
 export async function removeTenantQuery(deps: Pick<Deps, 'db'>, actor: Actor, id: string): Promise<void> {
-  if (!(await findTenantQuery(deps.db, actor.tenantId, id))) throw new AppError('not_found', `This tenant has no saved query ${id}.`);
-  await deleteTenantQuery(deps.db, actor.tenantId, id);
-  await audit(deps.db, actor, 'query.delete', id);
+  await inTransaction(deps.db, async (tx) => {
+    if (!(await deleteTenantQuery(tx, actor.tenantId, id))) throw new AppError('not_found', `This tenant has no saved query ${id}.`);
+    await audit(tx, actor, 'query.delete', id);
+  });
+}
+
+// Who may run free-form Cypher in the tenant; the change and its audit entry commit together.
+export async function chooseFreeFormRoles(deps: Pick<Deps, 'db'>, actor: Actor, roles: Role): Promise<void> {
+  await inTransaction(deps.db, async (tx) => {
+    await setFreeFormRoles(tx, actor.tenantId, roles, actor.analystEmail);
+    await audit(tx, actor, 'cypher.settings', null, { free_form_roles: roles });
+  });
 }

@@ -45,12 +45,6 @@ export function savedQueries(deps: Pick<Deps, 'cypher'>, tenantId: string): Save
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
-export function findSavedQuery(deps: Pick<Deps, 'cypher'>, tenantId: string, id: string): SavedQuery {
-  const query = savedQueries(deps, tenantId).find((q) => q.id === id);
-  if (!query) throw new AppError('not_found', `No saved query ${id}.`);
-  return query;
-}
-
 export async function runSavedQuery(deps: QueryDeps, scope: Scope, query: SavedQuery, given: Record<string, unknown>): Promise<QueryResult> {
   const cap = deps.config.consoleQueryRowCap;
   const unknown = Object.keys(given).filter((k) => k !== 'limit' && !query.parameters.some((p) => p.name === k));
