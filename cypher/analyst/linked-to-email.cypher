@@ -1,4 +1,5 @@
-// linked-to-email: everything in the cluster of an email address (normalised form: lowercase,
+// linked-to-email: everything in the cluster of an email address (the console and the CLI
+// normalise the address given as the graph does: lowercase,
 // and without dots and plus-tags where the provider ignores them, e.g. gmail.com).
 // Parameters: $tenantId, $mode, $email, $limit.
 // Returns: cluster, label, kind, value (accounts have kind 'account' and their external id).

@@ -5,7 +5,7 @@
 // $hubLimit hubs, 20 events looked at per member and $eventLimit drawn.
 // Parameters: $tenantId, $mode, $clusterId, $skip, $limit, $hubLimit, $eventLimit.
 // Returns one row (none for a cluster not in this tenant and mode): cluster (its facts),
-//   members and hubs (lists of {key, label, kind, value, accounts, anonymous, hub, history,
+//   members and hubs (lists of {key, label, kind, value, accounts, anonymous, hub, linking, history,
 //   firstSeenAt, lastSeenAt}), events (list of {key, id, type, at}), edges (list of {from, to, type}).
 MATCH (c:Cluster {tenantId: $tenantId, mode: $mode, id: $clusterId})
 CALL {
@@ -54,7 +54,7 @@ RETURN c {.id, .accounts, .size, .confirmedAbuse, .falsePositive, .chargebacks, 
     key: CASE WHEN n:Account THEN 'account:' + n.externalId ELSE 'id:' + n.kind + ':' + n.value END,
     label: CASE WHEN n:Account THEN 'account' ELSE 'identifier' END,
     kind: coalesce(n.kind, 'account'), value: coalesce(n.value, n.externalId),
-    accounts: n.accounts, anonymous: n.anonymous, hub: coalesce(n.hub, false), history: n.history,
+    accounts: n.accounts, anonymous: n.anonymous, hub: coalesce(n.hub, false), linking: coalesce(n.linking, true), history: n.history,
     firstSeenAt: n.firstSeenAt, lastSeenAt: n.lastSeenAt}] AS nodes,
   [e IN events | {key: 'event:' + e.id, id: e.id, type: e.type, at: e.at}] AS events,
   linked + touched AS edges,

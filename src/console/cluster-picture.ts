@@ -59,3 +59,28 @@ export async function clusterPicture(deps: GraphDeps, scope: Scope, clusterId: s
   });
   return rows[0] as ClusterPicture | undefined;
 }
+
+export interface ReviewCluster {
+  clusterId: string;
+  accounts: number;
+  confirmedAbuse: boolean;
+  // The newest confirmed_abuse mark on the cluster made after the review was queued.
+  confirmedAt: number | null;
+}
+
+// The cluster of each queued review's event, for the queue's sizes, filter and marker.
+export async function reviewClusters(deps: GraphDeps, scope: Scope, reviews: { eventId: string; queuedAt: Date }[]): Promise<Map<string, ReviewCluster>> {
+  if (reviews.length === 0) return new Map();
+  const rows = await read(deps, 'console/review-clusters', { ...scope, reviews: reviews.map((r) => ({ eventId: r.eventId, queuedAt: r.queuedAt.getTime() })) });
+  return new Map(rows.map((r) => [r.eventId as string, {
+    clusterId: r.clusterId as string, accounts: Number(r.accounts), confirmedAbuse: Boolean(r.confirmedAbuse), confirmedAt: r.confirmedAt === null ? null : Number(r.confirmedAt),
+  }]));
+}
+
+// The clusters the accounts first seen in a window made (every account new) or grew.
+export async function clusterGrowth(deps: GraphDeps, scope: Scope, accounts: string[]): Promise<{ made: { id: string; accounts: number }[]; grown: { id: string; accounts: number; fresh: number }[] }> {
+  if (accounts.length === 0) return { made: [], grown: [] };
+  const rows = await read(deps, 'console/cluster-growth', { ...scope, accounts });
+  const all = rows.map((r) => ({ id: r.clusterId as string, accounts: Number(r.accounts), fresh: Number(r.fresh) }));
+  return { made: all.filter((c) => c.fresh >= c.accounts).map(({ id, accounts: n }) => ({ id, accounts: n })), grown: all.filter((c) => c.fresh < c.accounts) };
+}

@@ -1,23 +1,44 @@
-// /console/api/events: search (event id, external user id, email, verdict, type, time range;
-// newest first, keyset-paged) and one event's detail. HTTP only.
+// /console/api/events: search (event id, external user id, email, ip, card, identity value,
+// reason, review state, verdict, type, time range; newest first, keyset-paged) and one event's
+// detail. HTTP only.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
-import { findEvent, listEvents } from '../events/event-store.js';
+import { findEvent, listEvents, type ListFilter } from '../events/event-store.js';
 import type { Verdict } from '../event-record.js';
 import { consoleValidated } from './console-schemas.js';
 import { consoleEvent, eventDetail } from './event-detail.js';
+import { accountDetail } from './account-detail.js';
 
 interface Search {
   id?: string;
   external_user_id?: string;
   email?: string;
+  ip?: string;
+  card?: string;
+  identity?: string;
+  reason?: string;
+  review?: 'pending' | 'approved' | 'denied' | 'none';
+  resolved_from?: string;
+  resolved_to?: string;
   verdict?: Verdict;
   event_type?: string;
   from?: string;
   to?: string;
   cursor?: string;
   limit: number;
+}
+
+// What the email box means: a whole address (any case); the start of one, ending in * ("jane*");
+// a domain, starting with @ ("@mailinator.com"); a bare word, the start of an address or its
+// domain ("mailinator.com", "jane").
+export function emailFilter(typed: string | undefined): Pick<ListFilter, 'email' | 'emailPrefix' | 'emailDomain' | 'emailStartOrDomain'> {
+  const t = typed?.trim();
+  if (!t) return {};
+  if (t.endsWith('*')) return t.length > 1 ? { emailPrefix: t.slice(0, -1) } : {};
+  if (t.startsWith('@')) return { emailDomain: t.slice(1) };
+  if (t.includes('@')) return { email: t };
+  return { emailStartOrDomain: t };
 }
 
 export function consoleEventRoutes(deps: Deps): Router {
@@ -31,8 +52,11 @@ export function consoleEventRoutes(deps: Deps): Router {
       res.json({ events: event ? [consoleEvent(event)] : [] });
       return;
     }
+    const identity = q.identity ? { kind: q.identity.slice(0, q.identity.indexOf('=')).trim(), value: q.identity.slice(q.identity.indexOf('=') + 1).trim() } : undefined;
     const page = await listEvents(deps.db, scope, {
-      limit: q.limit, verdict: q.verdict, eventType: q.event_type, externalUserId: q.external_user_id, email: q.email,
+      limit: q.limit, verdict: q.verdict, eventType: q.event_type, externalUserId: q.external_user_id, ...emailFilter(q.email),
+      ip: q.ip, cardFingerprint: q.card, identity, reason: q.reason, reviewStatus: q.review,
+      resolvedFrom: q.resolved_from ? new Date(q.resolved_from) : undefined, resolvedTo: q.resolved_to ? new Date(q.resolved_to) : undefined,
       from: q.from ? new Date(q.from) : undefined, to: q.to ? new Date(q.to) : undefined,
       after: q.cursor ? decodeCursor(q.cursor) : undefined,
     });
@@ -41,6 +65,11 @@ export function consoleEventRoutes(deps: Deps): Router {
       events: page.events.map(consoleEvent),
       ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }),
     });
+  });
+
+  // An account's page: its events, identifiers, cluster and feedback (account-detail.ts).
+  router.get('/accounts/:externalId', async (req, res) => {
+    res.json(await accountDetail(deps, req.console!.scope, String(req.params.externalId)));
   });
 
   router.get('/events/:id', async (req, res) => {

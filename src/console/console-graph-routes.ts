@@ -1,12 +1,13 @@
 // /console/api/clusters/… (the cluster picture, by cluster, event or account) and
 // /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
-import { explainCluster } from '../graph/explain-cluster.js';
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { actorOf, audit } from './audit-store.js';
+import { markEvidence } from './mark-evidence.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
 import { consoleValidated } from './console-schemas.js';
 import { runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
@@ -27,9 +28,29 @@ export function consoleGraphRoutes(deps: Deps): Router {
 
   router.get('/clusters/:id', async (req, res) => {
     const skip = Math.max(0, Math.min(1_000_000, Number(req.query.skip) || 0));
-    const picture = await clusterPicture(deps, req.console!.scope, String(req.params.id), skip);
+    const scope = req.console!.scope;
+    const picture = await clusterPicture(deps, scope, String(req.params.id), skip);
     if (!picture) throw new AppError('not_found', `No cluster ${String(req.params.id)}.`);
-    res.json({ ...picture, skip });
+    // From Postgres, what the graph does not keep: each drawn event's verdict and review state,
+    // and the addresses as received behind each normalised email identifier.
+    const { rows } = await deps.db.query<{ id: string; verdict: string; review: string | null; email: string | null }>(
+      `SELECT e.id, e.verdict, r.status AS review, e.email FROM events e
+         LEFT JOIN reviews r ON r.tenant_id = e.tenant_id AND r.mode = e.mode AND r.event_id = e.id
+        WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = ANY($3::text[])`,
+      [scope.tenantId, scope.mode, picture.events.map((e) => e.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const received = new Map<string, Set<string>>();
+    for (const r of rows) {
+      const id = r.email ? emailIdentity(r.email) : undefined;
+      if (id) received.set(id, (received.get(id) ?? new Set()).add(r.email!));
+    }
+    res.json({
+      ...picture,
+      nodes: picture.nodes.map((n) => (n.kind === 'email' && received.has(String(n.value)) ? { ...n, received: [...received.get(String(n.value))!].sort() } : n)),
+      events: picture.events.map((e) => ({ ...e, verdict: byId.get(e.id)?.verdict ?? null, review: byId.get(e.id)?.review ?? null })),
+      skip,
+    });
   });
 
   router.get('/events/:id/cluster', async (req, res) => {
@@ -41,7 +62,7 @@ export function consoleGraphRoutes(deps: Deps): Router {
   // Why this event's cluster is what it is: every mark on it with the path from the event to its
   // subject, which the cluster picture highlights ("why is this account here?").
   router.get('/events/:id/evidence', async (req, res) => {
-    res.json(await explainCluster(deps, req.console!.scope, String(req.params.id)));
+    res.json(await markEvidence(deps, req.console!.scope, String(req.params.id)));
   });
 
   router.get('/accounts/:externalId/cluster', async (req, res) => {

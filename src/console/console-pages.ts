@@ -1,5 +1,5 @@
 // The console's pages: one HTML shell for every page path (no inline script: the bundle does
-// the rest) and the bundle itself, built by `npm run build` (scripts/build-console.mjs) into
+// the rest; each page sets its own title) and the bundle itself with its icon, built by `npm run build` (scripts/build-console.mjs) into
 // dist/browser/console and served from our origin only.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -27,6 +27,7 @@ function shell(): string | undefined {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Doorman console</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css?v=${v}" id="__________cytoscape_stylesheet">
 <script type="module" src="/console/assets/console.js?v=${v}"></script>
 </head>
@@ -39,6 +40,8 @@ export function consolePages(): Router {
   const router = Router();
   let html: string | undefined;
   router.use('/console/assets', express.static(CONSOLE_DIST, { index: false, maxAge: 0 }));
+  // Browsers ask for /favicon.ico whatever the page says: the console's icon, not a 404.
+  router.get('/favicon.ico', (_req, res) => res.redirect(301, '/console/assets/favicon.svg'));
   router.get(['/console', '/console/*page'], (req, res, next) => {
     // A missing asset or API route is the app's 404, not a page.
     if (/^\/console\/(api|assets)\//.test(req.path)) return next();

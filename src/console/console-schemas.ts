@@ -19,11 +19,28 @@ const SCHEMAS = {
     type: 'object', additionalProperties: false,
     properties: {
       id: text(100), external_user_id: text(256), email: text(320), verdict: { enum: ['allow', 'review', 'block'] },
+      ip: text(64), card: text(256), identity: { type: 'string', minLength: 3, maxLength: 600, pattern: '^[^=]+=.+$' }, reason: text(64),
+      review: { enum: ['pending', 'approved', 'denied', 'none'] },
+      resolved_from: { type: 'string', format: 'date-time' }, resolved_to: { type: 'string', format: 'date-time' },
       event_type: { enum: ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'] },
       from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' },
       cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     },
   },
+  ReviewQueue: {
+    type: 'object', additionalProperties: false,
+    properties: {
+      cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+      event_type: { enum: ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'] }, reason: text(64),
+      older_than_minutes: { type: 'integer', minimum: 0, maximum: 525_600 }, newer_than_minutes: { type: 'integer', minimum: 1, maximum: 525_600 },
+      min_accounts: { type: 'integer', minimum: 2, maximum: 1_000_000 }, text: text(320), confirmed: { enum: ['1'] },
+    },
+  },
+  ResolveMany: {
+    type: 'object', additionalProperties: false, required: ['event_ids', 'resolution'],
+    properties: { event_ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(100) }, resolution: { enum: ['approved', 'denied'] }, note: text(2000, 0) },
+  },
+  UndoMarks: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
   Page: { type: 'object', additionalProperties: false, properties: { cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
   FeedbackSearch: { type: 'object', additionalProperties: false, properties: { external_user_id: text(256), email: text(320), event_id: text(100) } },
   Retract: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },

@@ -29,11 +29,20 @@ async function clusterOf(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logge
 
 export async function eventDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string) {
   const [event, inputs, review] = await Promise.all([findEvent(deps.db, scope, eventId), eventInputs(deps.db, scope, eventId), findReview(deps.db, scope, eventId)]);
-  if (!event || !inputs) throw new AppError('not_found', `No event ${eventId}.`);
+  if (!event || !inputs) {
+    // An id from the other mode is a common slip (a test event opened in live): say so.
+    const other = scope.mode === 'live' ? 'test' : 'live';
+    const there = await findEvent(deps.db, { ...scope, mode: other }, eventId);
+    throw new AppError('not_found', there ? `No event ${eventId} in ${scope.mode} mode; it exists in ${other} mode (switch modes at the top).` : `No event ${eventId}.`);
+  }
   const request = inputs.request as { identity?: unknown; payment?: unknown; ip?: unknown; user_agent?: unknown };
   const [earlier, cluster] = await Promise.all([
     event.externalUserId !== undefined || event.email !== undefined
-      ? listEvents(deps.db, scope, { limit: EARLIER + 1, ...(event.externalUserId !== undefined ? { externalUserId: event.externalUserId } : { email: event.email }) })
+      // Strictly earlier: keyset before this event's (created_at, id), newest first.
+      ? listEvents(deps.db, scope, {
+        limit: EARLIER, after: { createdAt: event.createdAt, id: event.id },
+        ...(event.externalUserId !== undefined ? { externalUserId: event.externalUserId } : { email: event.email }),
+      })
       : Promise.resolve({ events: [], more: false }),
     clusterOf(deps, scope, eventId),
   ]);
@@ -45,10 +54,11 @@ export async function eventDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | '
     signals: inputs.signals,
     review: review && {
       status: review.status, resolved_at: review.resolvedAt?.toISOString() ?? null, resolved_by: review.resolvedBy ?? null, note: review.note ?? null,
+      marks_retracted: review.marksRetracted ? { at: review.marksRetracted.at.toISOString(), by: review.marksRetracted.by, note: review.marksRetracted.note } : null,
     },
     earlier: {
       by: event.externalUserId !== undefined ? 'external_user_id' : event.email !== undefined ? 'email' : null,
-      events: earlier.events.filter((e) => e.id !== eventId).slice(0, EARLIER).map(consoleEvent),
+      events: earlier.events.map(consoleEvent),
     },
     cluster,
   };

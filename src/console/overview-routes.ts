@@ -1,4 +1,5 @@
-// /console/api/overview (verdicts per hour, top reason codes, review backlog, webhook health),
+// /console/api/overview (verdicts per hour, top reason codes, review backlog, webhook health,
+// and "what changed?": the last 24 h against the day before and the same day a week earlier),
 // redelivery of a webhook through the existing use case (admins), and the audit log (admins).
 // HTTP only.
 import { Router } from 'express';
@@ -10,9 +11,48 @@ import { findEndpoint } from '../webhooks/webhook-store.js';
 import { actorOf, audit, listAudit } from './audit-store.js';
 import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
-import { deliveryCounts, topReasonCodes, verdictsPerHour } from './overview-store.js';
+import { accountsFirstSeen, activityByWindow, deliveryCounts, publications, reasonsByWindow, topReasonCodes, verdictsByWindow, verdictsPerHour, type Window } from './overview-store.js';
+import { clusterGrowth } from './cluster-picture.js';
+import type { Scope } from '../scope.js';
 
 const HOURS = 24;
+const DAY = 86_400_000;
+// Accounts first seen in a window looked up in the graph, at most.
+const NEW_ACCOUNTS_CAP = 5_000;
+
+// "What changed?": the last 24 h against the 24 h before and the same 24 h a week earlier, for
+// verdicts, each reason, reviews opened and resolved, feedback, policy publications, and the
+// clusters new accounts made or grew (the graph's part; null when it does not answer).
+async function compare(deps: Deps, scope: Scope) {
+  const now = deps.clock.now().getTime();
+  const windows: Window[] = [
+    { name: 'today', from: new Date(now - DAY), to: new Date(now) },
+    { name: 'yesterday', from: new Date(now - 2 * DAY), to: new Date(now - DAY) },
+    { name: 'last_week', from: new Date(now - 8 * DAY), to: new Date(now - 7 * DAY) },
+  ];
+  const [verdicts, reasons, activity, published] = await Promise.all([
+    verdictsByWindow(deps.db, scope, windows), reasonsByWindow(deps.db, scope, windows, 15), activityByWindow(deps.db, scope, windows),
+    publications(deps.db, scope, windows[2]!.from),
+  ]);
+  const clusters: Record<string, { made: number; grown: number; capped: boolean } | null> = {};
+  let newest: Awaited<ReturnType<typeof clusterGrowth>> | null = null;
+  for (const w of windows) {
+    const first = await accountsFirstSeen(deps.db, scope, w, NEW_ACCOUNTS_CAP);
+    try {
+      const growth = await clusterGrowth(deps, scope, first.accounts);
+      if (w.name === 'today') newest = growth;
+      clusters[w.name] = { made: growth.made.length, grown: growth.grown.length, capped: first.capped };
+    } catch (err) {
+      deps.logger.warn({ err: String(err) }, 'console: cluster growth unavailable');
+      clusters[w.name] = null;
+    }
+  }
+  return {
+    windows: windows.map((w) => ({ name: w.name, from: w.from.toISOString(), to: w.to.toISOString() })),
+    compare: { verdicts, reasons, activity, clusters, publications: published },
+    clusters_today: newest && { made: newest.made.slice(0, 10), grown: newest.grown.slice(0, 10) },
+  };
+}
 
 export function overviewRoutes(deps: Deps): Router {
   const router = Router();
@@ -25,7 +65,7 @@ export function overviewRoutes(deps: Deps): Router {
       deliveryCounts(deps.db, scope, since), webhookDeliveries(deps, scope, 'failed', 20), findEndpoint(deps.db, scope),
     ]);
     res.json({
-      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons,
+      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons, ...(await compare(deps, scope)),
       backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
       webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
     });

@@ -39,3 +39,91 @@ export async function deliveryCounts(db: Queryable, scope: Scope, since: Date): 
   );
   return rows[0] ?? { pending: 0, delivered: 0, failed: 0, retrying: 0 };
 }
+
+// "What changed?": the same counts over several windows (the last 24 h, the 24 h before, the same
+// 24 h a week earlier), each a range scan of events_newest / the tables' own rows of the scope.
+export interface Window {
+  name: string;
+  from: Date;
+  to: Date;
+}
+
+const windowsSql = (ws: Window[], first: number): { values: string; params: unknown[] } => ({
+  values: ws.map((_, i) => `($${first + i * 3}::text, $${first + i * 3 + 1}::timestamptz, $${first + i * 3 + 2}::timestamptz)`).join(', '),
+  params: ws.flatMap((w) => [w.name, w.from, w.to]),
+});
+
+export async function verdictsByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, { allow: number; review: number; block: number }>> {
+  const w = windowsSql(ws, 3);
+  const { rows } = await db.query<{ name: string; allow: number; review: number; block: number }>(
+    `SELECT w.name, count(*) FILTER (WHERE e.verdict = 'allow')::int AS allow, count(*) FILTER (WHERE e.verdict = 'review')::int AS review,
+            count(*) FILTER (WHERE e.verdict = 'block')::int AS block
+       FROM (VALUES ${w.values}) AS w(name, f, t)
+       LEFT JOIN LATERAL (SELECT verdict FROM events WHERE tenant_id = $1 AND mode = $2 AND created_at >= w.f AND created_at < w.t) e ON true
+      GROUP BY w.name`,
+    [scope.tenantId, scope.mode, ...w.params],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, { allow: r.allow, review: r.review, block: r.block }]));
+}
+
+export async function reasonsByWindow(db: Queryable, scope: Scope, ws: Window[], limit: number): Promise<{ code: string; counts: Record<string, number> }[]> {
+  const w = windowsSql(ws, 3);
+  const { rows } = await db.query<{ name: string; code: string; events: number }>(
+    `SELECT w.name, r->>'code' AS code, count(*)::int AS events
+       FROM (VALUES ${w.values}) AS w(name, f, t)
+       JOIN LATERAL (SELECT reasons FROM events WHERE tenant_id = $1 AND mode = $2 AND created_at >= w.f AND created_at < w.t) e ON true
+       CROSS JOIN LATERAL jsonb_array_elements(e.reasons) r
+      GROUP BY 1, 2`,
+    [scope.tenantId, scope.mode, ...w.params],
+  );
+  const codes = new Map<string, Record<string, number>>();
+  for (const r of rows) codes.set(r.code, { ...(codes.get(r.code) ?? {}), [r.name]: r.events });
+  const first = ws[0]!.name;
+  return [...codes.entries()]
+    .map(([code, counts]) => ({ code, counts: Object.fromEntries(ws.map((x) => [x.name, counts[x.name] ?? 0])) }))
+    .sort((a, b) => (b.counts[first]! - a.counts[first]!) || Math.max(...Object.values(b.counts)) - Math.max(...Object.values(a.counts)) || a.code.localeCompare(b.code))
+    .slice(0, limit);
+}
+
+// Reviews opened and resolved, feedback by outcome and retractions, policy publications.
+export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, Record<string, number>>> {
+  const w = windowsSql(ws, 3);
+  const { rows } = await db.query<{ name: string; opened: number; resolved: number; approved: number; denied: number; confirmed_abuse: number; false_positive: number; chargeback: number; retracted: number; policies: number }>(
+    `SELECT w.name,
+            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND created_at >= w.f AND created_at < w.t)::int AS opened,
+            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND resolved_at >= w.f AND resolved_at < w.t)::int AS resolved,
+            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status = 'approved' AND resolved_at >= w.f AND resolved_at < w.t)::int AS approved,
+            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status = 'denied' AND resolved_at >= w.f AND resolved_at < w.t)::int AS denied,
+            (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'confirmed_abuse' AND created_at >= w.f AND created_at < w.t)::int AS confirmed_abuse,
+            (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'false_positive' AND created_at >= w.f AND created_at < w.t)::int AS false_positive,
+            (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'chargeback' AND created_at >= w.f AND created_at < w.t)::int AS chargeback,
+            (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND retracted_at >= w.f AND retracted_at < w.t)::int AS retracted,
+            (SELECT count(*) FROM policy_versions WHERE tenant_id = $1 AND mode = $2 AND published_at >= w.f AND published_at < w.t)::int AS policies
+       FROM (VALUES ${w.values}) AS w(name, f, t)`,
+    [scope.tenantId, scope.mode, ...w.params],
+  );
+  return Object.fromEntries(rows.map(({ name, ...counts }) => [name, counts]));
+}
+
+// The policy versions published in a window (newest first, at most 10): what changed the rules.
+export async function publications(db: Queryable, scope: Scope, since: Date): Promise<{ policy_version: string; published_at: string; note: string | null }[]> {
+  const { rows } = await db.query<{ policy_version: string; published_at: Date; note: string | null }>(
+    `SELECT policy_version, published_at, note FROM policy_versions
+      WHERE tenant_id = $1 AND mode = $2 AND published_at >= $3 ORDER BY published_at DESC LIMIT 10`,
+    [scope.tenantId, scope.mode, since],
+  );
+  return rows.map((r) => ({ policy_version: r.policy_version, published_at: r.published_at.toISOString(), note: r.note }));
+}
+
+// The accounts first seen in a window (their first event falls in it), at most `cap`: the graph
+// tells which clusters they made or grew.
+export async function accountsFirstSeen(db: Queryable, scope: Scope, w: Window, cap: number): Promise<{ accounts: string[]; capped: boolean }> {
+  const { rows } = await db.query<{ external_user_id: string }>(
+    `SELECT DISTINCT e.external_user_id FROM events e
+      WHERE e.tenant_id = $1 AND e.mode = $2 AND e.created_at >= $3 AND e.created_at < $4 AND e.external_user_id IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM events p WHERE p.tenant_id = $1 AND p.mode = $2 AND p.external_user_id = e.external_user_id AND p.created_at < $3)
+      LIMIT $5`,
+    [scope.tenantId, scope.mode, w.from, w.to, cap + 1],
+  );
+  return { accounts: rows.slice(0, cap).map((r) => r.external_user_id), capped: rows.length > cap };
+}

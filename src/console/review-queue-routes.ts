@@ -13,40 +13,129 @@ import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { resolveReview } from '../reviews/resolve-review.js';
-import { listPendingReviews, reviewBacklog } from '../reviews/review-store.js';
+import { listPendingReviews, reviewBacklog, type PendingReview, type QueueFilter } from '../reviews/review-store.js';
+import { undoReviewMarks } from '../reviews/undo-review-marks.js';
+import { AppError } from '../errors.js';
+import { reviewClusters, type ReviewCluster } from './cluster-picture.js';
 import { actorOf, audit } from './audit-store.js';
 import { consoleValidated } from './console-schemas.js';
 
 const BODY_LIMIT = 16 * 1024;
+// A filter the graph answers looks at up to SCAN_PAGES x SCAN_PAGE queued reviews per request.
+const SCAN_PAGE = 200;
+const SCAN_PAGES = 10;
+
+interface QueueQuery {
+  cursor?: string;
+  limit: number;
+  event_type?: string;
+  reason?: string;
+  older_than_minutes?: number;
+  newer_than_minutes?: number;
+  min_accounts?: number;
+  text?: string;
+  confirmed?: '1';
+}
 
 export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
 
+  // The queue, oldest first, with filters. Each review carries its cluster's size and whether the
+  // cluster was confirmed as abuse since the review was queued (the graph's answer; without the
+  // graph the queue still works, with `graph: "unavailable"`). Filters the graph answers
+  // (min_accounts, confirmed) scan at most SCAN_PAGES pages of the queue per request and return
+  // a cursor where they stopped.
   router.get('/reviews', async (req, res) => {
     const timings = new Timings();
     const started = performance.now();
-    const query = consoleValidated<{ cursor?: string; limit: number }>('Page', { ...(req.query as Record<string, unknown>) }, 'query');
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const q = consoleValidated<QueueQuery>('ReviewQueue', { ...(req.query as Record<string, unknown>) }, 'query');
     const scope = req.console!.scope;
-    const [reviews, backlog] = await timings.time('db', Promise.all([
-      listPendingReviews(deps.db, scope, query.limit + 1, after && { createdAt: after.createdAt, eventId: after.id }),
-      reviewBacklog(deps.db, scope),
-    ]));
-    const page = reviews.slice(0, query.limit);
-    const now = Date.now();
-    const last = page.at(-1);
+    const now = deps.clock.now().getTime();
+    const filter: QueueFilter = {
+      eventType: q.event_type, reason: q.reason, text: q.text,
+      ...(q.older_than_minutes !== undefined && { queuedBefore: new Date(now - q.older_than_minutes * 60_000) }),
+      ...(q.newer_than_minutes !== undefined && { queuedAfter: new Date(now - q.newer_than_minutes * 60_000) }),
+    };
+    const byGraph = q.min_accounts !== undefined || q.confirmed !== undefined;
+    let after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const kept: { review: PendingReview; cluster?: ReviewCluster }[] = [];
+    let graph: 'ok' | 'unavailable' = 'ok';
+    let more = false;
+    let backlog: Awaited<ReturnType<typeof reviewBacklog>> | undefined;
+    for (let scanned = 0; scanned < (byGraph ? SCAN_PAGES : 1); scanned++) {
+      const size = byGraph ? SCAN_PAGE : q.limit;
+      const [reviews, b] = await timings.time('db', Promise.all([
+        listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, filter),
+        backlog ? Promise.resolve(backlog) : reviewBacklog(deps.db, scope),
+      ]));
+      backlog = b;
+      const page = reviews.slice(0, size);
+      let clusters = new Map<string, ReviewCluster>();
+      try {
+        clusters = await timings.time('graph', reviewClusters(deps, scope, page.map((r) => ({ eventId: r.eventId, queuedAt: r.createdAt }))));
+      } catch (err) {
+        deps.logger.warn({ err: String(err) }, 'console: review clusters unavailable');
+        graph = 'unavailable';
+        if (byGraph) throw AppError.unavailable('The identity graph did not answer, so the queue cannot be filtered by cluster now; clear the cluster filters or try again.');
+      }
+      more = reviews.length > size;
+      for (const review of page) {
+        const cluster = clusters.get(review.eventId);
+        if (q.min_accounts !== undefined && (cluster?.accounts ?? 1) < q.min_accounts) continue;
+        if (q.confirmed !== undefined && !cluster?.confirmedAt) continue;
+        kept.push({ review, ...(cluster && { cluster }) });
+        if (kept.length === q.limit) break;
+      }
+      const last = kept.length === q.limit ? kept.at(-1)!.review : page.at(-1);
+      if (last) after = { createdAt: last.createdAt, id: last.eventId };
+      if (kept.length === q.limit) {
+        more = more || last !== page.at(-1);
+        break;
+      }
+      if (!more) break;
+    }
     timings.record('total', performance.now() - started);
     res.set('Server-Timing', timings.header());
     res.json({
-      pending: backlog.pending,
-      oldest_created_at: backlog.oldest?.toISOString() ?? null,
-      reviews: page.map((r) => ({
+      pending: backlog!.pending,
+      oldest_created_at: backlog!.oldest?.toISOString() ?? null,
+      graph,
+      reviews: kept.map(({ review: r, cluster }) => ({
         event_id: r.eventId, event_type: r.eventType, reasons: r.reasons, created_at: r.createdAt.toISOString(),
         age_seconds: Math.max(0, Math.round((now - r.createdAt.getTime()) / 1000)), policy_version: r.policyVersion,
         ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }), ...(r.email !== undefined && { email: r.email }),
+        ...(cluster && { cluster: { id: cluster.clusterId, accounts: cluster.accounts, confirmed_abuse: cluster.confirmedAbuse, confirmed_since_queued_at: cluster.confirmedAt === null ? null : new Date(cluster.confirmedAt).toISOString() } }),
       })),
-      ...(reviews.length > query.limit && last && { next_cursor: encodeCursor({ createdAt: last.createdAt, id: last.eventId }) }),
+      ...(more && after && { next_cursor: encodeCursor({ createdAt: after.createdAt, id: after.id }) }),
     });
+  });
+
+  // Resolves several reviews the same way (the queue's bulk action for reviews whose cluster was
+  // confirmed since they were queued): each through resolveReview, each audited, one at a time;
+  // a review resolved meanwhile is reported, not an error for the rest.
+  router.post('/reviews/resolve-many', ...jsonBody(BODY_LIMIT), async (req, res) => {
+    const body = consoleValidated<{ event_ids: string[]; resolution: 'approved' | 'denied'; note?: string }>('ResolveMany', req.body);
+    const session = req.console!;
+    const results: Record<string, unknown>[] = [];
+    for (const eventId of body.event_ids) {
+      try {
+        const resolved = await resolveReview(deps, session.scope, { eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email });
+        await audit(deps.db, actorOf(session), 'review.resolve', eventId, { resolution: body.resolution, note: body.note ?? null, delivery_id: resolved.deliveryId, bulk: true });
+        results.push({ event_id: eventId, ok: true, final_verdict: resolved.finalVerdict, delivery_id: resolved.deliveryId });
+      } catch (err) {
+        if (!(err instanceof AppError) || !['conflict', 'not_found'].includes(err.code)) throw err;
+        results.push({ event_id: eventId, ok: false, error: err.code, message: err.message });
+      }
+    }
+    res.json({ resolved: results.filter((r) => r.ok).length, results });
+  });
+
+  // Undo of a resolution's marks (the resolution and its webhook stand); see undo-review-marks.ts.
+  router.post('/reviews/:eventId/undo-marks', ...jsonBody(BODY_LIMIT), async (req, res) => {
+    const body = consoleValidated<{ note: string }>('UndoMarks', req.body);
+    const session = req.console!;
+    const done = await undoReviewMarks(deps, session.scope, { eventId: String(req.params.eventId), note: body.note, actor: actorOf(session), role: session.analyst.role });
+    res.json({ ok: true, marks_retracted_at: done.retractedAt.toISOString() });
   });
 
   router.post('/reviews/:eventId/resolve', ...jsonBody(BODY_LIMIT), async (req, res) => {

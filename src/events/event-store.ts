@@ -77,9 +77,26 @@ export interface ListFilter {
   // The analyst console's search adds these (each served by an index of 0003).
   externalUserId?: string;
   email?: string;
+  // Issue 24 (indexes of 0020): the start of an address, its domain, the ip, the card, one
+  // identity value (kind and value), a reason code, the review's state ('none': not a review).
+  emailPrefix?: string;
+  emailDomain?: string;
+  // Either: the start of an address or its domain (what a bare word typed in a search means).
+  emailStartOrDomain?: string;
+  ip?: string;
+  cardFingerprint?: string;
+  identity?: { kind: string; value: string };
+  reason?: string;
+  reviewStatus?: 'pending' | 'approved' | 'denied' | 'none';
+  // When the review was resolved (the overview's "resolved" counts link here).
+  resolvedFrom?: Date;
+  resolvedTo?: Date;
   from?: Date;
   to?: Date;
 }
+
+// LIKE's wildcards in a value typed by a person are meant literally.
+const likePrefix = (s: string): string => `${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 // Newest first; keyset on (created_at, id), never OFFSET, so every page costs the same.
 // Fetches one row more than asked to know whether another page exists.
@@ -90,6 +107,20 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
   if (f.verdict) where.push(`e.verdict = $${params.push(f.verdict)}`);
   if (f.externalUserId) where.push(`e.external_user_id = $${params.push(f.externalUserId)}`);
   if (f.email) where.push(`lower(e.email) = lower($${params.push(f.email)})`);
+  if (f.emailPrefix) where.push(`lower(e.email) LIKE $${params.push(likePrefix(f.emailPrefix))}`);
+  if (f.emailDomain) where.push(`lower(split_part(e.email, '@', 2)) = lower($${params.push(f.emailDomain)})`);
+  if (f.emailStartOrDomain) {
+    const start = params.push(likePrefix(f.emailStartOrDomain));
+    where.push(`(lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = lower($${params.push(f.emailStartOrDomain)}))`);
+  }
+  if (f.ip) where.push(`e.request ? 'ip' AND e.request->>'ip' = $${params.push(f.ip)}`);
+  if (f.cardFingerprint) where.push(`e.request ? 'payment' AND e.request->'payment'->>'card_fingerprint' = $${params.push(f.cardFingerprint)}`);
+  if (f.identity) where.push(`e.request->'identity' @> $${params.push(JSON.stringify({ [f.identity.kind]: f.identity.value }))}::jsonb`);
+  if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
+  if (f.reviewStatus === 'none') where.push('r.status IS NULL');
+  else if (f.reviewStatus) where.push(`r.status = $${params.push(f.reviewStatus)}`);
+  if (f.resolvedFrom) where.push(`r.resolved_at >= $${params.push(f.resolvedFrom)}`);
+  if (f.resolvedTo) where.push(`r.resolved_at < $${params.push(f.resolvedTo)}`);
   if (f.from) where.push(`e.created_at >= $${params.push(f.from)}`);
   if (f.to) where.push(`e.created_at < $${params.push(f.to)}`);
   if (f.after) {

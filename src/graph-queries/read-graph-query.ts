@@ -16,6 +16,8 @@ export interface QueryResult {
   rows: Record<string, unknown>[];
   truncated: boolean;
   ms: number;
+  // Parameters the server changed before running (a saved query's $email, normalised).
+  normalised?: Record<string, { given: string; used: string }>;
 }
 
 export async function readGraphQuery(graph: Driver, text: string, params: Record<string, unknown>, limits: QueryLimits): Promise<QueryResult> {

@@ -8,6 +8,7 @@ import { readGraphQuery, type QueryResult } from './read-graph-query.js';
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { emailIdentity } from '../signals/email/normalize-email.js';
 
 type QueryDeps = Pick<Deps, 'graph' | 'cypher' | 'config'>;
 
@@ -56,8 +57,14 @@ export async function runSavedQuery(deps: QueryDeps, scope: Scope, query: SavedQ
     ]);
   }
   const limit = Math.min(cap, typeof given.limit === 'number' ? given.limit : cap);
-  const params = { ...given, tenantId: scope.tenantId, mode: scope.mode, limit: neo4j.int(limit) };
-  return readGraphQuery(deps.graph, deps.cypher.get(query.catalogName), params, {
+  // An $email parameter is looked up as the graph keeps addresses (emailIdentity: lower case, and
+  // without dots and plus-tags where the provider ignores them); the answer says what was used.
+  const normalised: Record<string, { given: string; used: string }> = {};
+  const email = typeof given.email === 'string' && query.parameters.some((p) => p.name === 'email') ? emailIdentity(given.email) : undefined;
+  if (email !== undefined && email !== given.email) normalised.email = { given: given.email as string, used: email };
+  const params = { ...given, ...(email !== undefined && { email }), tenantId: scope.tenantId, mode: scope.mode, limit: neo4j.int(limit) };
+  const result = await readGraphQuery(deps.graph, deps.cypher.get(query.catalogName), params, {
     timeoutMs: deps.config.consoleQueryTimeoutMs, rowCap: limit, maxBytes: deps.config.graphQueryMaxBytes,
   });
+  return Object.keys(normalised).length > 0 ? { ...result, normalised } : result;
 }

@@ -24,14 +24,35 @@ export interface PendingReview {
 }
 
 // Oldest first; keyset-paged on (created_at, event_id) by the partial index on pending reviews.
-export async function listPendingReviews(db: Queryable, scope: Scope, limit: number, after?: { createdAt: Date; eventId: string }): Promise<PendingReview[]> {
+// The queue's filters (the console's): the event type, a reason code, how long it has waited,
+// and text matching the start of the external user id or of the email, or the email's domain.
+export interface QueueFilter {
+  eventType?: string;
+  reason?: string;
+  queuedBefore?: Date;
+  queuedAfter?: Date;
+  text?: string;
+}
+
+export async function listPendingReviews(db: Queryable, scope: Scope, limit: number, after?: { createdAt: Date; eventId: string }, f: QueueFilter = {}): Promise<PendingReview[]> {
+  const params: unknown[] = [scope.tenantId, scope.mode, limit, after?.createdAt ?? null, after?.eventId ?? null];
+  const where: string[] = [];
+  if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
+  if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
+  if (f.queuedBefore) where.push(`r.created_at < $${params.push(f.queuedBefore)}`);
+  if (f.queuedAfter) where.push(`r.created_at >= $${params.push(f.queuedAfter)}`);
+  if (f.text) {
+    const start = params.push(`${f.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const whole = params.push(f.text.toLowerCase().replace(/^@/, ''));
+    where.push(`(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`);
+  }
   const { rows } = await db.query<{ event_id: string; event_type: string; reasons: Reason[]; created_at: Date; external_user_id: string | null; email: string | null; policy_version: string }>(
     `SELECT r.event_id, e.event_type, e.reasons, r.created_at, e.external_user_id, e.email, e.policy_version
        FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
       WHERE r.tenant_id = $1 AND r.mode = $2 AND r.status = 'pending'
-        AND ($4::timestamptz IS NULL OR (r.created_at, r.event_id) > ($4, $5))
+        AND ($4::timestamptz IS NULL OR (r.created_at, r.event_id) > ($4, $5))${where.map((w) => `\n        AND ${w}`).join('')}
       ORDER BY r.created_at, r.event_id LIMIT $3`,
-    [scope.tenantId, scope.mode, limit, after?.createdAt ?? null, after?.eventId ?? null],
+    params,
   );
   return rows.map((r) => ({
     eventId: r.event_id, eventType: r.event_type, reasons: r.reasons, createdAt: r.created_at,
@@ -101,13 +122,30 @@ export interface ReviewState {
   resolvedAt?: Date;
   resolvedBy?: string;
   note?: string;
+  // The resolution's graph mark taken back (undo): when, by whom, why.
+  marksRetracted?: { at: Date; by: string; note: string };
 }
 
 export async function findReview(db: Queryable, scope: Scope, eventId: string): Promise<ReviewState | undefined> {
-  const { rows } = await db.query<{ status: ReviewState['status']; resolved_at: Date | null; resolved_by: string | null; note: string | null }>(
-    'SELECT status, resolved_at, resolved_by, note FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = $3',
+  const { rows } = await db.query<{ status: ReviewState['status']; resolved_at: Date | null; resolved_by: string | null; note: string | null; marks_retracted_at: Date | null; marks_retracted_by: string | null; marks_retract_note: string | null }>(
+    `SELECT status, resolved_at, resolved_by, note, marks_retracted_at, marks_retracted_by, marks_retract_note
+       FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = $3`,
     [scope.tenantId, scope.mode, eventId],
   );
   const r = rows[0];
-  return r && { status: r.status, resolvedAt: r.resolved_at ?? undefined, resolvedBy: r.resolved_by ?? undefined, note: r.note ?? undefined };
+  return r && {
+    status: r.status, resolvedAt: r.resolved_at ?? undefined, resolvedBy: r.resolved_by ?? undefined, note: r.note ?? undefined,
+    ...(r.marks_retracted_at && { marksRetracted: { at: r.marks_retracted_at, by: r.marks_retracted_by ?? '', note: r.marks_retract_note ?? '' } }),
+  };
+}
+
+// Records that a resolution's marks were taken back; false when the review is not resolved or
+// its marks were taken back already (nothing changes). The statement locks the row it changes.
+export async function markReviewMarksRetracted(tx: Queryable, scope: Scope, eventId: string, at: Date, by: string, note: string): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE reviews SET marks_retracted_at = $4, marks_retracted_by = $5, marks_retract_note = $6
+      WHERE tenant_id = $1 AND mode = $2 AND event_id = $3 AND status <> 'pending' AND marks_retracted_at IS NULL`,
+    [scope.tenantId, scope.mode, eventId, at, by, note],
+  );
+  return rowCount === 1;
 }

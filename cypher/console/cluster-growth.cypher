@@ -1,0 +1,10 @@
+// cluster-growth: which clusters of two or more accounts the given accounts (those first seen in
+// a window) are in now, and how many of each cluster's accounts they are: a cluster all of whose
+// accounts are new was made in the window, one with older accounts too grew in it.
+// Parameters: $tenantId, $mode, $accounts (list of external ids, bounded by the caller).
+// Returns one row per cluster: clusterId, accounts (now), fresh (of the given accounts).
+UNWIND $accounts AS x
+MATCH (:Account {tenantId: $tenantId, mode: $mode, externalId: x})-[:IN]->(c:Cluster)
+WHERE c.accounts >= 2
+RETURN c.id AS clusterId, c.accounts AS accounts, count(*) AS fresh
+ORDER BY fresh DESC, clusterId

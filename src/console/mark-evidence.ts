@@ -1,0 +1,48 @@
+// The "why" of an event's cluster marks, in an analyst's terms: explainCluster's marks (outcome,
+// time, path) with who reported each and what they said. A feedback mark names its subject, its
+// note and its reporter (an analyst through the console, else the API); a review's mark names the
+// review, who resolved it, the note and whether its marks were taken back. Reads only.
+import type { Deps } from '../deps.js';
+import type { Scope } from '../scope.js';
+import { explainCluster, type ClusterExplanation, type ExplainedMark } from '../graph/explain-cluster.js';
+
+export interface MarkWhy extends ExplainedMark {
+  subject_value: string | null;
+  note: string | null;
+  reported_by: string;
+}
+
+export async function markEvidence(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<Omit<ClusterExplanation, 'marks'> & { marks: MarkWhy[] }> {
+  const explained = await explainCluster(deps, scope, eventId);
+  const feedbackIds = explained.marks.flatMap((m) => (m.feedback_id ? [m.feedback_id] : []));
+  const reviewIds = explained.marks.flatMap((m) => (m.review_event_id ? [m.review_event_id] : []));
+  const [feedback, reviews] = await Promise.all([
+    deps.db.query<{ id: string; subject_kind: string; subject_value: string; note: string | null; analyst: string | null }>(
+      `SELECT f.id, f.subject_kind, f.subject_value, f.note,
+              (SELECT a.analyst_email FROM console_audit a
+                WHERE a.tenant_id = f.tenant_id AND a.mode = f.mode AND a.action = 'feedback'
+                  AND a.subject = f.subject_kind || ':' || f.subject_value AND a.detail->>'outcome' = f.outcome
+                ORDER BY a.at DESC LIMIT 1) AS analyst
+         FROM feedback f WHERE f.tenant_id = $1 AND f.mode = $2 AND f.id = ANY($3::text[])`,
+      [scope.tenantId, scope.mode, feedbackIds],
+    ),
+    deps.db.query<{ event_id: string; resolved_by: string | null; note: string | null; external_user_id: string | null }>(
+      `SELECT r.event_id, r.resolved_by, r.note, e.external_user_id FROM reviews r
+         JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
+        WHERE r.tenant_id = $1 AND r.mode = $2 AND r.event_id = ANY($3::text[])`,
+      [scope.tenantId, scope.mode, reviewIds],
+    ),
+  ]);
+  const byFeedback = new Map(feedback.rows.map((f) => [f.id, f]));
+  const byReview = new Map(reviews.rows.map((r) => [r.event_id, r]));
+  return {
+    ...explained,
+    marks: explained.marks.map((m) => {
+      const f = m.feedback_id ? byFeedback.get(m.feedback_id) : undefined;
+      const r = m.review_event_id ? byReview.get(m.review_event_id) : undefined;
+      if (f) return { ...m, subject_value: f.subject_value, note: f.note, reported_by: f.analyst ? `analyst ${f.analyst}` : 'the API (POST /v1/feedback)' };
+      if (r) return { ...m, subject_value: r.external_user_id ?? m.review_event_id!, note: r.note, reported_by: r.resolved_by ? `review by ${r.resolved_by}` : 'a review' };
+      return { ...m, subject_value: null, note: null, reported_by: 'unknown' };
+    }),
+  };
+}
