@@ -1,38 +1,67 @@
 // The cluster picture: an event's, an account's or a cluster's identity cluster drawn as a graph
-// (accounts, identifiers by kind, events; hubs shown as hubs and not expanded), a page of members
-// at a time with "draw more"; a click on a node shows its facts and opens its account or events.
+// (accounts, identifiers by kind, events in their verdict's colour; hubs shown as hubs and not
+// expanded), a page of members at a time with "draw more", laid out the same way on every load.
+// The event it was opened from and the subject a mark convicted are highlighted, with the path
+// between them; events can be hidden; a cluster whose accounts are joined only through a hub (or
+// an identifier that no longer links) says so. A click on a node shows its facts and where it leads.
 import type { Core } from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { scalar, when } from './format';
-import { draw, elements, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
+import { plural, scalar, setTitle, when } from './format';
+import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
-import type { ClusterFacts } from './types';
+import type { ClusterFacts, Evidence } from './types';
+
+type PictureNode = { key: string; label: string; kind: string; value: string; accounts?: number; anonymous?: number; hub: boolean; linking?: boolean; history?: boolean; firstSeenAt?: number; lastSeenAt?: number; received?: string[] };
 
 interface Picture {
   cluster: ClusterFacts;
-  nodes: { key: string; label: string; kind: string; value: string; accounts?: number; anonymous?: number; hub: boolean; history?: boolean; firstSeenAt?: number; lastSeenAt?: number }[];
-  events: { key: string; id: string; type: string; at: number }[];
+  nodes: PictureNode[];
+  events: { key: string; id: string; type: string; at: number; verdict: string | null; review: string | null }[];
   edges: DrawEdge[];
   drawnMembers: number;
   skip: number;
 }
 
-// Why the event's cluster is what it is (doorman graph explain): each mark with its path.
-interface Evidence {
-  marks: { feedback_id: string | null; review_event_id?: string; outcome: string; subject_kind: string; marked_at: string; via: string[] | null; path: string[] | null }[];
-}
+const groupOf = (n: PictureNode) => (n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier');
 
-const groupOf = (n: Picture['nodes'][number]) => (n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier');
+// An email is shown as received (the event page's form) when a drawn event carried it.
+const nodeLabel = (n: PictureNode) => {
+  if (n.label === 'account') return n.value;
+  const shown = n.kind === 'email' && n.received?.length ? n.received[0]! : n.value;
+  return n.hub ? `hub ${n.kind}: ${shown}` : `${n.kind}: ${shown}`;
+};
 
-function toDraw(p: Picture): { nodes: DrawNode[]; edges: DrawEdge[] } {
+function toDraw(p: Picture, origin?: string): { nodes: DrawNode[]; edges: DrawEdge[] } {
   return {
     nodes: [
-      ...p.nodes.map((n) => ({ id: n.key, label: n.hub ? `hub ${n.kind}: ${n.value}` : n.label === 'account' ? n.value : `${n.kind}: ${n.value}`, group: groupOf(n), facts: n })),
-      ...p.events.map((e) => ({ id: e.key, label: e.type, group: 'event', facts: e })),
+      ...p.nodes.map((n) => ({ id: n.key, label: nodeLabel(n), group: groupOf(n), facts: { ...n, ...(n.kind === 'email' && { normalised: n.value }) } })),
+      ...p.events.map((e) => ({
+        id: e.key, label: `${e.type}${e.verdict ? ` · ${e.verdict}` : ''}`, group: 'event', facts: e, verdict: e.verdict ?? undefined,
+        classes: e.id === origin ? ['origin'] : [],
+      })),
     ],
     edges: p.edges,
   };
+}
+
+// The drawn accounts joined only through identifiers that do not link (hubs, or kinds the link
+// policy turned off): the groups the accounts fall into without them, and the identifiers that
+// hold the groups together. One group: nothing to say.
+export function heldByHub(p: Picture): { groups: number; through: PictureNode[] } {
+  const accounts = p.nodes.filter((n) => n.label === 'account').map((n) => n.key);
+  const linking = new Set(p.nodes.filter((n) => n.label !== 'account' && !n.hub && n.linking !== false).map((n) => n.key));
+  const parent = new Map(accounts.map((a) => [a, a]));
+  const find = (a: string): string => (parent.get(a) === a ? a : find(parent.get(a)!));
+  const byIdentifier = new Map<string, string[]>();
+  for (const e of p.edges.filter((x) => x.type === 'LINKED')) byIdentifier.set(e.to, [...(byIdentifier.get(e.to) ?? []), e.from]);
+  for (const [id, accs] of byIdentifier) {
+    if (!linking.has(id)) continue;
+    for (const a of accs.slice(1)) if (parent.has(a) && parent.has(accs[0]!)) parent.set(find(a), find(accs[0]!));
+  }
+  const groups = new Set(accounts.map(find)).size;
+  const through = p.nodes.filter((n) => n.label !== 'account' && !linking.has(n.key) && new Set((byIdentifier.get(n.key) ?? []).filter((a) => parent.has(a)).map(find)).size > 1);
+  return { groups, through };
 }
 
 export function ClusterPage({ from }: { from: { cluster?: string; event?: string; account?: string } }) {
@@ -42,8 +71,10 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   const [selected, setSelected] = useState<DrawNode | null>(null);
   const [error, setError] = useState('');
   const [evidence, setEvidence] = useState<Evidence | null>(null);
+  const [eventsHidden, setEventsHidden] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
+  useEffect(() => setTitle(`Cluster${clusterId ? ` ${clusterId}` : ''}`), [clusterId]);
 
   useEffect(() => {
     if (clusterId) return;
@@ -59,14 +90,18 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   evidenceRef.current = evidence;
   const showEvidence = () => {
     const path = evidenceRef.current?.marks.find((m) => m.path)?.path;
-    if (cy.current && path) highlightPath(cy.current, path);
+    if (cy.current && path) {
+      highlightPath(cy.current, path);
+      // The convicted subject: the path's far end.
+      cy.current.getElementById(path[path.length - 1]!).addClass('subject');
+    }
   };
   useEffect(showEvidence, [evidence]);
 
   const loadPage = async (skip: number) => {
     try {
       const p = await api<Picture>(`/clusters/${encodeURIComponent(clusterId!)}?skip=${skip}`);
-      const d = toDraw(p);
+      const d = toDraw(p, from.event);
       setDrawn((old) => new Map([...old, ...d.nodes.map((n) => [n.id, n] as const)]));
       setPicture((old) => (old ? { ...p, drawnMembers: old.drawnMembers + p.drawnMembers } : p));
       if (!cy.current) {
@@ -76,6 +111,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         cy.current.add(fresh);
         relayout(cy.current);
       }
+      hideEvents(cy.current, eventsHiddenRef.current);
       showEvidence();
     } catch (e) {
       setError((e as Error).message);
@@ -83,6 +119,11 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   };
   const drawnRef = useRef(drawn);
   drawnRef.current = drawn;
+  const eventsHiddenRef = useRef(eventsHidden);
+  eventsHiddenRef.current = eventsHidden;
+  useEffect(() => {
+    if (cy.current) hideEvents(cy.current, eventsHidden);
+  }, [eventsHidden]);
   useEffect(() => {
     if (clusterId) void loadPage(0);
     return () => cy.current?.destroy();
@@ -91,15 +132,22 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   if (error) return <div class="empty"><h1>Cluster picture</h1><p class="error" role="alert">{error}</p></div>;
   const c = picture?.cluster;
   const more = picture ? c!.size - picture.drawnMembers : 0;
+  const held = picture && more <= 0 ? heldByHub(picture) : null;
   return (
     <div class="cluster-page">
       <header>
         <h1>Cluster {clusterId && <code>{clusterId}</code>}</h1>
         {c && (
-          <p>{c.accounts} accounts, {c.size} members{c.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
-            {c.chargebacks > 0 && <span class="flag bad">{c.chargebacks} chargebacks</span>}{c.falsePositive && <span class="flag good">false positive reported</span>}</p>
+          <p>{plural(c.accounts, 'account')}, {plural(c.size, 'member')}{c.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
+            {c.chargebacks > 0 && <span class="flag bad">{plural(c.chargebacks, 'chargeback')}</span>}{c.falsePositive && <span class="flag good">false positive reported</span>}</p>
         )}
-        <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span><span class="k event">event</span></p>
+        {held && held.groups > 1 && (
+          <p class="warning hub-warning" role="note">Held together by a hub identifier: without {held.through.map((n) => `${n.kind} ${n.value}`).join(', ') || 'identifiers that no longer link'}, these accounts fall into {held.groups} separate groups. Recluster? An operator runs <code>doorman graph recluster</code> for this tenant and mode.</p>
+        )}
+        <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span>
+          <span class="k event">event:</span><span class="k allow">allow</span><span class="k review">review</span><span class="k block">block</span>
+          {from.event && <span class="k origin">the event opened</span>}<span class="k subject">convicted subject</span>
+          <label class="check"><input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => setEventsHidden(e.currentTarget.checked)} /> hide events</label></p>
       </header>
       <div class="cluster-body">
         <div class="graph" ref={box} aria-label="cluster picture" />
@@ -113,9 +161,10 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         <section class="evidence">
           <h2>Why is this account here?</h2>
           <ul>{evidence.marks.map((m) => (
-            <li>{m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}, {when(m.marked_at)},{' '}
+            <li>{m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}{m.subject_value ? ` ${m.subject_value}` : ''}, {when(m.marked_at)},{' '}
               {m.via === null ? 'no live path yet' : m.via.length === 0 ? 'this account itself' : `via ${m.via.join(' → ')}`}
-              {m.feedback_id ? <span class="muted"> ({m.feedback_id})</span> : m.review_event_id ? <span class="muted"> (review of {m.review_event_id})</span> : null}</li>
+              {m.feedback_id ? <span class="muted"> ({m.feedback_id})</span> : m.review_event_id ? <span class="muted"> (review of {m.review_event_id})</span> : null}
+              <span class="muted">; by {m.reported_by}{m.note ? `: “${m.note}”` : ''}</span></li>
           ))}</ul>
         </section>
       )}
@@ -125,12 +174,12 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
 
 function NodeFacts({ node }: { node: DrawNode }) {
   const f = node.facts as Record<string, unknown>;
-  const rows = Object.entries(f).filter(([k, v]) => !['key', 'label'].includes(k) && v !== null && v !== undefined).map(([k, v]) => [k, /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : scalar(v)]);
+  const rows = Object.entries(f).filter(([k, v]) => !['key', 'label'].includes(k) && v !== null && v !== undefined).map(([k, v]) => [k === 'received' ? 'as received' : k, /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : Array.isArray(v) ? v.join(', ') : scalar(v)]);
   return (
     <div>
       <h2>{node.group}</h2>
       <dl class="facts">{rows.map(([k, v]) => [<dt>{k}</dt>, <dd>{v}</dd>])}</dl>
-      {node.group === 'account' && <p><a href={`/console/events?external_user_id=${encodeURIComponent(String(f.value))}`}>Events of this account</a></p>}
+      {node.group === 'account' && <p><a href={`/console/accounts/${encodeURIComponent(String(f.value))}`}>Open the account</a> · <a href={`/console/events?external_user_id=${encodeURIComponent(String(f.value))}`}>its events</a></p>}
       {node.group === 'event' && <p><button type="button" onClick={() => navigate(`/console/events/${encodeURIComponent(String(f.id))}`)}>Open this event</button></p>}
       {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && <p><a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a></p>}
     </div>

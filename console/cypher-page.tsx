@@ -196,7 +196,7 @@ function SaveAs({ text }: { text: string }) {
   };
   return (
     <form class="inline save-as" onSubmit={save}>
-      <label>Save as a query <input name="query-id" required pattern="[a-z0-9][a-z0-9-]{0,62}" placeholder="name-like-this" value={id} onInput={(e) => setId(e.currentTarget.value)} /></label>
+      <label>Save as a query <input name="query-id" required pattern="[a-z0-9][a-z0-9\-]{0,62}" placeholder="name-like-this" value={id} onInput={(e) => setId(e.currentTarget.value)} /></label>
       <label>Description <input name="query-description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} /></label>
       <button type="submit">Save for this tenant</button>
       {saved && <span> Saved: <a href={`/console/queries/${saved}`}>{saved}</a></span>}

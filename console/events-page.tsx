@@ -1,34 +1,46 @@
-// Events: search by event id, external user id, email, verdict, type and time range, newest
-// first, a page at a time; and one event's page.
+// Events: search by event id, external user id, email (whole, start or domain), IP, card
+// fingerprint, identity value, reason code, review state, verdict, type and a UTC time range,
+// newest first, a page at a time; and one event's page.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
+import { isoToUtcInput, setTitle, utcInputToIso } from './format';
 import { navigate } from './router';
 import { EventTable, EventView } from './event-view';
-import type { EventRow } from './types';
+import type { EventRow, Me } from './types';
 
-const FIELDS = ['id', 'external_user_id', 'email', 'verdict', 'event_type', 'from', 'to'] as const;
+const FIELDS = ['id', 'external_user_id', 'email', 'ip', 'card', 'identity', 'reason', 'review', 'verdict', 'event_type', 'from', 'to', 'resolved_from', 'resolved_to'] as const;
+type Field = (typeof FIELDS)[number];
+const TIMES = new Set<Field>(['from', 'to', 'resolved_from', 'resolved_to']);
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
-  const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FIELDS)[number], string>;
+  // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock.
+  const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<Field, string>;
   const [events, setEvents] = useState<EventRow[] | null>(null);
   const [cursor, setCursor] = useState<string | undefined>();
   const [error, setError] = useState('');
   const search = async (next?: string) => {
     setError('');
     try {
-      const toIso = (v: string) => (v ? new Date(v).toISOString() : undefined);
-      const page = await api<{ events: EventRow[]; next_cursor?: string }>(`/events${qs({ ...filters, from: toIso(filters.from), to: toIso(filters.to), cursor: next })}`);
+      const page = await api<{ events: EventRow[]; next_cursor?: string }>(`/events${qs({ ...filters, cursor: next })}`);
       setEvents((old) => (next && old ? [...old, ...page.events] : page.events));
       setCursor(page.next_cursor);
     } catch (e) {
       setError((e as Error).message);
+      setEvents([]);
     }
   };
-  useEffect(() => void search(), [query.toString()]);
+  useEffect(() => {
+    setTitle('Events');
+    void search();
+  }, [query.toString()]);
   const submit = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, String(form.get(f) ?? '').trim()])))}`);
+    const value = (f: Field) => {
+      const v = String(form.get(f) ?? '').trim();
+      return TIMES.has(f) ? utcInputToIso(v) ?? '' : v;
+    };
+    navigate(`/console/events${qs(Object.fromEntries(FIELDS.filter((f) => !f.startsWith('resolved_') || filters[f]).map((f) => [f, f.startsWith('resolved_') ? filters[f] : value(f)])))}`);
   };
   return (
     <div>
@@ -36,13 +48,19 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
       <form class="search" onSubmit={submit}>
         <label>Event id<input name="id" value={filters.id} placeholder="evt_…" /></label>
         <label>External user id<input name="external_user_id" value={filters.external_user_id} /></label>
-        <label>Email<input name="email" value={filters.email} /></label>
+        <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">Email, start or domain<input name="email" value={filters.email} placeholder="jane*, mailinator.com" /></label>
+        <label>IP<input name="ip" value={filters.ip} /></label>
+        <label>Card fingerprint<input name="card" value={filters.card} /></label>
+        <label title="An identity value as kind=value, as the request sent it">Identity<input name="identity" value={filters.identity} placeholder="phone=+15550001" /></label>
+        <label>Reason code<input name="reason" value={filters.reason} placeholder="disposable_email" /></label>
+        <label>Review<select name="review" value={filters.review}><option value="">any</option><option value="pending">pending</option><option value="approved">approved</option><option value="denied">denied</option><option value="none">not a review</option></select></label>
         <label>Verdict<select name="verdict" value={filters.verdict}><option value="">any</option><option>allow</option><option>review</option><option>block</option></select></label>
         <label>Type<select name="event_type" value={filters.event_type}><option value="">any</option>{['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => <option>{t}</option>)}</select></label>
-        <label>From<input type="datetime-local" name="from" value={filters.from} /></label>
-        <label>To<input type="datetime-local" name="to" value={filters.to} /></label>
+        <label>From (UTC)<input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} /></label>
+        <label>To (UTC)<input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} /></label>
         <button type="submit">Search</button>
       </form>
+      {(filters.resolved_from || filters.resolved_to) && <p class="muted">Reviews resolved from {filters.resolved_from || '…'} to {filters.resolved_to || '…'} (UTC). <a href="/console/events">Clear</a></p>}
       {error && <p class="error" role="alert">{error}</p>}
       {events === null ? <p class="loading">Searching…</p> : (
         <EventTable events={events} empty="No events match. Widen the time range or clear a filter; events appear here once your product calls POST /v1/verdict in this mode." />
@@ -52,6 +70,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-export function EventPage({ id }: { id: string }) {
-  return <EventView id={id} />;
+export function EventPage({ id, me }: { id: string; me: Me }) {
+  useEffect(() => setTitle(`Event ${id}`), [id]);
+  return <EventView id={id} me={me} />;
 }

@@ -12,7 +12,33 @@ export const ageSince = (iso: string | number | null | undefined): string =>
 export function when(iso: string | number | null | undefined): string {
   if (iso === null || iso === undefined) return '–';
   const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} UTC`;
 }
 
 export const scalar = (v: unknown): string => (v === null || v === undefined ? '–' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+// "1 account", "3 accounts"; irregular plurals are given.
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+// The search forms' time inputs are UTC, labelled so: "2026-11-24T09:30" means 09:30 UTC
+// whatever the browser's zone. To an ISO instant, and back for the input's value.
+export const utcInputToIso = (v: string): string | undefined => {
+  if (!v) return undefined;
+  const d = new Date(/[zZ]|[+-]\d\d:\d\d$/.test(v) ? v : `${v.length === 16 ? `${v}:00` : v}Z`);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+};
+export const isoToUtcInput = (iso: string | null | undefined): string => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toISOString().slice(0, 16);
+};
+
+// Every page names itself in the tab: "Review queue · Doorman".
+export const setTitle = (page: string): void => {
+  document.title = `${page} · Doorman`;
+};
+
+// Numbers a query returns that are times (epoch milliseconds in a column or key named like one).
+export const looksLikeTime = (key: string, v: unknown): v is number =>
+  typeof v === 'number' && /(^at$|At$|_at$|^time$|[Tt]imestamp)/.test(key) && v > 946_684_800_000 && v < 4_102_444_800_000;

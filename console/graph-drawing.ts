@@ -1,5 +1,7 @@
 // Draws nodes and edges with cytoscape (MIT), loaded only on the pages that draw (its own chunk).
-// Labels are painted on a canvas, never parsed as markup.
+// Labels are painted on a canvas, never parsed as markup. The layout is seeded: each node starts
+// where its id puts it and the force layout draws its random numbers from a generator seeded by
+// the drawing, so the same cluster is drawn the same way on every load.
 import type { Core, ElementDefinition } from 'cytoscape';
 
 export interface DrawNode {
@@ -8,6 +10,9 @@ export interface DrawNode {
   // account | email | device | card | identifier | hub | event | node
   group: string;
   facts: Record<string, unknown>;
+  // An event's verdict (its square's colour); marks the picture highlights.
+  verdict?: string;
+  classes?: string[];
 }
 
 export interface DrawEdge {
@@ -20,12 +25,40 @@ const COLORS: Record<string, string> = {
   account: '#2457c5', email: '#1a7f4b', device: '#b35c00', card: '#7a3db8', identifier: '#5b6570', hub: '#c62828', event: '#8a8f98', node: '#2457c5',
 };
 
-const shorten = (s: string) => (s.length > 28 ? `${s.slice(0, 26)}…` : s);
+const VERDICT_COLORS: Record<string, string> = { allow: '#1a7f4b', review: '#b35c00', block: '#c62828' };
+
+// Emails are drawn whole (as on the event page); other long values are cut.
+const shorten = (s: string, group: string) => (group === 'email' || s.length <= 28 ? s : `${s.slice(0, 26)}…`);
+
+// FNV-1a of a string: the seed of a node's first position and of the layout's random numbers.
+const hash = (s: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+};
+
+// mulberry32: a small seeded generator, enough for a layout's jitter.
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+};
+
+const startAt = (id: string) => {
+  const h = hash(id);
+  const angle = ((h % 3600) / 3600) * 2 * Math.PI;
+  const r = 80 + ((h >>> 12) % 400);
+  return { x: Math.round(Math.cos(angle) * r), y: Math.round(Math.sin(angle) * r) };
+};
 
 export function elements(nodes: DrawNode[], edges: DrawEdge[]): ElementDefinition[] {
   const ids = new Set(nodes.map((n) => n.id));
   return [
-    ...nodes.map((n) => ({ group: 'nodes' as const, data: { id: n.id, label: shorten(n.label), kind: n.group, color: COLORS[n.group] ?? COLORS.node } })),
+    ...nodes.map((n) => ({
+      group: 'nodes' as const, position: startAt(n.id), classes: n.classes ?? [],
+      data: { id: n.id, label: shorten(n.label, n.group), kind: n.group, color: (n.verdict && VERDICT_COLORS[n.verdict]) ?? COLORS[n.group] ?? COLORS.node },
+    })),
     ...edges.filter((e) => ids.has(e.from) && ids.has(e.to)).map((e) => ({ group: 'edges' as const, data: { id: `${e.from}->${e.to}:${e.type}`, source: e.from, target: e.to, type: e.type } })),
   ];
 }
@@ -35,7 +68,6 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
   const cy = cytoscape({
     container,
     elements: els,
-    wheelSensitivity: 0.3,
     style: [
       { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 10, 'font-family': 'system-ui, sans-serif', color: '#1d2330', 'text-valign': 'bottom', 'text-margin-y': 3, width: 22, height: 22 } },
       { selector: 'node[kind = "event"]', style: { shape: 'round-rectangle', width: 12, height: 12, 'font-size': 8, color: '#5b6570' } },
@@ -47,9 +79,14 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
       // The evidence: the path from the event to a marked subject ("why is this account here?").
       { selector: 'node.evidence', style: { 'border-width': 4, 'border-color': '#e65100' } },
       { selector: 'edge.evidence', style: { width: 4, 'line-color': '#e65100', 'target-arrow-color': '#e65100' } },
+      // The event the picture was opened from, and the subject a mark convicted.
+      { selector: 'node.origin', style: { 'border-width': 5, 'border-color': '#2457c5', 'border-style': 'double', width: 20, height: 20, 'font-weight': 'bold', color: '#1d2330' } },
+      { selector: 'node.subject', style: { 'border-width': 5, 'border-color': '#c62828', 'border-style': 'double', 'font-weight': 'bold' } },
+      { selector: 'node.hidden-event, edge.hidden-event', style: { display: 'none' } },
     ],
-    layout: { name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 },
+    layout: { name: 'preset' },
   });
+  relayout(cy);
   // Kept on its container, so the browser's devtools (and the browser tests) can reach the graph.
   (container as HTMLElement & { cy?: Core }).cy = cy;
   cy.on('tap', 'node', (e) => onSelect(e.target.id()));
@@ -68,6 +105,21 @@ export function highlightPath(cy: Core, path: string[]): void {
   });
 }
 
+// The force layout from the seeded start, with Math.random seeded for its run (synchronous:
+// animate is off), then restored.
 export function relayout(cy: Core): void {
-  cy.layout({ name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 }).run();
+  const random = Math.random;
+  Math.random = seeded(hash(cy.nodes().map((n) => n.id()).sort().join('|')));
+  try {
+    cy.nodes().forEach((n) => { n.position(startAt(n.id())); });
+    cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 }).run();
+  } finally {
+    Math.random = random;
+  }
+}
+
+// Events hidden or shown (their squares and edges), to read the identifiers alone.
+export function hideEvents(cy: Core, hidden: boolean): void {
+  const events = cy.nodes('[kind = "event"]');
+  events.union(events.connectedEdges()).toggleClass('hidden-event', hidden);
 }

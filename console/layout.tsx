@@ -38,7 +38,7 @@ export function Layout({ me, path, onChanged, children }: { me: Me; path: string
           ))}
         </div>
         <span class="who">{me.email} · {me.role}</span>
-        <button type="button" class="link" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" class="link" title={`Signed in as ${me.email} (${me.role})`} onClick={() => void signOut()}>Sign out</button>
       </header>
       {me.mode === 'live' ? null : <div class="test-banner">Test mode: you are looking at test data (events screened with sk_test_ keys).</div>}
       <main>{children}</main>

@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api';
+import { AccountPage } from './account-page';
 import { AuditPage } from './audit-page';
 import { ClusterPage } from './cluster-page';
 import { CypherPage } from './cypher-page';
@@ -11,6 +12,7 @@ import { OverviewPage } from './overview-page';
 import { QueriesPage } from './queries-page';
 import { QueuePage } from './queue-page';
 import { navigate, onLinkClick, useLocation } from './router';
+import { setTitle } from './format';
 import { SignInPage, WelcomePage } from './sign-in-page';
 import type { Me } from './types';
 
@@ -19,13 +21,15 @@ function Page({ path, query, me }: { path: string; query: URLSearchParams; me: M
   const [section, id, sub] = parts;
   switch (section) {
     case undefined:
-    case 'queue': return <QueuePage />;
+    case 'queue': return <QueuePage query={query} me={me} />;
     case 'events':
       if (id && sub === 'cluster') return <ClusterPage from={{ event: id }} />;
-      return id ? <EventPage id={id} /> : <EventsPage query={query} />;
-    case 'accounts': return id ? <ClusterPage from={{ account: id }} /> : <NotFound />;
+      return id ? <EventPage id={id} me={me} /> : <EventsPage query={query} />;
+    case 'accounts':
+      if (id && sub === 'cluster') return <ClusterPage from={{ account: id }} />;
+      return id ? <AccountPage id={id} /> : <NotFound />;
     case 'clusters': return id ? <ClusterPage from={{ cluster: id }} /> : <NotFound />;
-    case 'queries': return <QueriesPage selected={id} />;
+    case 'queries': return <QueriesPage selected={id} query={query} />;
     case 'cypher': return <CypherPage me={me} />;
     case 'overview': return <OverviewPage me={me} />;
     case 'audit': return me.role === 'admin' ? <AuditPage /> : <p class="empty">The audit log is for admins of this tenant.</p>;
@@ -33,10 +37,18 @@ function Page({ path, query, me }: { path: string; query: URLSearchParams; me: M
   }
 }
 
-const NotFound = () => <p class="empty">There is no such page. Start from the <a href="/console/queue">review queue</a>.</p>;
+const NotFound = () => <p class="empty" ref={() => setTitle('Not found')}>There is no such page. Start from the <a href="/console/queue">review queue</a>.</p>;
+
+// Titles of the pages that do not name themselves (the others set theirs: an event's, an
+// account's, a cluster's, a query's).
+const TITLES: Record<string, string> = { cypher: 'Cypher', audit: 'Audit log', 'sign-in': 'Sign in', welcome: 'Welcome' };
 
 function App() {
   const { path, query } = useLocation();
+  const section = path.split('/')[2] ?? 'queue';
+  useEffect(() => {
+    if (TITLES[section]) setTitle(TITLES[section]);
+  }, [section]);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const open = path === '/console/sign-in' || path === '/console/welcome';
   const load = useCallback(() => api<Me>('/me').then((m) => {

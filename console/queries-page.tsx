@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { ResultView, type Result } from './query-results';
+import { setTitle } from './format';
 
 interface Query {
   id: string;
@@ -16,9 +17,10 @@ interface Query {
   created_by?: string;
 }
 
-export function QueriesPage({ selected }: { selected?: string }) {
+export function QueriesPage({ selected, query: url }: { selected?: string; query: URLSearchParams }) {
   const [list, setList] = useState<{ queries: Query[]; row_cap: number; timeout_ms: number } | null>(null);
   useEffect(() => void api<typeof list>('/queries').then(setList), []);
+  useEffect(() => setTitle(selected ? `Query ${selected}` : 'Graph queries'), [selected]);
   if (!list) return <p class="loading">Loading saved queries…</p>;
   const query = list.queries.find((q) => q.id === selected);
   return (
@@ -30,18 +32,24 @@ export function QueriesPage({ selected }: { selected?: string }) {
         <p class="hint">Run read-only in your tenant and mode, at most {list.row_cap} rows and {list.timeout_ms / 1000} s. The reviewed queries ship with Doorman; your tenant's own are saved from the <a href="/console/cypher">Cypher</a> page and run through its guard.</p>
       </nav>
       <section class="query-run">
-        {query ? <QueryRun key={query.id} query={query} /> : selected ? <p class="empty">No saved query {selected}.</p> : <p class="empty">Pick a query on the left.</p>}
+        {query ? <QueryRun key={query.id} query={query} given={url} /> : selected ? <p class="empty">No saved query {selected}.</p> : <p class="empty">Pick a query on the left.</p>}
       </section>
     </div>
   );
 }
 
-function QueryRun({ query }: { query: Query }) {
-  const [params, setParams] = useState<Record<string, string>>({});
+// Parameters may come in the URL (links from the account page: ?account=…); a query whose
+// parameters are all given runs at once.
+function QueryRun({ query, given }: { query: Query; given: URLSearchParams }) {
+  const initial = Object.fromEntries(query.parameters.flatMap((p) => (given.get(p.name) ? [[p.name, given.get(p.name)!]] : [])));
+  const [params, setParams] = useState<Record<string, string>>(initial);
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState('');
-  const run = async (e: Event) => {
-    e.preventDefault();
+  useEffect(() => {
+    if (query.parameters.length > 0 && query.parameters.every((p) => initial[p.name])) void run();
+  }, []);
+  const run = async (e?: Event) => {
+    e?.preventDefault();
     setError('');
     try {
       setResult(await api<Result>(`/queries/${query.id}/run`, { body: params }));
@@ -61,7 +69,7 @@ function QueryRun({ query }: { query: Query }) {
         {result && <a class="button" download href={`/console/api/queries/${query.id}/csv${qs(params)}`}>Download CSV</a>}
       </form>
       {error && <p class="error" role="alert">{error}</p>}
-      {result && <ResultView result={result} empty="No rows. Check the parameters (values are exact; emails in their normalised form)." />}
+      {result && <ResultView result={result} picture={query.id === 'what-links-accounts'} empty="No rows. Check the parameters: values are exact (an email is looked up as the graph normalises it)." />}
     </div>
   );
 }

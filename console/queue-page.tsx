@@ -1,31 +1,80 @@
-// The review queue: pending reviews oldest first, with age; the selected one's detail beside it.
-// Keyboard: j/↓ next, k/↑ previous, a approve, d deny, n note, o open the event's page.
+// The review queue: pending reviews oldest first, with age, cluster size and a marker on those
+// whose cluster was confirmed as abuse since they were queued (with a bulk resolution for them);
+// filters and the selected review live in the URL, so opening an event and going back keeps your
+// place. The selected one's detail is beside it, stating what each key does before it acts.
+// Keyboard: j/↓ next, k/↑ previous, a approve, d deny (twice on a large cluster), Esc cancel,
+// n note, o open the event's page.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, qs } from './api';
-import { age } from './format';
+import { age, plural, setTitle } from './format';
 import { navigate } from './router';
-import { EventView, type Resolver } from './event-view';
-import type { ReviewRow } from './types';
+import { confirmAt, EventView, setConfirmAt, type ResolvedNotice, type Resolver } from './event-view';
+import type { Me, ReviewRow } from './types';
 
 interface Queue {
   pending: number;
   oldest_created_at: string | null;
+  graph: 'ok' | 'unavailable';
   reviews: ReviewRow[];
   next_cursor?: string;
 }
 
-export function QueuePage() {
+const FILTERS = ['event_type', 'reason', 'age', 'min_accounts', 'text', 'confirmed'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+// The age choices, as the API's minutes.
+const AGES: Record<string, { label: string; older_than_minutes?: number; newer_than_minutes?: number }> = {
+  '': { label: 'any age' },
+  'new-1h': { label: 'queued in the last hour', newer_than_minutes: 60 },
+  'over-1h': { label: 'waiting over 1 h', older_than_minutes: 60 },
+  'over-24h': { label: 'waiting over 24 h', older_than_minutes: 1440 },
+};
+
+const filtersOf = (query: URLSearchParams): Filters => Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Filters;
+
+export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
+  const filters = filtersOf(query);
   const [queue, setQueue] = useState<Queue | null>(null);
+  const [error, setError] = useState('');
   const [index, setIndex] = useState(0);
+  const [notice, setNotice] = useState<ResolvedNotice | null>(null);
   const [message, setMessage] = useState('');
   const resolver = useRef<Resolver | null>(null);
+  const filtered = FILTERS.some((f) => filters[f]);
   const load = async (cursor?: string) => {
-    const page = await api<Queue>(`/reviews${qs({ limit: 50, cursor })}`);
-    setQueue((q) => (cursor && q ? { ...page, reviews: [...q.reviews, ...page.reviews] } : page));
+    setError('');
+    try {
+      const a = AGES[filters.age] ?? AGES['']!;
+      const page = await api<Queue>(`/reviews${qs({
+        limit: 50, cursor, event_type: filters.event_type, reason: filters.reason, text: filters.text, min_accounts: filters.min_accounts,
+        confirmed: filters.confirmed ? '1' : undefined, older_than_minutes: a.older_than_minutes, newer_than_minutes: a.newer_than_minutes,
+      })}`);
+      setQueue((q) => (cursor && q ? { ...page, reviews: [...q.reviews, ...page.reviews] } : page));
+      if (!cursor) {
+        // Back from an event: the review you were on, where it still waits.
+        const at = query.get('at');
+        const i = at ? page.reviews.findIndex((r) => r.event_id === at) : -1;
+        setIndex(Math.max(0, i));
+      }
+    } catch (e) {
+      setError((e as Error).message);
+    }
   };
-  useEffect(() => void load(), []);
+  const filterKey = FILTERS.map((f) => filters[f]).join('\u0000');
+  useEffect(() => {
+    setTitle('Review queue');
+    void load();
+  }, [filterKey]);
   const reviews = queue?.reviews ?? [];
   const selected = reviews[Math.min(index, reviews.length - 1)];
+
+  // The selected review in the URL (replaced, not pushed: moving in the list is not navigation).
+  useEffect(() => {
+    if (!selected) return;
+    const q = new URLSearchParams(location.search);
+    q.set('at', selected.event_id);
+    history.replaceState(null, '', `${location.pathname}?${q}`);
+  }, [selected?.event_id]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -41,6 +90,8 @@ export function QueuePage() {
         setIndex((i) => Math.max(0, Math.min(reviews.length - 1, i + step)));
       } else if (e.key === 'a' || e.key === 'd') {
         resolver.current?.resolve(e.key === 'a' ? 'approved' : 'denied');
+      } else if (e.key === 'Escape') {
+        resolver.current?.cancel();
       } else if (e.key === 'n') {
         e.preventDefault();
         resolver.current?.focusNote();
@@ -54,44 +105,145 @@ export function QueuePage() {
 
   useEffect(() => {
     document.querySelector('.queue li.selected')?.scrollIntoView({ block: 'nearest' });
-  }, [index]);
+  }, [index, queue]);
 
-  const resolved = (text: string) => {
-    setMessage(text);
+  const resolved = (n: ResolvedNotice) => {
+    setNotice(n);
+    setMessage('');
     // The resolved review leaves the queue; the next one (now at the same place) is selected.
-    setQueue((q) => q && { ...q, pending: q.pending - 1, reviews: q.reviews.filter((r) => r.event_id !== selected?.event_id) });
+    setQueue((q) => q && { ...q, pending: q.pending - 1, reviews: q.reviews.filter((r) => r.event_id !== n.eventId) });
   };
 
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    navigate(`/console/queue${qs(Object.fromEntries(FILTERS.map((f) => [f, String(form.get(f) ?? '').trim()])))}`);
+  };
+
+  if (error && !queue) return <div class="empty"><h1>Review queue</h1><p class="error" role="alert">{error}</p></div>;
   if (!queue) return <p class="loading">Loading the queue…</p>;
-  if (reviews.length === 0) {
-    return (
-      <div class="empty">
-        <h1>Review queue</h1>
-        <p>No pending reviews in this mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.</p>
-        <p>Looking for live data? Use the <strong>live</strong> switch at the top. To see older decisions, search <a href="/console/events">events</a>.</p>
-        {message && <p class="notice" role="status">{message}</p>}
-      </div>
-    );
-  }
+  const confirmed = reviews.filter((r) => r.cluster?.confirmed_since_queued_at);
+  const other = me.mode === 'live' ? 'test' : 'live';
   return (
     <div class="queue-page">
       <section class="queue">
         <h1>Review queue <span class="count">{queue.pending} pending</span></h1>
         <p class="muted">Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.</p>
+        <QueueFilters filters={filters} onSubmit={apply} />
+        {queue.graph === 'unavailable' && <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>}
+        {notice && <UndoNotice key={notice.eventId} notice={notice} />}
         {message && <p class="notice" role="status">{message}</p>}
-        <ol>
-          {reviews.map((r, i) => (
-            <li class={r === selected ? 'selected' : ''} data-event-id={r.event_id} onClick={() => setIndex(i)}>
-              <span class="age">{age(r.age_seconds)}</span>
-              <span class="type">{r.event_type}</span>
-              <span class="codes">{r.reasons.map((x) => x.code).join(', ')}</span>
-              <span class="who">{r.external_user_id ?? r.email ?? 'no account'}</span>
-            </li>
-          ))}
-        </ol>
+        {confirmed.length > 0 && <BulkResolve reviews={confirmed} onDone={(text, ids) => {
+          setMessage(text);
+          setNotice(null);
+          setQueue((q) => q && { ...q, pending: q.pending - ids.length, reviews: q.reviews.filter((r) => !ids.includes(r.event_id)) });
+        }} />}
+        {reviews.length === 0 ? (
+          <div class="empty">
+            {filtered ? <p>No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.</p> : (
+              <div>
+                <p>No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.</p>
+                <p>{me.mode === 'live' ? 'Looking for test data? Use the test switch at the top.' : 'Looking for live data? Use the live switch at the top.'} To see older decisions, search <a href="/console/events">events</a>.</p>
+              </div>
+            )}
+            <p class="muted">Reviews of {other} mode are in the {other} queue.</p>
+          </div>
+        ) : (
+          <ol>
+            {reviews.map((r, i) => (
+              <li class={`${r === selected ? 'selected' : ''}${r.cluster?.confirmed_since_queued_at ? ' confirmed' : ''}`} data-event-id={r.event_id} onClick={() => setIndex(i)}>
+                <span class="age">{age(r.age_seconds)}</span>
+                <span class="type">{r.event_type.replace('_', ' ')}</span>
+                <span class="size">{r.cluster && r.cluster.accounts > 1 ? plural(r.cluster.accounts, 'account') : ''}</span>
+                <span class="codes">{r.reasons.map((x) => x.code).join(', ')}</span>
+                <span class="who">{r.external_user_id ?? r.email ?? 'no account'}
+                  {r.cluster?.confirmed_since_queued_at && <span class="flag bad" title={`confirmed at ${r.cluster.confirmed_since_queued_at}`}>cluster confirmed since queued</span>}</span>
+              </li>
+            ))}
+          </ol>
+        )}
         {queue.next_cursor && <button type="button" onClick={() => void load(queue.next_cursor)}>Load 50 more</button>}
+        <ConfirmSetting />
       </section>
-      <section class="detail">{selected && <EventView id={selected.event_id} onResolved={resolved} bind={(r) => { resolver.current = r; }} />}</section>
+      <section class="detail">{selected && <EventView id={selected.event_id} me={me} onResolved={resolved} bind={(r) => { resolver.current = r; }} />}</section>
     </div>
+  );
+}
+
+function QueueFilters({ filters, onSubmit }: { filters: Filters; onSubmit: (e: Event) => void }) {
+  return (
+    <form class="filters" onSubmit={onSubmit}>
+      <select name="event_type" value={filters.event_type} aria-label="Event type">
+        <option value="">any type</option>{['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => <option value={t}>{t}</option>)}
+      </select>
+      <input name="reason" value={filters.reason} placeholder="reason code" aria-label="Reason code" size={14} />
+      <select name="age" value={filters.age} aria-label="Age">{Object.entries(AGES).map(([k, a]) => <option value={k}>{a.label}</option>)}</select>
+      <input name="min_accounts" type="number" min={2} value={filters.min_accounts} placeholder="cluster ≥" aria-label="Cluster at least (accounts)" class="narrow" />
+      <input name="text" value={filters.text} placeholder="user, email or domain" aria-label="User, email or domain" size={16} />
+      <label class="check"><input type="checkbox" name="confirmed" value="1" checked={filters.confirmed === '1'} /> cluster confirmed since queued</label>
+      <button type="submit">Filter</button>
+    </form>
+  );
+}
+
+// After a resolution: what happened, and the undo of its marks (the resolution and its webhook
+// stand; the graph mark is taken back through the retraction).
+function UndoNotice({ notice }: { notice: ResolvedNotice }) {
+  const [why, setWhy] = useState('');
+  const [state, setState] = useState<'idle' | 'asking' | 'done'>('idle');
+  const [text, setText] = useState(notice.text);
+  const undo = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api(`/reviews/${encodeURIComponent(notice.eventId)}/undo-marks`, { body: { note: why.trim() || 'undone from the queue right after resolving' } });
+      setState('done');
+      setText(`Took back the marks of ${notice.eventId} (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`);
+    } catch (err) {
+      setText((err as Error).message);
+    }
+  };
+  return (
+    <div class="notice undo-notice" role="status">
+      {text}
+      {state === 'idle' && <button type="button" class="link" onClick={() => setState('asking')}>Undo its marks</button>}
+      {state === 'asking' && (
+        <form class="inline" onSubmit={undo}>
+          <input name="undo-note" placeholder="why (optional)" value={why} maxLength={2000} onInput={(e) => setWhy(e.currentTarget.value)} />
+          <button type="submit">Take the marks back</button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+// The reviews whose cluster was confirmed as abuse after they were queued, resolved together.
+function BulkResolve({ reviews, onDone }: { reviews: ReviewRow[]; onDone: (text: string, ids: string[]) => void }) {
+  const [asking, setAsking] = useState(false);
+  const deny = async () => {
+    const r = await api<{ resolved: number; results: { event_id: string; ok: boolean; message?: string }[] }>('/reviews/resolve-many', {
+      body: { event_ids: reviews.map((x) => x.event_id), resolution: 'denied', note: 'cluster confirmed as abuse since queued (bulk)' },
+    });
+    const failed = r.results.filter((x) => !x.ok);
+    onDone(`Denied ${plural(r.resolved, 'review')} whose cluster was confirmed${failed.length ? `; ${failed.length} not: ${failed.map((x) => x.message).join(' ')}` : ''}.`, r.results.filter((x) => x.ok).map((x) => x.event_id));
+    setAsking(false);
+  };
+  return (
+    <div class="bulk">
+      {asking ? (
+        <p>Deny {plural(reviews.length, 'review')} (each sends its webhook)? <button type="button" class="deny" onClick={() => void deny()}>Confirm: deny {reviews.length}</button> <button type="button" class="link" onClick={() => setAsking(false)}>Cancel</button></p>
+      ) : (
+        <p><span class="flag bad">{plural(reviews.length, 'review')}</span> on this page whose cluster was confirmed since queued. <button type="button" onClick={() => setAsking(true)}>Deny them all…</button></p>
+      )}
+    </div>
+  );
+}
+
+function ConfirmSetting() {
+  const [n, setN] = useState(confirmAt());
+  return (
+    <p class="setting muted">
+      <label>Ask before <kbd>a</kbd>/<kbd>d</kbd> act on a cluster of at least <input type="number" name="confirm-at" min={2} class="narrow" value={n}
+        onChange={(e) => { const v = Number(e.currentTarget.value); if (Number.isInteger(v) && v >= 2) { setConfirmAt(v); setN(v); } }} /> accounts (this browser).</label>
+    </p>
   );
 }

@@ -29,8 +29,9 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 // Same-page links without a reload; a modified click (new tab) goes to the browser.
 export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as Element).closest('a');
-  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.hasAttribute('download')) return;
-  const url = new URL(a.href, location.href);
+  if (!a || !a.hasAttribute('href') || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.hasAttribute('download')) return;
+  // getAttribute: an SVG link's href property is not a string (the overview's chart links).
+  const url = new URL(a.getAttribute('href') ?? '', location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith('/console') || url.pathname.startsWith('/console/api')) return;
   e.preventDefault();
   navigate(url.pathname + url.search);

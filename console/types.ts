@@ -36,6 +36,7 @@ export interface ReviewRow {
   age_seconds: number;
   external_user_id?: string;
   email?: string;
+  cluster?: { id: string; accounts: number; confirmed_abuse: boolean; confirmed_since_queued_at: string | null };
 }
 
 export interface ClusterFacts {
@@ -53,7 +54,19 @@ export interface ClusterFacts {
 export interface EventDetail {
   event: EventRow & { identity: Record<string, string>; payment: Record<string, unknown> | null; ip: string | null; user_agent: string | null };
   signals: Record<string, unknown>;
-  review: { status: string; resolved_at: string | null; resolved_by: string | null; note: string | null } | null;
+  review: {
+    status: string; resolved_at: string | null; resolved_by: string | null; note: string | null;
+    marks_retracted: { at: string; by: string; note: string } | null;
+  } | null;
   earlier: { by: string | null; events: EventRow[] };
   cluster: ClusterFacts | null | 'unavailable';
+}
+
+// Why an event's cluster is what it is: each mark standing on it, with its path and reporter.
+export interface Evidence {
+  cluster: { id: string; accounts: number } | null;
+  marks: {
+    feedback_id: string | null; review_event_id?: string; outcome: string; subject_kind: string; subject_value: string | null;
+    marked_at: string; via: string[] | null; path: string[] | null; note: string | null; reported_by: string;
+  }[];
 }

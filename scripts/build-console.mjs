@@ -31,5 +31,6 @@ const result = await build({
   logLevel: 'warning',
 });
 copyFileSync(path.join(repo, 'console', 'console.css'), path.join(outdir, 'console.css'));
+copyFileSync(path.join(repo, 'console', 'favicon.svg'), path.join(outdir, 'favicon.svg'));
 const sizes = Object.entries(result.metafile.outputs).map(([file, o]) => `${path.basename(file)} ${Math.round(o.bytes / 1024)} KB`);
 console.error(`[console] dist/browser/console in ${Date.now() - started} ms: ${sizes.join(', ')}`);
