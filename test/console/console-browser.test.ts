@@ -4,14 +4,12 @@
 // receiver), open a cluster picture and click a node, run a saved query and their own Cypher, see hostile event data
 // as text, switch modes; a cross-site form post is refused, another tenant's event is not found,
 // and sign-in attempts are limited. Screenshots go to test-output/console/; with
-// UPDATE_SCREENSHOTS=1 they also replace the README's docs/console-queue.png and
-// docs/console-cluster.png (a test run leaves the tracked files alone). No page breaks its CSP
-// or asks another origin.
+// UPDATE_SCREENSHOTS=1 the Cypher page's also replaces docs/console-cypher.png (a test run leaves
+// the tracked files alone; console-analyst-day.test.ts takes the other pages'). No page breaks its
+// CSP, asks another origin, or writes an error or warning to the browser's console.
 import { expect } from 'chai';
 import { verify } from '@octokit/webhooks-methods';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Deps } from '../../src/deps.js';
@@ -19,7 +17,7 @@ import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { PASSWORD, tokenOf } from '../support/console-session.js';
+import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
 import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
@@ -36,14 +34,6 @@ const XSS = {
   context: { note: '<script>window.__xss=5</script>', nested: { html: '<svg onload=window.__xss=6>' } },
 };
 
-async function serve(app: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 describe('the analyst console in Debian Chromium', function () {
   this.timeout(180_000);
@@ -52,7 +42,7 @@ describe('the analyst console in Debian Chromium', function () {
   let chrome: LaunchedChromium;
   let context: BrowserContext;
   let page: Page;
-  let site: Awaited<ReturnType<typeof serve>>;
+  let site: Awaited<ReturnType<typeof serveApp>>;
   let receiver: HttpStandIn;
   let attacker: HttpStandIn;
   let attackerPage = '';
@@ -63,6 +53,8 @@ describe('the analyst console in Debian Chromium', function () {
   const reviews: string[] = [];
   const origins = new Set<string>();
   const dialogs: string[] = [];
+  // Every console error or warning and uncaught page error, from every page: there must be none.
+  const consoleNoise: string[] = [];
   let xssEvent: string;
 
   before(async function () {
@@ -71,7 +63,7 @@ describe('the analyst console in Debian Chromium', function () {
     worker = await startWorkers(workerDeps);
     h = await verdictHarness(ENV);
     other = await verdictHarness(ENV);
-    site = await serve(h.app);
+    site = await serveApp(h.app);
     receiver = await startHttpStandIn(() => ({ status: 200 }));
     attacker = await startHttpStandIn(() => ({ headers: { 'content-type': 'text/html; charset=utf-8' }, body: attackerPage }));
     secret = (await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/hooks`)).secret;
@@ -105,6 +97,7 @@ describe('the analyst console in Debian Chromium', function () {
       document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`.trim()));
     });
     ctx.on('request', (req) => origins.add(new URL(req.url()).origin));
+    watchConsole(ctx, consoleNoise);
     ctx.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -117,10 +110,7 @@ describe('the analyst console in Debian Chromium', function () {
   it('signs in through the one-time link and lands on the queue, oldest first, in test mode', async () => {
     email = `lead-${Date.now()}@example.org`;
     const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
-    await page.goto(`${site.origin}/console/welcome#token=${tokenOf(link.signInUrl)}`);
-    await page.fill('input[name=password]', PASSWORD);
-    await page.fill('input[name=again]', PASSWORD);
-    await page.click('button[type=submit]');
+    await welcome(page, site.origin, link.signInUrl);
     await page.waitForSelector('.queue li');
     expect(new URL(page.url()).pathname).to.equal('/console/queue');
     expect(new URL(page.url()).hash).to.equal('');
@@ -128,8 +118,7 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await page.textContent('.mode-switch button.on')).to.equal('test');
     expect(await page.textContent('.test-banner')).to.contain('Test mode');
     await page.waitForSelector(`.event[data-event-id="${reviews[0]}"]`);
-    await page.screenshot({ path: path.join(OUTPUT, 'queue.png') });
-    publishScreenshot('queue.png', 'docs/console-queue.png');
+    await page.screenshot({ path: path.join(OUTPUT, 'queue-signed-in.png') });
     await noViolations();
   });
 
@@ -190,11 +179,9 @@ describe('the analyst console in Debian Chromium', function () {
     await page.mouse.click(at.x, at.y);
     await page.waitForSelector('.node-facts h2:text("account")');
     expect(await page.textContent('.node-facts')).to.contain('ring_2');
-    expect(await page.getAttribute('.node-facts a', 'href')).to.equal('/console/events?external_user_id=ring_2');
-    await page.screenshot({ path: path.join(OUTPUT, 'cluster.png') });
-    expect(fs.statSync(path.join(OUTPUT, 'cluster.png')).size).to.be.greaterThan(30_000);
-    publishScreenshot('cluster.png', 'docs/console-cluster.png');
-    await page.click('.node-facts a');
+    expect(await page.getAttribute('.node-facts a:text("Open the account")', 'href')).to.equal('/console/accounts/ring_2');
+    expect(await page.getAttribute('.node-facts a:text("its events")', 'href')).to.equal('/console/events?external_user_id=ring_2');
+    await page.click('.node-facts a:text("its events")');
     await page.waitForSelector('table.rows tbody tr');
     expect(await page.locator('table.rows tbody tr').count()).to.equal(2);
     await noViolations();
@@ -204,7 +191,7 @@ describe('the analyst console in Debian Chromium', function () {
     // ring_1's review was denied (a mark on its event); ring_3 shares ring_1's phone.
     await page.goto(`${site.origin}/console/events/${reviews[3]}/cluster`);
     await page.waitForSelector('section.evidence li');
-    expect(await page.textContent('section.evidence li')).to.match(/confirmed_abuse on event, .* via phone \(review of /);
+    expect(await page.textContent('section.evidence li')).to.match(/confirmed_abuse on event ring_1, .* via phone \(review of .*; by review by lead-/);
     await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: { nodes(sel: string): { length: number } } }).cy?.nodes('.evidence').length ?? 0) === 3);
     const marked = await page.evaluate(() => {
       const cy = (document.querySelector('.graph') as unknown as { cy: { elements(sel: string): { map(f: (n: { id(): string }) => string): string[] } } }).cy;
@@ -295,7 +282,8 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await page.textContent('.error')).to.contain(`No event ${xssEvent}`);
     await page.goto(`${site.origin}/console/queue`);
     await page.click('.mode-switch button[data-mode=live]');
-    await page.waitForSelector('.empty:has-text("No pending reviews in this mode")');
+    await page.waitForSelector('.empty:has-text("No pending reviews in live mode")');
+    expect(await page.textContent('.empty')).to.contain('Looking for test data? Use the test switch at the top.');
     expect(await page.locator('.test-banner').count()).to.equal(0);
     await page.click('.mode-switch button[data-mode=test]');
     await page.waitForSelector('.queue li');
@@ -306,10 +294,7 @@ describe('the analyst console in Debian Chromium', function () {
     const theirs = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
     await watch(theirs);
     const p = await theirs.newPage();
-    await p.goto(`${site.origin}/console/welcome#token=${tokenOf(link.signInUrl)}`);
-    await p.fill('input[name=password]', PASSWORD);
-    await p.fill('input[name=again]', PASSWORD);
-    await p.click('button[type=submit]');
+    await welcome(p, site.origin, link.signInUrl);
     await p.waitForSelector('main');
     await p.goto(`${site.origin}/console/events`);
     await p.waitForSelector('table.rows tbody tr');
@@ -349,5 +334,14 @@ describe('the analyst console in Debian Chromium', function () {
 
   it('asked nothing of any origin but its own', () => {
     expect([...origins].filter((o) => o !== site.origin && o !== attacker.url)).to.deep.equal([]);
+  });
+
+  it('wrote no error or warning to the browser console on any page (the refused cross-site post aside)', () => {
+    // Chrome logs every API answer in the 4xx range as a failed load: the refused cross-site post,
+    // the wrong passwords, the other tenant's event are such answers on purpose. Anything else (a
+    // missing asset, the favicon, a script's warning) is not.
+    // On the Cypher page, Chrome's contenteditable styling refused by the CSP is reported too (the
+    // known limitation the Cypher test allows, see there).
+    expect(consoleNoise.filter((n) => !expectedNoise(n))).to.deep.equal([]);
   });
 });
