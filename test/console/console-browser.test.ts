@@ -233,6 +233,10 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await page.locator('table.result tbody tr td:nth-child(1)').allTextContents()).to.deep.equal(['ring_0', 'ring_1', 'ring_2', 'ring_3', 'ring_4', 'ring_5']);
     await page.screenshot({ path: path.join(OUTPUT, 'cypher.png') });
     publishScreenshot('cypher.png', 'docs/console-cypher.png');
+    await page.setViewportSize({ width: 1024, height: 900 });
+    await page.screenshot({ path: path.join(OUTPUT, 'cypher-1024.png') });
+    publishScreenshot('cypher-1024.png', 'docs/console-cypher-1024.png');
+    await page.setViewportSize({ width: 1440, height: 900 });
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text("Download CSV")')]);
     const csv = fs.readFileSync((await download.path())!, 'utf8').split('\r\n');
     expect(csv[0]).to.equal('account,p');
