@@ -3,14 +3,16 @@
 // newest first, a page at a time; and one event's page.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
-import { isoToUtcInput, setTitle, utcInputToIso } from './format';
+import { isoToUtcInput, setTitle, utcInputToIso, when } from './format';
 import { navigate } from './router';
 import { EventTable, EventView } from './event-view';
 import type { EventRow, Me } from './types';
 
-const FIELDS = ['id', 'external_user_id', 'email', 'ip', 'card', 'identity', 'reason', 'review', 'verdict', 'event_type', 'from', 'to', 'resolved_from', 'resolved_to'] as const;
+const FIELDS = ['id', 'external_user_id', 'email', 'ip', 'card', 'identity', 'reason', 'review', 'verdict', 'event_type', 'from', 'to', 'resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to'] as const;
 type Field = (typeof FIELDS)[number];
-const TIMES = new Set<Field>(['from', 'to', 'resolved_from', 'resolved_to']);
+const TIMES = new Set<Field>(['from', 'to']);
+// Filters the overview's links set, which the form does not show: kept until cleared.
+const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to']);
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
   // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock.
@@ -40,7 +42,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
       const v = String(form.get(f) ?? '').trim();
       return TIMES.has(f) ? utcInputToIso(v) ?? '' : v;
     };
-    navigate(`/console/events${qs(Object.fromEntries(FIELDS.filter((f) => !f.startsWith('resolved_') || filters[f]).map((f) => [f, f.startsWith('resolved_') ? filters[f] : value(f)])))}`);
+    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, LINKED.has(f) ? filters[f] : value(f)])))}`);
   };
   return (
     <div>
@@ -60,7 +62,8 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         <label>To (UTC)<input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} /></label>
         <button type="submit">Search</button>
       </form>
-      {(filters.resolved_from || filters.resolved_to) && <p class="muted">Reviews resolved from {filters.resolved_from || '…'} to {filters.resolved_to || '…'} (UTC). <a href="/console/events">Clear</a></p>}
+      {(filters.resolved_from || filters.resolved_to) && <p class="muted linked-filter">Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}. <a href="/console/events">Clear</a></p>}
+      {filters.feedback && <p class="muted linked-filter">Events that {filters.feedback === 'retracted' ? 'feedback retracted' : `${filters.feedback.replace('_', ' ')} feedback reported`} from {when(filters.feedback_from || null)} to {when(filters.feedback_to || null)} was about (the event, its account or its email). <a href="/console/events">Clear</a></p>}
       {error && <p class="error" role="alert">{error}</p>}
       {events === null ? <p class="loading">Searching…</p> : (
         <EventTable events={events} empty="No events match. Widen the time range or clear a filter; events appear here once your product calls POST /v1/verdict in this mode." />

@@ -88,19 +88,21 @@ function WhatChanged({ data }: { data: Overview }) {
   const win = Object.fromEntries(data.windows.map((w) => [w.name, w])) as unknown as Record<WindowName, { from: string; to: string }>;
   const events = (name: WindowName, extra: Record<string, string> = {}) => `/console/events${qs({ ...extra, from: win[name].from, to: win[name].to })}`;
   const resolved = (name: WindowName, review: string) => `/console/events${qs({ review, resolved_from: win[name].from, resolved_to: win[name].to })}`;
+  const about = (name: WindowName, feedback: string) => `/console/events${qs({ feedback, feedback_from: win[name].from, feedback_to: win[name].to })}`;
   type Row = { label: string; get: (n: WindowName) => number; href?: (n: WindowName) => string | undefined };
   const rows: Row[] = [
     ...(['allow', 'review', 'block'] as const).map((v) => ({ label: `verdict ${v}`, get: (n: WindowName) => c.verdicts[n]?.[v] ?? 0, href: (n: WindowName) => events(n, { verdict: v }) })),
     { label: 'reviews opened', get: (n) => c.activity[n]?.opened ?? 0, href: (n) => events(n, { verdict: 'review' }) },
     { label: 'reviews approved', get: (n) => c.activity[n]?.approved ?? 0, href: (n) => resolved(n, 'approved') },
     { label: 'reviews denied', get: (n) => c.activity[n]?.denied ?? 0, href: (n) => resolved(n, 'denied') },
-    { label: 'feedback: confirmed abuse', get: (n) => c.activity[n]?.confirmed_abuse ?? 0 },
-    { label: 'feedback: false positive', get: (n) => c.activity[n]?.false_positive ?? 0 },
-    { label: 'feedback: chargeback', get: (n) => c.activity[n]?.chargeback ?? 0 },
-    { label: 'feedback retracted', get: (n) => c.activity[n]?.retracted ?? 0 },
-    { label: 'clusters made (2+ new accounts)', get: (n) => c.clusters[n]?.made ?? 0 },
-    { label: 'clusters grown', get: (n) => c.clusters[n]?.grown ?? 0 },
-    { label: 'policy versions published', get: (n) => c.activity[n]?.policies ?? 0 },
+    { label: 'feedback: confirmed abuse', get: (n) => c.activity[n]?.confirmed_abuse ?? 0, href: (n) => about(n, 'confirmed_abuse') },
+    { label: 'feedback: false positive', get: (n) => c.activity[n]?.false_positive ?? 0, href: (n) => about(n, 'false_positive') },
+    { label: 'feedback: chargeback', get: (n) => c.activity[n]?.chargeback ?? 0, href: (n) => about(n, 'chargeback') },
+    { label: 'feedback retracted', get: (n) => c.activity[n]?.retracted ?? 0, href: (n) => about(n, 'retracted') },
+    // The last 24 h's clusters and publications are listed below the table (each a link).
+    { label: 'clusters made (2+ new accounts)', get: (n) => c.clusters[n]?.made ?? 0, href: (n) => (n === 'today' ? '#clusters-today' : undefined) },
+    { label: 'clusters grown', get: (n) => c.clusters[n]?.grown ?? 0, href: (n) => (n === 'today' ? '#clusters-today' : undefined) },
+    { label: 'policy versions published', get: (n) => c.activity[n]?.policies ?? 0, href: () => '#publications' },
   ];
   return (
     <section class="card wide what-changed">
@@ -134,12 +136,12 @@ function WhatChanged({ data }: { data: Overview }) {
       </table>
       {Object.values(c.clusters).some((x) => x === null) && <p class="muted">The identity graph did not answer for some windows: their cluster counts show 0.</p>}
       {data.clusters_today && (data.clusters_today.made.length > 0 || data.clusters_today.grown.length > 0) && (
-        <p>Clusters in the last 24 h: {[...data.clusters_today.made.map((m) => ({ ...m, what: 'new' })), ...data.clusters_today.grown.map((g) => ({ ...g, what: `+${g.fresh}` }))].map((x, i) => [
+        <p id="clusters-today">Clusters in the last 24 h: {[...data.clusters_today.made.map((m) => ({ ...m, what: 'new' })), ...data.clusters_today.grown.map((g) => ({ ...g, what: `+${g.fresh}` }))].map((x, i) => [
           i > 0 && ', ', <a href={`/console/clusters/${encodeURIComponent(x.id)}`}>{plural(x.accounts, 'account')} ({x.what})</a>,
         ])}</p>
       )}
       {c.publications.length > 0 && (
-        <p>Policy published: {c.publications.map((p, i) => [i > 0 && '; ', <span><code>{p.policy_version}</code> at {when(p.published_at)}{p.note && `: ${p.note}`}</span>])}</p>
+        <p id="publications">Policy published (the last 8 days): {c.publications.map((p, i) => [i > 0 && '; ', <span><code>{p.policy_version}</code> at {when(p.published_at)}{p.note && `: ${p.note}`}</span>])}</p>
       )}
     </section>
   );

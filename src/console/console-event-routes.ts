@@ -21,6 +21,9 @@ interface Search {
   review?: 'pending' | 'approved' | 'denied' | 'none';
   resolved_from?: string;
   resolved_to?: string;
+  feedback?: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted';
+  feedback_from?: string;
+  feedback_to?: string;
   verdict?: Verdict;
   event_type?: string;
   from?: string;
@@ -57,6 +60,7 @@ export function consoleEventRoutes(deps: Deps): Router {
       limit: q.limit, verdict: q.verdict, eventType: q.event_type, externalUserId: q.external_user_id, ...emailFilter(q.email),
       ip: q.ip, cardFingerprint: q.card, identity, reason: q.reason, reviewStatus: q.review,
       resolvedFrom: q.resolved_from ? new Date(q.resolved_from) : undefined, resolvedTo: q.resolved_to ? new Date(q.resolved_to) : undefined,
+      ...(q.feedback && { feedback: { outcome: q.feedback, from: new Date(q.feedback_from!), to: new Date(q.feedback_to!) } }),
       from: q.from ? new Date(q.from) : undefined, to: q.to ? new Date(q.to) : undefined,
       after: q.cursor ? decodeCursor(q.cursor) : undefined,
     });

@@ -17,11 +17,15 @@ const SCHEMAS = {
   QueryParams: { type: 'object', additionalProperties: text(512, 0), properties: { limit: { type: 'integer', minimum: 1 } } },
   EventSearch: {
     type: 'object', additionalProperties: false,
+    // The feedback filter is a window's: its bounds come with it.
+    dependentRequired: { feedback: ['feedback_from', 'feedback_to'] },
     properties: {
       id: text(100), external_user_id: text(256), email: text(320), verdict: { enum: ['allow', 'review', 'block'] },
       ip: text(64), card: text(256), identity: { type: 'string', minLength: 3, maxLength: 600, pattern: '^[^=]+=.+$' }, reason: text(64),
       review: { enum: ['pending', 'approved', 'denied', 'none'] },
       resolved_from: { type: 'string', format: 'date-time' }, resolved_to: { type: 'string', format: 'date-time' },
+      feedback: { enum: ['confirmed_abuse', 'false_positive', 'chargeback', 'retracted'] },
+      feedback_from: { type: 'string', format: 'date-time' }, feedback_to: { type: 'string', format: 'date-time' },
       event_type: { enum: ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'] },
       from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' },
       cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },

@@ -91,6 +91,9 @@ export interface ListFilter {
   // When the review was resolved (the overview's "resolved" counts link here).
   resolvedFrom?: Date;
   resolvedTo?: Date;
+  // The events feedback was about (its subject: the event, the account's events, the email's
+  // events), reported (or, for 'retracted', retracted) in a window: the overview's feedback counts.
+  feedback?: { outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted'; from: Date; to: Date };
   from?: Date;
   to?: Date;
 }
@@ -119,6 +122,16 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
   if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
   if (f.reviewStatus === 'none') where.push('r.status IS NULL');
   else if (f.reviewStatus) where.push(`r.status = $${params.push(f.reviewStatus)}`);
+  if (f.feedback) {
+    const o = params.push(f.feedback.outcome);
+    const a = params.push(f.feedback.from);
+    const b = params.push(f.feedback.to);
+    const about = `SELECT subject_kind, subject_value FROM feedback WHERE tenant_id = $1 AND mode = $2
+        AND CASE WHEN $${o} = 'retracted' THEN retracted_at >= $${a} AND retracted_at < $${b} ELSE outcome = $${o} AND created_at >= $${a} AND created_at < $${b} END`;
+    where.push(`(e.id IN (SELECT subject_value FROM (${about}) s WHERE subject_kind = 'event_id')
+      OR e.external_user_id IN (SELECT subject_value FROM (${about}) s WHERE subject_kind = 'external_user_id')
+      OR lower(e.email) IN (SELECT lower(subject_value) FROM (${about}) s WHERE subject_kind = 'email'))`);
+  }
   if (f.resolvedFrom) where.push(`r.resolved_at >= $${params.push(f.resolvedFrom)}`);
   if (f.resolvedTo) where.push(`r.resolved_at < $${params.push(f.resolvedTo)}`);
   if (f.from) where.push(`e.created_at >= $${params.push(f.from)}`);

@@ -370,6 +370,12 @@ describe("the analyst's working day in the console (Chromium)", function () {
     await page.waitForURL(/verdict=review/);
     await page.waitForSelector('table.rows.events tbody tr');
     expect(await page.locator('table.rows.events tbody tr').count()).to.equal(Math.min(50, rows[0].n));
+    // The API's confirmed abuse about mule_0: the count leads to mule_0's event.
+    await page.goto(`${site.origin}/console/overview`);
+    await page.click('.what-changed tr[data-row="feedback: confirmed abuse"] td a');
+    await page.waitForSelector('.linked-filter');
+    await page.waitForSelector('table.rows.events tbody tr');
+    expect(await page.locator('table.rows.events tbody tr td:nth-child(5)').allTextContents()).to.deep.equal(['mule_0']);
     await page.goto(`${site.origin}/console/overview`);
     await page.click('.what-changed tr[data-reason="disposable_email"] th a');
     await page.waitForSelector('table.rows.events tbody tr');

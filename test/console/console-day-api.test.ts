@@ -124,6 +124,11 @@ describe("console API: the analyst's working day", function () {
     expect(acc.emails).to.deep.equal(['Ring.0+x@Gmail.com']);
     expect(acc.identifiers.map((i: { kind: string; value: string }) => `${i.kind}:${i.value}`)).to.include.members(['phone:+1555000999', 'card:card_day', 'email:ring0@gmail.com']);
     expect(acc.cluster).to.include({ accounts: 4 });
+    // The overview's feedback counts link to the events the feedback was about.
+    const day = `feedback_from=${new Date(Date.now() - 86_400_000).toISOString()}&feedback_to=${new Date(Date.now() + 60_000).toISOString()}`;
+    expect((await a.get(`/events?feedback=chargeback&${day}`).expect(200)).body.events.map((e: { id: string }) => e.id)).to.deep.equal([ring[3]]);
+    expect((await a.get(`/events?feedback=false_positive&${day}`).expect(200)).body.events).to.deep.equal([]);
+    expect((await a.get('/events?feedback=chargeback').expect(400)).body.details.issues.map((i: { path: string }) => i.path)).to.deep.equal(['/feedback_from', '/feedback_to']);
     const three = (await a.get('/accounts/ring_3').expect(200)).body;
     expect(three.feedback.map((f: { outcome: string; note: string }) => [f.outcome, f.note])).to.deep.equal([['chargeback', 'bank reversal']]);
     expect((await a.get('/accounts/nobody').expect(404)).body.error).to.equal('not_found');
