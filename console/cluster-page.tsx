@@ -122,9 +122,6 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   const eventsHiddenRef = useRef(eventsHidden);
   eventsHiddenRef.current = eventsHidden;
   useEffect(() => {
-    if (cy.current) hideEvents(cy.current, eventsHidden);
-  }, [eventsHidden]);
-  useEffect(() => {
     if (clusterId) void loadPage(0);
     return () => cy.current?.destroy();
   }, [clusterId]);
@@ -147,7 +144,12 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span>
           <span class="k event">event:</span><span class="k allow">allow</span><span class="k review">review</span><span class="k block">block</span>
           {from.event && <span class="k origin">the event opened</span>}<span class="k subject">convicted subject</span>
-          <label class="check"><input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => setEventsHidden(e.currentTarget.checked)} /> hide events</label></p>
+          <label class="check"><input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => {
+            // At once on the drawing; later pages read the ref.
+            const hidden = e.currentTarget.checked;
+            setEventsHidden(hidden);
+            if (cy.current) hideEvents(cy.current, hidden);
+          }} /> hide events</label></p>
       </header>
       <div class="cluster-body">
         <div class="graph" ref={box} aria-label="cluster picture" />

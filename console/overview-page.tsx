@@ -18,7 +18,7 @@ interface Compare {
   compare: {
     verdicts: Record<WindowName, { allow: number; review: number; block: number }>;
     reasons: { code: string; counts: Record<WindowName, number> }[];
-    activity: Record<WindowName, Record<'opened' | 'resolved' | 'approved' | 'denied' | 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted' | 'policies', number>>;
+    activity: Record<WindowName, Record<'opened' | 'approved' | 'denied' | 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted' | 'policies', number>>;
     clusters: Record<WindowName, { made: number; grown: number; capped: boolean } | null>;
     publications: { policy_version: string; published_at: string; note: string | null }[];
   };

@@ -17,7 +17,7 @@ const IDENTIFIERS = 200;
 
 interface Identifier { kind: string; value: string; hub: boolean; accounts: number; firstSeenAt: number | null; lastSeenAt: number | null; expired: boolean }
 
-async function graphSide(deps: Pick<Deps, 'graph' | 'cypher' | 'config'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
+async function graphSide(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
   try {
     const { records } = await deps.graph.executeQuery(deps.cypher.get('console/account-identifiers'), { ...scope, account, limit: neo4j.int(IDENTIFIERS) }, {
       routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
@@ -26,12 +26,13 @@ async function graphSide(deps: Pick<Deps, 'graph' | 'cypher' | 'config'>, scope:
     if (!row) return { identifiers: [], cluster: null };
     const cluster = row.clusterId ? (await clusterFacts(deps, scope, row.clusterId as string)) ?? null : null;
     return { identifiers: row.identifiers as Identifier[], cluster };
-  } catch {
+  } catch (err) {
+    deps.logger.warn({ err: String(err) }, 'console: account graph side unavailable');
     return 'unavailable';
   }
 }
 
-export async function accountDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config'>, scope: Scope, account: string) {
+export async function accountDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string) {
   const [page, stats, feedback, graph] = await Promise.all([
     listEvents(deps.db, scope, { limit: EVENTS, externalUserId: account }),
     deps.db.query<{ events: number; allow: number; review: number; block: number; first_at: Date | null; last_at: Date | null; emails: string[] | null }>(

@@ -5,6 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
+import { findEvents } from '../events/event-store.js';
 import { actorOf, audit } from './audit-store.js';
 import { markEvidence } from './mark-evidence.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
@@ -33,22 +34,17 @@ export function consoleGraphRoutes(deps: Deps): Router {
     if (!picture) throw new AppError('not_found', `No cluster ${String(req.params.id)}.`);
     // From Postgres, what the graph does not keep: each drawn event's verdict and review state,
     // and the addresses as received behind each normalised email identifier.
-    const { rows } = await deps.db.query<{ id: string; verdict: string; review: string | null; email: string | null }>(
-      `SELECT e.id, e.verdict, r.status AS review, e.email FROM events e
-         LEFT JOIN reviews r ON r.tenant_id = e.tenant_id AND r.mode = e.mode AND r.event_id = e.id
-        WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = ANY($3::text[])`,
-      [scope.tenantId, scope.mode, picture.events.map((e) => e.id)],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const events = await findEvents(deps.db, scope, picture.events.map((e) => e.id));
+    const byId = new Map(events.map((e) => [e.id, e]));
     const received = new Map<string, Set<string>>();
-    for (const r of rows) {
-      const id = r.email ? emailIdentity(r.email) : undefined;
-      if (id) received.set(id, (received.get(id) ?? new Set()).add(r.email!));
+    for (const e of events) {
+      const id = e.email ? emailIdentity(e.email) : undefined;
+      if (id) received.set(id, (received.get(id) ?? new Set()).add(e.email!));
     }
     res.json({
       ...picture,
       nodes: picture.nodes.map((n) => (n.kind === 'email' && received.has(String(n.value)) ? { ...n, received: [...received.get(String(n.value))!].sort() } : n)),
-      events: picture.events.map((e) => ({ ...e, verdict: byId.get(e.id)?.verdict ?? null, review: byId.get(e.id)?.review ?? null })),
+      events: picture.events.map((e) => ({ ...e, verdict: byId.get(e.id)?.verdict ?? null, review: byId.get(e.id)?.review?.status ?? null })),
       skip,
     });
   });

@@ -1,6 +1,7 @@
 // The console's pages: one HTML shell for every page path (no inline script: the bundle does
-// the rest; each page sets its own title) and the bundle itself with its icon, built by `npm run build` (scripts/build-console.mjs) into
-// dist/browser/console and served from our origin only.
+// the rest; each page sets its own title) and the bundle itself with its icon, built by
+// `npm run build` (scripts/build-console.mjs) into dist/browser/console and served from our
+// origin only.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -30,23 +30,24 @@ async function compare(deps: Deps, scope: Scope) {
     { name: 'yesterday', from: new Date(now - 2 * DAY), to: new Date(now - DAY) },
     { name: 'last_week', from: new Date(now - 8 * DAY), to: new Date(now - 7 * DAY) },
   ];
-  const [verdicts, reasons, activity, published] = await Promise.all([
-    verdictsByWindow(deps.db, scope, windows), reasonsByWindow(deps.db, scope, windows, 15), activityByWindow(deps.db, scope, windows),
-    publications(deps.db, scope, windows[2]!.from),
-  ]);
-  const clusters: Record<string, { made: number; grown: number; capped: boolean } | null> = {};
-  let newest: Awaited<ReturnType<typeof clusterGrowth>> | null = null;
-  for (const w of windows) {
+  const growthIn = async (w: Window) => {
     const first = await accountsFirstSeen(deps.db, scope, w, NEW_ACCOUNTS_CAP);
     try {
-      const growth = await clusterGrowth(deps, scope, first.accounts);
-      if (w.name === 'today') newest = growth;
-      clusters[w.name] = { made: growth.made.length, grown: growth.grown.length, capped: first.capped };
+      return { growth: await clusterGrowth(deps, scope, first.accounts), capped: first.capped };
     } catch (err) {
       deps.logger.warn({ err: String(err) }, 'console: cluster growth unavailable');
-      clusters[w.name] = null;
+      return null;
     }
-  }
+  };
+  const [verdicts, reasons, activity, published, growth] = await Promise.all([
+    verdictsByWindow(deps.db, scope, windows), reasonsByWindow(deps.db, scope, windows, 15), activityByWindow(deps.db, scope, windows),
+    publications(deps.db, scope, windows[2]!.from), Promise.all(windows.map(growthIn)),
+  ]);
+  const clusters = Object.fromEntries(windows.map((w, i) => {
+    const g = growth[i];
+    return [w.name, g && { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped }];
+  }));
+  const newest = growth[0]?.growth ?? null;
   return {
     windows: windows.map((w) => ({ name: w.name, from: w.from.toISOString(), to: w.to.toISOString() })),
     compare: { verdicts, reasons, activity, clusters, publications: published },
@@ -60,12 +61,12 @@ export function overviewRoutes(deps: Deps): Router {
   router.get('/overview', async (req, res) => {
     const scope = req.console!.scope;
     const since = new Date(deps.clock.now().getTime() - HOURS * 3_600_000);
-    const [perHour, reasons, backlog, deliveries, failed, endpoint] = await Promise.all([
+    const [perHour, reasons, backlog, deliveries, failed, endpoint, changed] = await Promise.all([
       verdictsPerHour(deps.db, scope, since), topReasonCodes(deps.db, scope, since, 10), reviewBacklog(deps.db, scope),
-      deliveryCounts(deps.db, scope, since), webhookDeliveries(deps, scope, 'failed', 20), findEndpoint(deps.db, scope),
+      deliveryCounts(deps.db, scope, since), webhookDeliveries(deps, scope, 'failed', 20), findEndpoint(deps.db, scope), compare(deps, scope),
     ]);
     res.json({
-      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons, ...(await compare(deps, scope)),
+      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons, ...changed,
       backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
       webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
     });

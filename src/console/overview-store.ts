@@ -85,13 +85,12 @@ export async function reasonsByWindow(db: Queryable, scope: Scope, ws: Window[],
     .slice(0, limit);
 }
 
-// Reviews opened and resolved, feedback by outcome and retractions, policy publications.
+// Reviews opened, approved and denied, feedback by outcome and retractions, policy publications.
 export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, Record<string, number>>> {
   const w = windowsSql(ws, 3);
-  const { rows } = await db.query<{ name: string; opened: number; resolved: number; approved: number; denied: number; confirmed_abuse: number; false_positive: number; chargeback: number; retracted: number; policies: number }>(
+  const { rows } = await db.query<{ name: string; opened: number; approved: number; denied: number; confirmed_abuse: number; false_positive: number; chargeback: number; retracted: number; policies: number }>(
     `SELECT w.name,
             (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND created_at >= w.f AND created_at < w.t)::int AS opened,
-            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND resolved_at >= w.f AND resolved_at < w.t)::int AS resolved,
             (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status = 'approved' AND resolved_at >= w.f AND resolved_at < w.t)::int AS approved,
             (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status = 'denied' AND resolved_at >= w.f AND resolved_at < w.t)::int AS denied,
             (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'confirmed_abuse' AND created_at >= w.f AND created_at < w.t)::int AS confirmed_abuse,

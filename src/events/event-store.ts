@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/queryable.js';
 import type { EventRecord, Reason, Verdict } from '../event-record.js';
 import type { Scope } from '../scope.js';
+import { likePrefix } from '../db/like-prefix.js';
 
 // The event as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md departure 2):
 // inserted for the row of `source` (if any), returning its id. The caller names its parameters.
@@ -69,6 +70,15 @@ export async function findEvent(db: Queryable, scope: Scope, id: string): Promis
   return rows[0] && fromRow(rows[0]);
 }
 
+// Several events by id (any order; missing ids are left out): the cluster picture's verdicts.
+export async function findEvents(db: Queryable, scope: Scope, ids: string[]): Promise<StoredEvent[]> {
+  const { rows } = await db.query<EventRow>(
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = ANY($3::text[])`,
+    [scope.tenantId, scope.mode, ids],
+  );
+  return rows.map(fromRow);
+}
+
 export interface ListFilter {
   limit: number;
   eventType?: string;
@@ -97,9 +107,6 @@ export interface ListFilter {
   from?: Date;
   to?: Date;
 }
-
-// LIKE's wildcards in a value typed by a person are meant literally.
-const likePrefix = (s: string): string => `${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 // Newest first; keyset on (created_at, id), never OFFSET, so every page costs the same.
 // Fetches one row more than asked to know whether another page exists.

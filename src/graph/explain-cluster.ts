@@ -6,7 +6,7 @@ import neo4j from 'neo4j-driver';
 import type { Deps } from '../deps.js';
 import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
-import { feedbackMarkKey, type SubjectKind } from './graph-outbox.js';
+import { feedbackMarkKey, reviewOfMarkKey, type SubjectKind } from './graph-outbox.js';
 import type { MarkOutcome } from './graph-outbox-store.js';
 
 export interface ExplainedMark {
@@ -52,7 +52,7 @@ export async function explainCluster(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>
     cluster: { id: r.get('clusterId') as string, accounts: r.get('accounts') as number },
     marks: marks.map((m) => ({
       feedback_id: ids.get(m.key) ?? null,
-      ...(m.key.startsWith('review:') && { review_event_id: m.key.slice('review:'.length) }),
+      ...(reviewOfMarkKey(m.key) !== undefined && { review_event_id: reviewOfMarkKey(m.key) }),
       outcome: m.outcome, subject_kind: m.subject, marked_at: new Date(m.at).toISOString(), via: m.via, path: m.path,
     })),
   };

@@ -90,6 +90,9 @@ export type SubjectKind = 'event_id' | 'external_user_id' | 'email';
 
 // The key of a feedback outcome's mark: one per (subject, outcome), as the feedback table's rows.
 export const feedbackMarkKey = (kind: SubjectKind, value: string, outcome: MarkOutcome): string => `feedback:${kind}:${value}:${outcome}`;
+// The key of a review resolution's mark (one per reviewed event), and back to the event's id.
+export const reviewMarkKey = (eventId: string): string => `review:${eventId}`;
+export const reviewOfMarkKey = (key: string): string | undefined => (key.startsWith('review:') ? key.slice('review:'.length) : undefined);
 const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' } as const;
 
 // The one mark builder. A feedback outcome is keyed by its subject and outcome (posted twice, it
@@ -106,7 +109,7 @@ export function markOf(scope: Scope, m: {
   const { kind, value } = m.subject;
   return {
     tenantId: scope.tenantId, mode: scope.mode, at: m.at.getTime(),
-    key: m.source === 'review' ? `review:${value}` : feedbackMarkKey(kind, value, m.outcome),
+    key: m.source === 'review' ? reviewMarkKey(value) : feedbackMarkKey(kind, value, m.outcome),
     anchorKind: ANCHOR[kind], anchorValue: kind === 'email' ? (emailIdentity(value) ?? value) : value,
     outcome: m.outcome,
     codes: m.outcome === 'false_positive' ? [...new Set(m.codes)].filter((c) => !NEVER_SUPPRESSED.has(c)) : [],

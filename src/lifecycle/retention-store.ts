@@ -4,12 +4,14 @@
 // and queues the graph's forget row (through src/graph/graph-outbox.ts).
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import { feedbackMarkKey, reviewMarkKey } from '../graph/graph-outbox.js';
+import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 
-const OUTCOMES = ['confirmed_abuse', 'false_positive', 'chargeback'];
+const OUTCOMES: MarkOutcome[] = ['confirmed_abuse', 'false_positive', 'chargeback'];
 
 // The (:Feedback) keys of marks about these events (feedback on the event, a review resolution).
 export function eventFeedbackKeys(eventIds: string[]): string[] {
-  return eventIds.flatMap((id) => [`review:${id}`, ...OUTCOMES.map((o) => `feedback:event_id:${id}:${o}`)]);
+  return eventIds.flatMap((id) => [reviewMarkKey(id), ...OUTCOMES.map((o) => feedbackMarkKey('event_id', id, o))]);
 }
 
 // Removes the events; their reviews, shadow decisions, webhook deliveries and attempts go with

@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { Reason } from '../event-record.js';
+import { likePrefix } from '../db/like-prefix.js';
 
 export type Resolution = 'approved' | 'denied';
 
@@ -42,7 +43,7 @@ export async function listPendingReviews(db: Queryable, scope: Scope, limit: num
   if (f.queuedBefore) where.push(`r.created_at < $${params.push(f.queuedBefore)}`);
   if (f.queuedAfter) where.push(`r.created_at >= $${params.push(f.queuedAfter)}`);
   if (f.text) {
-    const start = params.push(`${f.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const start = params.push(likePrefix(f.text));
     const whole = params.push(f.text.toLowerCase().replace(/^@/, ''));
     where.push(`(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`);
   }

@@ -9,6 +9,7 @@ import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { AppError } from '../errors.js';
 import { audit, type Actor } from '../console/audit-store.js';
+import { reviewMarkKey } from '../graph/graph-outbox.js';
 import { findReview, markReviewMarksRetracted } from './review-store.js';
 
 export async function undoReviewMarks(
@@ -28,7 +29,7 @@ export async function undoReviewMarks(
     if (!(await markReviewMarksRetracted(tx, scope, input.eventId, at, input.actor.analystEmail, input.note))) {
       throw new AppError('conflict', `The marks of the review of ${input.eventId} were already taken back.`);
     }
-    await deps.graphOutbox.retract(tx, scope, `review:${input.eventId}`, at);
+    await deps.graphOutbox.retract(tx, scope, reviewMarkKey(input.eventId), at);
     await audit(tx, input.actor, 'review.undo_marks', input.eventId, { resolution: review.status, note: input.note });
     return { retractedAt: at };
   });

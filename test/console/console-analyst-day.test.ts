@@ -410,6 +410,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
     expect(await page.textContent('.cluster-page header')).to.contain(`${RING + 1} accounts`);
     await shoot(page, 'cluster');
     await page.check('input[name=hide-events]');
+    await page.waitForFunction((n) => (document.querySelector('.graph') as unknown as { cy: Cy }).cy.nodes('.hidden-event').length === n, first.events);
     expect((await graph()).hidden).to.equal(first.events);
     const second = await open();
     expect(second.at).to.deep.equal(first.at);
