@@ -2,6 +2,11 @@
 // backtests and hourly retention, on the queue of src/jobs/. A job handler that throws is retried
 // by pg-boss with backoff; a job whose worker died is expired by the supervisor and retried. (The
 // graph writer is not a job: it is src/graph/'s, started with deps.graphWriter.start().)
+// Webhook deliveries are drained, not only polled: a pg-boss poller takes one job per interval,
+// 8 a second for the four of them, so a backlog (deliveries waiting for an endpoint, retries due
+// while no worker ran) would hold a new delivery up for as long as it takes to poll through it.
+// A NOTIFY, a worker's start and every job a poller handles start the drain, which fetches until
+// the queue has nothing due.
 import type PgBoss from 'pg-boss';
 import type { Deps } from './deps.js';
 import { listen } from './db/listen.js';
@@ -19,23 +24,14 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
   await ensureQueues(deps.boss);
   await deps.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 2 }, (jobs) => runBacktestJobs(deps, jobs));
   const queue = QUEUES.webhookDelivery.name;
-  const handle = async (jobs: PgBoss.Job<DeliveryJob>[]) => {
-    for (const job of jobs) await deliverWebhook(deps, job.data);
-  };
-  for (let i = 0; i < WEBHOOK_WORKERS; i++) await deps.boss.work<DeliveryJob>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handle);
-  // Retention: pg-boss's scheduler queues one job an hour across the fleet; any worker runs it.
-  await deps.boss.schedule(QUEUES.retention.name, RETENTION_CRON);
-  await deps.boss.work(QUEUES.retention.name, { pollingIntervalSeconds: 30 }, async () => {
-    await applyRetention(deps);
-  });
-  // A NOTIFY after a resolution fetches at once instead of waiting for the next poll. fetch takes
-  // jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers at once.
+  // fetch takes jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers.
   let draining = false;
+  let closed = false;
   const drainNow = async () => {
-    if (draining) return;
+    if (draining || closed) return;
     draining = true;
     try {
-      for (;;) {
+      while (!closed) {
         const jobs = await deps.boss.fetch<DeliveryJob>(queue, { batchSize: 4 });
         if (!jobs || jobs.length === 0) return;
         await Promise.all(jobs.map(async (job) => {
@@ -53,5 +49,22 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
       draining = false;
     }
   };
-  return listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger);
+  const handle = async (jobs: PgBoss.Job<DeliveryJob>[]) => {
+    for (const job of jobs) await deliverWebhook(deps, job.data);
+    void drainNow();
+  };
+  for (let i = 0; i < WEBHOOK_WORKERS; i++) await deps.boss.work<DeliveryJob>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handle);
+  // Retention: pg-boss's scheduler queues one job an hour across the fleet; any worker runs it.
+  await deps.boss.schedule(QUEUES.retention.name, RETENTION_CRON);
+  await deps.boss.work(QUEUES.retention.name, { pollingIntervalSeconds: 30 }, async () => {
+    await applyRetention(deps);
+  });
+  // Each (re)established LISTEN drains too: what was queued before it, or while it was down.
+  const listening = listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger, () => void drainNow());
+  return {
+    async close() {
+      closed = true;
+      await listening.close();
+    },
+  };
 }

@@ -36,6 +36,10 @@ export function deliveryJobOptions(config: { webhookTimeoutMs: number }): PgBoss
   return { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5, retryDelay: 2, retryLimit: 5 };
 }
 
+// A delivery waiting for its endpoint is looked at again every minute; that look yields to every
+// delivery that can be sent (pg-boss takes higher priorities first, then the oldest).
+export const WAITING_DELIVERY_PRIORITY = -1;
+
 export function inTransactionDb(tx: pg.PoolClient): PgBoss.Db {
   return { executeSql: (text, values) => tx.query(text, values) };
 }

@@ -8,7 +8,7 @@
 // revoked because it leaked signs nothing more.
 import { inTransaction } from '../db/queryable.js';
 import type { Deps } from '../deps.js';
-import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
+import { deliveryJobOptions, inTransactionDb, QUEUES, WAITING_DELIVERY_PRIORITY } from '../jobs/job-queue.js';
 import { postWebhook } from './post-webhook.js';
 import { nextWaitMs } from './retry-schedule.js';
 import { signatureHeader } from './webhook-signature.js';
@@ -29,7 +29,9 @@ const HORIZON_MS = 4 * 86_400_000;
 type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger' | 'vault'> & Partial<Pick<Deps, 'metrics'>>;
 
 async function requeue(deps: WebhookDeps, job: DeliveryJob, afterMs: number): Promise<void> {
-  await deps.boss.send(QUEUES.webhookDelivery.name, job, { ...deliveryJobOptions(deps.config), startAfter: new Date(deps.clock.now().getTime() + afterMs) });
+  await deps.boss.send(QUEUES.webhookDelivery.name, job, {
+    ...deliveryJobOptions(deps.config), priority: WAITING_DELIVERY_PRIORITY, startAfter: new Date(deps.clock.now().getTime() + afterMs),
+  });
 }
 
 export async function deliverWebhook(deps: WebhookDeps, job: DeliveryJob): Promise<void> {

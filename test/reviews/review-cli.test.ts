@@ -2,6 +2,7 @@
 // process killed in the middle of a delivery: nothing is lost, the delivery lands after restart.
 import { expect } from 'chai';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
+import { QUEUES } from '../../src/jobs/job-queue.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { doorman } from '../support/cli-runner.js';
 import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
@@ -77,6 +78,38 @@ describe('doorman review and webhook commands', function () {
       expect(receiver.requests).to.have.length(2);
       const pending = JSON.parse((await cli('webhook', 'deliveries', ...scopeArgs(), '--status', 'pending')).stdout).deliveries;
       expect(pending.map((d: { event_id: string }) => d.event_id)).to.deep.equal([second]);
+      // Its next look waits a minute, behind every delivery that can be sent.
+      const waiting = await until('the waiting delivery to be looked at again later', async () => {
+        const { rows } = await h.deps.db.query(
+          `SELECT priority, start_after > now() + interval '30 seconds' AS later FROM pgboss.job
+            WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' = $1`, [pending[0].delivery_id]);
+        return rows[0];
+      }, 10_000);
+      expect(waiting).to.deep.equal({ priority: -1, later: true });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('sends a new delivery at once behind a backlog of 400 due jobs, to a worker started after the resolution', async () => {
+    const { secret } = await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/in`);
+    // Due jobs queued before it, of deliveries that no longer exist (each ends at once): a pg-boss
+    // poller alone takes one job per half second, so four of them would need 50 s for these.
+    const gone = Array.from({ length: 400 }, (_, i) => ({ name: QUEUES.webhookDelivery.name, data: { deliveryId: `whd_gone_${Date.now()}_${i}`, attempt: 1 } }));
+    await h.deps.boss.insert(gone, { db: { executeSql: (text, values) => h.deps.db.query(text, values) } });
+    const eventId = await aReview();
+    await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId, resolution: 'denied', resolvedBy: 'test' });
+    // Started after the resolution, the worker missed its NOTIFY: it must find the job itself.
+    const worker = await startReadyWorker(WEBHOOK_ENV);
+    try {
+      const [delivery] = await receiver.waitForRequests(1, 15_000);
+      expect(await verifies(secret, delivery!)).to.equal(true);
+      expect(JSON.parse(delivery!.body).event_id).to.equal(eventId);
+      await until('the backlog to be gone', async () => {
+        const { rows } = await h.deps.db.query(
+          "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' LIKE 'whd_gone_%'");
+        return rows[0].n === 0 ? true : undefined;
+      }, 15_000);
     } finally {
       await worker.stop();
     }
