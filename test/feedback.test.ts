@@ -70,10 +70,14 @@ describe('POST /v1/feedback', function () {
     expect(login.body.verdict).to.equal('allow');
   });
 
-  it('stores an identical repost once, and a different outcome for the same subject too', async () => {
+  it('stores an identical repost once and says so (duplicate: true), and a different outcome for the same subject too', async () => {
     const ev = await h.verdict(aCheckout({ external_user_id: 'dup' }, { card_fingerprint: 'card_dup' }));
-    for (let i = 0; i < 3; i++) expect((await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' })).status).to.equal(200);
-    expect((await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'false_positive' })).status).to.equal(200);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' }));
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200]);
+    // The first answer is exactly the contract's; the additive field appears only on a repost.
+    expect(answers.map((a) => a.body)).to.deep.equal([{ ok: true }, { ok: true, duplicate: true }, { ok: true, duplicate: true }]);
+    expect((await feedback({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'false_positive' })).body).to.deep.equal({ ok: true });
     const { rows } = await h.deps.db.query('SELECT outcome FROM feedback WHERE tenant_id = $1 ORDER BY outcome', [h.tenant.tenantId]);
     expect(rows.map((r) => r.outcome)).to.deep.equal(['chargeback', 'false_positive']);
     const next = await h.verdict(aCheckout({ external_user_id: 'dup', ip: '100.64.8.10' }, { card_fingerprint: 'card_dup' }));

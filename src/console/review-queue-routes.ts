@@ -153,9 +153,9 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
   router.post('/feedback', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
     const session = req.console!;
-    await recordFeedback(deps, session.scope, body);
+    const { duplicate } = await recordFeedback(deps, session.scope, body);
     await audit(deps.db, actorOf(session), 'feedback', `${body.subject.kind}:${body.subject.value}`, { outcome: body.outcome, note: body.note ?? null });
-    res.json({ ok: true });
+    res.json(duplicate ? { ok: true, duplicate: true } : { ok: true });
   });
 
   // The feedback recorded about an account, an email or an event (newest 100), with ids and

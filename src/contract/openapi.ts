@@ -20,6 +20,9 @@ const reasonCodes = [
   'cluster_chargeback', 'test_fixture',
 ];
 const recommendedActions = ['challenge', 'hold'];
+// What `timeout_failopen` and `partial_enrichment` name in `detail.sources` (comma-separated):
+// the signal sources a verdict was decided without.
+const signalSources = ['email', 'dns', 'rdap', 'device', 'lists', 'velocity', 'graph'];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, examples?: Record<string, unknown>) => ({
@@ -79,7 +82,9 @@ const schemas = {
         description: 'Sent as typed, never pre-filtered or normalised; its quality is judged by the engine.',
       },
       ip: {
-        type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }], 'x-error-message': 'must be an IPv4 or IPv6 address',
+        // Each branch typed, so that generators give `string` (untyped branches read as `unknown`).
+        type: 'string', anyOf: [{ type: 'string', format: 'ipv4' }, { type: 'string', format: 'ipv6' }],
+        'x-error-message': 'must be an IPv4 or IPv6 address',
         description: "The end user's address. Omit it rather than send your own server's address.", examples: ['203.0.113.7'],
       },
       user_agent: { type: 'string', maxLength: 1024, description: "The end user's User-Agent header, verbatim (up to 1024 characters)." },
@@ -147,6 +152,11 @@ const schemas = {
           threshold: { type: 'integer', description: 'The policy value `count` was compared with (for a two-step rule, the step that fired).' },
           window_seconds: { type: 'integer', description: 'The window the count was taken over, where there is one.' },
           rule: { type: 'string', description: 'The policy entry that fired, e.g. `velocity_ip_signups.block_over`.' },
+          sources: {
+            type: 'string', examples: ['graph', 'dns,rdap'],
+            description: 'On `timeout_failopen` (ran past the deadline) and `partial_enrichment` (unavailable): the signal sources the verdict '
+              + 'was decided without, comma-separated. An open set (known values in `x-service-known-values`).',
+          },
         },
         additionalProperties: { type: ['string', 'number', 'boolean'] },
       },
@@ -247,6 +257,15 @@ const schemas = {
   },
   Ok: {
     type: 'object', required: ['ok'], properties: { ok: { const: true } }, examples: [{ ok: true }],
+  },
+  FeedbackResponse: {
+    type: 'object', required: ['ok'],
+    description: '`{ok: true}`; an identical (subject, outcome) repost, deduplicated, also says `duplicate: true` (additive field).',
+    properties: {
+      ok: { const: true },
+      duplicate: { type: 'boolean', description: 'Additive field: present, and true, only when this report repeated one already recorded.' },
+    },
+    examples: [{ ok: true }, { ok: true, duplicate: true }],
   },
   Error: {
     type: 'object',
@@ -431,7 +450,7 @@ const paths = {
       description: 'Propagates across the linked identity cluster. An identical (subject, outcome) repost is deduplicated and answers 200.',
       requestBody: { required: true, content: json(ref('FeedbackRequest')) },
       responses: {
-        200: ok('Recorded.', ref('Ok')), 400: responseRef('InvalidRequest'),
+        200: ok('Recorded, or deduplicated (`duplicate: true`).', ref('FeedbackResponse')), 400: responseRef('InvalidRequest'),
         404: responseRef('NotFound'), ...commonErrors,
       },
     },
@@ -531,5 +550,6 @@ export const openApiDocument: OpenApiDocument = {
     error_codes: errorCodes,
     reason_codes: reasonCodes,
     recommended_actions: recommendedActions,
+    signal_sources: signalSources,
   },
 };

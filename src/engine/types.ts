@@ -76,8 +76,12 @@ export interface GraphSignal {
   deviceSeenForAccount: boolean;
 }
 
+// The signal sources a verdict can be decided without (listed for callers as the contract's
+// `x-service-known-values.signal_sources`).
+export type SignalSource = 'email' | 'dns' | 'rdap' | 'device' | 'lists' | 'velocity' | 'graph';
+
 export interface MissingSignal {
-  source: string;
+  source: SignalSource;
   reason: 'timeout' | 'unavailable';
 }
 

@@ -1,4 +1,5 @@
-// POST /v1/feedback: HTTP only. Always {ok: true}, also for an identical repost.
+// POST /v1/feedback: HTTP only. {ok: true}; an identical repost, deduplicated, adds `duplicate: true`
+// (an additive field: the first report's answer is exactly the contract's).
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { authenticate } from '../http/authenticate.js';
@@ -11,8 +12,8 @@ export function feedbackRoutes(deps: Deps, validator: RequestValidator): Router 
   const router = Router();
   router.post('/v1/feedback', authenticate(deps, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
-    await recordFeedback(deps, req.scope!, body);
-    res.json({ ok: true });
+    const { duplicate } = await recordFeedback(deps, req.scope!, body);
+    res.json(duplicate ? { ok: true, duplicate: true } : { ok: true });
   });
   return router;
 }

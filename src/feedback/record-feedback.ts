@@ -27,7 +27,12 @@ async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Sc
   return records[0]?.get('known') === true;
 }
 
-export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock' | 'graphOutbox'>, scope: Scope, input: FeedbackInput): Promise<void> {
+// `duplicate`: the same (subject, outcome) was already recorded and stands, so nothing was written.
+export async function recordFeedback(
+  deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock' | 'graphOutbox'>,
+  scope: Scope,
+  input: FeedbackInput,
+): Promise<{ duplicate: boolean }> {
   const { kind, value } = input.subject;
   const anchorValue = kind === 'email' ? (emailIdentity(value) ?? value) : value;
   const events = await subjectEvents(deps.db, scope, kind, value);
@@ -36,7 +41,9 @@ export async function recordFeedback(deps: Pick<Deps, 'db' | 'graph' | 'cypher' 
     throw new AppError('not_found', kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`);
   }
   const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at: deps.clock.now(), codes: events.codes });
-  await inTransaction(deps.db, async (tx) => {
-    if (await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note })) await deps.graphOutbox.mark(tx, scope, mark);
+  return inTransaction(deps.db, async (tx) => {
+    const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
+    if (recorded) await deps.graphOutbox.mark(tx, scope, mark);
+    return { duplicate: !recorded };
   });
 }

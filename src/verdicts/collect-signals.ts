@@ -6,7 +6,7 @@
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
-import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, SignalSource, Signals } from '../engine/types.js';
 import { graphLinkOf, pendingThatJoin, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { linkKeys } from '../graph/graph-outbox-store.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
@@ -106,13 +106,13 @@ export async function collectSignals(
   const { eventId, now, timings, policy } = at;
   const deadline = AbortSignal.timeout(deps.config.signalDeadlineMs);
   const missing: MissingSignal[] = [];
-  const note = <T>(source: string, g: Gathered<T>): T | undefined => {
+  const note = <T>(source: SignalSource, g: Gathered<T>): T | undefined => {
     if (g.ok) return g.value;
     missing.push({ source, reason: g.missing });
     if (g.missing === 'unavailable') deps.logger.warn({ source, err: String(g.error) }, 'signal unavailable');
     return undefined;
   };
-  const collect = <T>(source: string, work: Promise<T>) => gather(timings.time(source, work), deadline);
+  const collect = <T>(source: SignalSource, work: Promise<T>) => gather(timings.time(source, work), deadline);
 
   const ipFlags = req.ip ? deps.ipIntel.lookup(req.ip) : undefined;
   const payment = paymentSignal(req);

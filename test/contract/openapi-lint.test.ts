@@ -3,6 +3,7 @@
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { expect } from 'chai';
 import { openApiDocument } from '../../src/contract/openapi.js';
+import type { SignalSource } from '../../src/engine/types.js';
 
 const waivedWarnings = [
   // /health takes no key, no input and is never rate limited: it has no 4xx to document.
@@ -61,5 +62,12 @@ describe('the OpenAPI document', () => {
     expect(known.reason_codes).to.include.members(['disposable_email', 'card_probe_pattern', 'partial_enrichment', 'cluster_chargeback']);
     expect(known.reason_codes).to.have.lengthOf(28);
     expect(known.recommended_actions).to.have.members(['challenge', 'hold']);
+  });
+
+  it('lists every signal source a verdict can be decided without under x-service-known-values', () => {
+    // A Record over the engine's union: a source added there fails to compile here until listed.
+    const engineSources: Record<SignalSource, true> = { email: true, dns: true, rdap: true, device: true, lists: true, velocity: true, graph: true };
+    const known = openApiDocument['x-service-known-values'] as Record<string, string[]>;
+    expect(known.signal_sources).to.have.members(Object.keys(engineSources));
   });
 });

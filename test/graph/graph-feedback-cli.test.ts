@@ -42,6 +42,13 @@ describe('doorman feedback and graph explain/recluster', function () {
     const after = (await json('feedback', 'list', ...scope)).feedback as { retracted_at: string | null }[];
     expect(after[0]!.retracted_at).to.be.a('string');
     expect((await json('graph', 'explain', blocked.body.id, ...scope)).marks).to.deep.equal([]);
+    // A retracted report reposted is recorded again, not a duplicate.
+    const reposted = await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
+    expect(reposted.body).to.deep.equal({ ok: true });
+    const again = await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
+    expect(again.body).to.deep.equal({ ok: true, duplicate: true });
+    await h.graphSettled();
+    expect((await h.verdict({ event_type: 'login', external_user_id: 'cli_2' })).body.verdict).to.equal('block');
 
     expect(await json('graph', 'recluster', ...scope)).to.deep.equal({ ok: true, clusters_before: 1, clusters_after: 1, split: 0, merged: 0 });
 

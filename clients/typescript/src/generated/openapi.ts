@@ -182,7 +182,7 @@ export interface components {
              * @description The end user's address. Omit it rather than send your own server's address.
              * @example 203.0.113.7
              */
-            ip?: string | unknown | unknown;
+            ip?: string;
             /** @description The end user's User-Agent header, verbatim (up to 1024 characters). */
             user_agent?: string;
             /** @description From POST /v1/device. Expired, tampered, cross-tenant or cross-mode tokens are silently dropped. */
@@ -270,6 +270,12 @@ export interface components {
                 window_seconds?: number;
                 /** @description The policy entry that fired, e.g. `velocity_ip_signups.block_over`. */
                 rule?: string;
+                /**
+                 * @description On `timeout_failopen` (ran past the deadline) and `partial_enrichment` (unavailable): the signal sources the verdict was decided without, comma-separated. An open set (known values in `x-service-known-values`).
+                 * @example graph
+                 * @example dns,rdap
+                 */
+                sources?: string;
             } & {
                 [key: string]: string | number | boolean;
             };
@@ -396,6 +402,22 @@ export interface components {
         Ok: {
             /** @constant */
             ok: true;
+        };
+        /**
+         * @description `{ok: true}`; an identical (subject, outcome) repost, deduplicated, also says `duplicate: true` (additive field).
+         * @example {
+         *       "ok": true
+         *     }
+         * @example {
+         *       "ok": true,
+         *       "duplicate": true
+         *     }
+         */
+        FeedbackResponse: {
+            /** @constant */
+            ok: true;
+            /** @description Additive field: present, and true, only when this report repeated one already recorded. */
+            duplicate?: boolean;
         };
         /** @description Every error response. `error` is an open set (known values in `x-service-known-values`); `message` is for logs, never for end users. */
         Error: {
@@ -760,7 +782,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Recorded. */
+            /** @description Recorded, or deduplicated (`duplicate: true`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -770,7 +792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Ok"];
+                    "application/json": components["schemas"]["FeedbackResponse"];
                 };
             };
             400: components["responses"]["InvalidRequest"];
