@@ -8,7 +8,7 @@ import { verifyWebhook, WebhookVerificationError, type ReviewResolvedWebhook } f
 
 export function webhookApp(secrets: string[], revokeAccount: (event: ReviewResolvedWebhook) => void): express.Express {
   const app = express();
-  app.post('/webhooks/doorman', express.raw({ type: '*/*', limit: '256kb' }), (req, res) => {
+  app.post('/webhooks/doorman', express.raw({ type: 'application/json', limit: '256kb' }), (req, res) => {
     let event: ReviewResolvedWebhook | null;
     try {
       event = verifyWebhook(req.body, req.get('service-signature'), secrets);

@@ -1,52 +1,76 @@
 // The server-side client: `doormanClient({ secretKey, baseUrl })` gives screen() for the inline
-// verdict call, events (list, get, attachUser) and feedback.report(), all typed from the served
-// OpenAPI document and all retried by the contract's rules. Webhook verification lives in
-// `@doorman/client/webhooks`, the browser's device token in `@doorman/client/browser`.
+// verdict call, ping() for a start-up check, events (list, get, attachUser) and feedback.report(),
+// all typed from the served OpenAPI document and all retried by the contract's rules. Webhook
+// verification lives in `@doorman/client/webhooks`, the browser's device token in
+// `@doorman/client/browser`.
 import createClient from 'openapi-fetch';
-import type { FeedbackRequest, VerdictRequest } from './contract-types.js';
+import { checkConfiguration } from './check-configuration.js';
+import { DoormanError } from './doorman-error.js';
+import type { FeedbackRequest, Health, VerdictRequest } from './contract-types.js';
 import { eventsApi, type EventsApi } from './events-api.js';
 import type { paths } from './generated/openapi.js';
 import { screenEvent, type ScreenOptions, type ScreenResult } from './screen-event.js';
 import { sendWithRetries, type RetryInfo } from './send-with-retries.js';
-import type { CallOptions, Transport } from './transport.js';
+import { budgetOf, type CallOptions, type Transport } from './transport.js';
 
 export interface DoormanClientOptions {
   // sk_live_… or sk_test_…: server-side only. The key alone decides tenant and mode.
   secretKey: string;
-  // Where your Doorman listens, e.g. https://doorman.internal.example.
+  // Where your Doorman listens, e.g. https://doorman.internal.example (a path prefix is kept).
   baseUrl: string;
   // screen()'s whole budget, retries included (default 2000 ms): it runs while your user waits.
-  screenTimeoutMs?: number;
+  screenTimeoutMs?: number | undefined;
   // The other calls' budget (default 10000 ms).
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   // Retries after the first request, within the budget (default 2).
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   // Called before each retry, e.g. to log it.
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+  // When Doorman cannot be reached as configured (the host does not resolve, a redirect, https to
+  // a plain-http port, an untrusted certificate), screen() throws DoormanError kind
+  // `configuration` at once, by default: such a failure repeats on every call until someone fixes
+  // it. true: resolve to a fail-open `allow` with reason `configuration_error` instead (also at
+  // once); then alert on that reason.
+  failOpenOnConfigurationError?: boolean | undefined;
   // Another fetch implementation (default: the global one).
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
+}
+
+export interface FeedbackReceipt {
+  ok: true;
+  // true when Doorman already held this (subject, outcome) and stored nothing new.
+  duplicate: boolean;
+}
+
+export interface PingResult {
+  // /health: `ok` when Postgres, Neo4j and Redis all answer; `unavailable` when one does not
+  // (verdicts then fail open on the server's side, or answer 500).
+  status: Health['status'];
+  checks: Health['checks'];
+  // The key was accepted (a refused key throws DoormanError code `unauthorized`), in this mode.
+  mode: 'live' | 'test';
+  // From the first request to the last answer.
+  latencyMs: number;
 }
 
 export interface DoormanClient {
   screen(event: VerdictRequest, options?: ScreenOptions): Promise<ScreenResult>;
+  // A start-up check that screens nothing: Doorman answers at baseUrl, its dependencies are up, and
+  // it accepts the secret key. Throws DoormanError otherwise (`kind` and `code` say which).
+  ping(options?: CallOptions): Promise<PingResult>;
   events: EventsApi;
   feedback: {
-    // Identical reposts are deduplicated by Doorman, so a retry is safe. A subject that resolves
-    // to nothing throws DoormanError with code `not_found`.
-    report(feedback: FeedbackRequest, options?: CallOptions): Promise<void>;
+    // Identical reposts are deduplicated by Doorman (`duplicate: true`), so a retry is safe. A
+    // subject that resolves to nothing throws DoormanError with code `not_found`.
+    report(feedback: FeedbackRequest, options?: CallOptions): Promise<FeedbackReceipt>;
   };
 }
 
 export function doormanClient(options: DoormanClientOptions): DoormanClient {
-  if (typeof options?.secretKey !== 'string' || !/^sk_(live|test)_/.test(options.secretKey)) {
-    throw new TypeError('secretKey must be a secret key (sk_live_… or sk_test_…); publishable keys are for getDeviceToken()');
-  }
-  if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
-    throw new TypeError('baseUrl must be an http(s) URL');
-  }
+  const { baseUrl, mode } = checkConfiguration(options);
   const transport: Transport = {
     api: createClient<paths>({
-      baseUrl: options.baseUrl,
+      baseUrl,
       headers: { Authorization: `Bearer ${options.secretKey}` },
       // Never carry the secret key to wherever a redirect points.
       redirect: 'error',
@@ -56,18 +80,35 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
     timeoutMs: options.timeoutMs ?? 10_000,
     maxRetries: options.maxRetries ?? 2,
     onRetry: options.onRetry,
+    failOpenOnConfigurationError: options.failOpenOnConfigurationError === true,
   };
+  const budget = (callOptions?: CallOptions) => budgetOf(transport, callOptions);
   return {
     screen: (event, screenOptions) => screenEvent(transport, event, screenOptions),
+    async ping(callOptions) {
+      const started = Date.now();
+      const [health] = await Promise.all([
+        // A 503 is an answer here: Doorman is there, one of its stores is not.
+        sendWithRetries<Health>((signal) => transport.api.GET('/health', { signal }), { ...budget(callOptions), acceptStatus: (status) => status === 503 }),
+        // The cheapest call a secret key is checked on: one stored event, none needed.
+        sendWithRetries((signal) => transport.api.GET('/v1/events', {
+          params: { query: { query: { limit: 1 } } }, querySerializer: { object: { style: 'form', explode: true } }, signal,
+        }), budget(callOptions)),
+      ]);
+      const body = health.data;
+      if (!body || (body.status !== 'ok' && body.status !== 'unavailable') || typeof body.checks !== 'object') {
+        throw new DoormanError('invalid_response', `GET /health at ${baseUrl} did not answer Doorman's health report: is baseUrl a Doorman?`);
+      }
+      return { status: body.status, checks: body.checks, mode, latencyMs: Date.now() - started };
+    },
     events: eventsApi(transport),
     feedback: {
-      async report(feedback, callOptions = {}) {
-        await sendWithRetries((signal) => transport.api.POST('/v1/feedback', { body: feedback, signal }), {
-          timeoutMs: callOptions.timeoutMs ?? transport.timeoutMs,
-          maxRetries: callOptions.maxRetries ?? transport.maxRetries,
-          signal: callOptions.signal,
-          onRetry: transport.onRetry,
-        });
+      async report(feedback, callOptions) {
+        const { data } = await sendWithRetries<{ ok: true; duplicate?: boolean }>(
+          (signal) => transport.api.POST('/v1/feedback', { body: feedback as never, signal }),
+          budget(callOptions),
+        );
+        return { ok: true, duplicate: data?.duplicate === true };
       },
     },
   };
@@ -79,6 +120,7 @@ export type { EventsApi } from './events-api.js';
 export type { CallOptions } from './transport.js';
 export type { RetryInfo } from './send-with-retries.js';
 export type {
-  ErrorBody, ErrorCode, EventListQuery, EventPage, EventType, FeedbackRequest, Payment, Reason, ReasonCode, RecommendedAction,
-  ReviewResolvedWebhook, StoredEvent, ValidationIssue, Verdict, VerdictRequest, VerdictResponse,
+  ErrorBody, ErrorCode, EventListQuery, EventPage, EventType, EventTypeRequiringIp, FeedbackRequest, FeedbackSubject, Health, HealthCheck,
+  Payment, Reason, ReasonCode, RecommendedAction, ReviewResolvedWebhook, SignalSource, StoredEvent, ValidationIssue, Verdict,
+  VerdictRequest, VerdictRequestOf, VerdictResponse,
 } from './contract-types.js';

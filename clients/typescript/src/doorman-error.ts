@@ -1,29 +1,34 @@
 // The one error the client throws for a call that did not succeed: an answer that is not 2xx
-// (status, the contract's `error` code as an open string, `details`), or no usable answer at all
-// (timeout, network failure, a body that is not the contract's). Says whether a retry may help.
+// (status, the contract's `error` code as an open string, `details`), no usable answer at all
+// (timeout, network failure, a body that is not the contract's), or a configuration that can
+// never work (the host does not resolve, a redirect, a bad TLS certificate). Says whether a retry
+// may help.
 import type { ErrorBody, ErrorCode, ValidationIssue } from './contract-types.js';
 
-export type FailureKind = 'response' | 'timeout' | 'network' | 'invalid_response';
+// `configuration`: the same call would fail the same way every time until the configuration is
+// fixed, so it is never retried, and screen() fails open on it only when told to
+// (`failOpenOnConfigurationError`).
+export type FailureKind = 'response' | 'timeout' | 'network' | 'invalid_response' | 'configuration';
 
 export class DoormanError extends Error {
   override readonly name = 'DoormanError';
   readonly kind: FailureKind;
   // Present when Doorman answered.
-  readonly status?: number;
+  readonly status?: number | undefined;
   // The contract's `error`; unknown codes pass through as they are (contract §7).
-  readonly code?: ErrorCode;
-  readonly details?: ErrorBody['details'];
+  readonly code?: ErrorCode | undefined;
+  readonly details?: ErrorBody['details'] | undefined;
   // Quote it when reporting a 500.
-  readonly requestId?: string;
+  readonly requestId?: string | undefined;
   // From a 429's `retry-after`: how long Doorman asks the client to wait.
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   // How many requests were sent for this call, retries included.
   attempts = 1;
 
   constructor(
     kind: FailureKind,
     message: string,
-    init: { status?: number; body?: unknown; requestId?: string; retryAfterMs?: number; cause?: unknown } = {},
+    init: { status?: number | undefined; body?: unknown; requestId?: string | undefined; retryAfterMs?: number | undefined; cause?: unknown } = {},
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.kind = kind;
@@ -38,8 +43,10 @@ export class DoormanError extends Error {
   }
 
   // 429 and 5xx are retried with the same Idempotency-Key and bytes, as are timeouts and network
-  // failures; a 409 (`conflict`, `idempotency_conflict`) and every other 4xx never succeed on retry.
+  // failures; a 409 (`conflict`, `idempotency_conflict`), every other 4xx and a configuration
+  // error never succeed on retry.
   get retryable(): boolean {
+    if (this.kind === 'configuration') return false;
     if (this.kind !== 'response') return true;
     return this.status === 429 || (this.status !== undefined && this.status >= 500);
   }

@@ -3,7 +3,7 @@
 // These calls are idempotent, so 429 and 5xx are retried like the verdict call; they never fail open.
 import type { EventListQuery, EventPage, StoredEvent } from './contract-types.js';
 import { sendWithRetries } from './send-with-retries.js';
-import type { CallOptions, Transport } from './transport.js';
+import { budgetOf, type CallOptions, type Transport } from './transport.js';
 
 export interface EventsApi {
   // Every matching event, newest first, fetched a page (`limit`, default 50) at a time.
@@ -16,12 +16,7 @@ export interface EventsApi {
 }
 
 export function eventsApi(transport: Transport): EventsApi {
-  const retries = (options: CallOptions = {}) => ({
-    timeoutMs: options.timeoutMs ?? transport.timeoutMs,
-    maxRetries: options.maxRetries ?? transport.maxRetries,
-    signal: options.signal,
-    onRetry: transport.onRetry,
-  });
+  const retries = (options?: CallOptions) => budgetOf(transport, options);
 
   async function* pages(query: EventListQuery = {}, options?: CallOptions): AsyncIterableIterator<EventPage> {
     let cursor: string | undefined;
