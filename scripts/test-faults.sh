@@ -22,7 +22,7 @@ psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" 
 # The load test last: links a Neo4j outage under load leaves pending must not queue before the others'.
 if [ $# -eq 0 ]; then
   set -- test/faults/postgres.faults.ts test/faults/neo4j.faults.ts test/faults/redis.faults.ts \
-    test/faults/worker-kill.faults.ts test/faults/flapping-load.faults.ts
+    test/faults/worker-kill.faults.ts test/faults/client.faults.ts test/faults/flapping-load.faults.ts
 fi
 echo "[faults] running the fault-injection suite"
 exec timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"

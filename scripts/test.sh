@@ -34,7 +34,6 @@ echo "[test] building the TypeScript client"
 npm run --prefix clients/typescript --silent build
 echo "[test] type-checking"
 npx tsc -p tsconfig.test.json --noEmit
-npx tsc -p clients/typescript/tsconfig.examples.json
 npx tsc -p sdk/tsconfig.json
 npx tsc -p console/tsconfig.json
 # The server runs from source here, but serves the browser SDK and the analyst console from their

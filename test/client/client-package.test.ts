@@ -12,6 +12,7 @@ import { clientServer } from '../support/client-server.js';
 const run = promisify(execFile);
 const CLIENT = path.join('clients', 'typescript');
 const GENERATE = path.join(CLIENT, 'scripts', 'generate-types.mjs');
+const TSC = path.join('node_modules', 'typescript', 'bin', 'tsc');
 
 async function check(source: string): Promise<{ code: number; stderr: string }> {
   try {
@@ -66,22 +67,71 @@ describe('client: the package', function () {
     expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md'].includes(f))).to.deep.equal([]);
     for (const js of files.filter((f) => f.endsWith('.js'))) expect(files, `types for ${js}`).to.include(js.replace(/\.js$/, '.d.ts'));
     const manifest = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
-    const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>)
-      .flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))
-      .map((target) => target.replace(/^\.\//, ''));
-    expect(targets.length).to.be.greaterThan(6);
+    // Conditions nest (import/require, then types/default): every leaf is a file.
+    type Target = string | { [condition: string]: Target };
+    const leaves = (target: Target): string[] => (typeof target === 'string' ? [target] : Object.values(target).flatMap(leaves));
+    const targets = leaves(manifest.exports as Target).map((target) => target.replace(/^\.\//, ''));
+    expect(targets).to.include.members(['dist/cjs/doorman-client.js', 'dist/cjs/doorman-client.d.ts', 'dist/cjs/verify-webhook.js']);
+    expect(files).to.include('dist/cjs/package.json');
+    for (const [entry, mapped] of Object.entries(manifest.typesVersions['*'] as Record<string, string[]>)) {
+      for (const file of mapped) expect(files, `typesVersions ${entry}`).to.include(file.replace(/^\.\//, ''));
+    }
+    expect(files).to.include.members([manifest.main.replace(/^\.\//, ''), manifest.types.replace(/^\.\//, '')]);
+    expect(targets.length).to.be.greaterThan(10);
     for (const target of targets) expect(files, `exports names ${target}`).to.include(target);
   });
 
   it('shows in its README the code of the examples the tests run', () => {
     const readme = fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[a-z-]+\.ts)\n([\s\S]*?)```/g)];
-    expect(blocks.map((b) => b[1])).to.include.members(['examples/signup-screening.ts', 'examples/express-receiver.ts']);
+    expect(blocks.map((b) => b[1])).to.include.members(['examples/signup-screening.ts', 'examples/express-receiver.ts', 'examples/events-and-feedback.ts']);
     for (const [, file, code] of blocks) {
       const example = fs.readFileSync(path.join(CLIENT, file!), 'utf8');
       for (const line of code!.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'))) {
         expect(example, `${file} has: ${line}`).to.contain(line.trim());
       }
+      // Complete snippets: every name a block uses from the package is imported in the block.
+      expect(code, `${file}'s block shows its imports`).to.match(/^import .* from '@doorman\/client(\/webhooks)?';$/m);
+    }
+  });
+
+  it('names one express.raw setting, the same in verifyWebhook\'s error, the README and the Express example', async () => {
+    const setting = "express.raw({ type: 'application/json'";
+    const readme = fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8');
+    const example = fs.readFileSync(path.join(CLIENT, 'examples', 'express-receiver.ts'), 'utf8');
+    const { verifyWebhook } = await import('../../clients/typescript/dist/verify-webhook.js');
+    let message = '';
+    try {
+      verifyWebhook({} as never, 'sha256=00', 'whsec_x');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    for (const [where, text] of [['the error', message], ['the README', readme], ['the example', example]]) {
+      expect(text, where).to.contain(setting);
+      expect(text, where).to.not.match(/express\.raw\(\{ type: '(?!application\/json')/);
+    }
+  });
+
+  it('type-checks its examples and compile-time tests under the strictest settings, and each expected error is real, on its line', async () => {
+    const config = JSON.parse(fs.readFileSync(path.join(CLIENT, 'tsconfig.examples.json'), 'utf8'));
+    expect(config.compilerOptions).to.include({ strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true });
+    expect(config.include).to.include.members(['examples/**/*.ts', 'type-tests/**/*.ts']);
+    const tsc = (project: string) => run('node', [TSC, '-p', project]).then(() => '', (err: { stdout?: string }) => err.stdout ?? 'tsc failed');
+    expect(await tsc(path.join(CLIENT, 'tsconfig.examples.json'))).to.equal('');
+    // The same cases without their directives: tsc must report an error on exactly the line after each.
+    const lines = fs.readFileSync(path.join(CLIENT, 'type-tests', 'compile-errors.ts'), 'utf8').split('\n');
+    const expected = lines.flatMap((line, i) => (/^\s*\/\/ @ts-expect-error/.test(line) ? [i + 2] : []));
+    expect(expected.length).to.be.greaterThan(20);
+    const dir = path.join(CLIENT, '.type-tests-run');
+    fs.mkdirSync(dir, { recursive: true });
+    try {
+      fs.writeFileSync(path.join(dir, 'compile-errors.ts'), lines.map((line) => line.replace('// @ts-expect-error', '// (must fail)')).join('\n'));
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.examples.json', compilerOptions: { rootDir: '..' }, include: ['compile-errors.ts'] }));
+      const output = await tsc(path.join(dir, 'tsconfig.json'));
+      const failing = [...new Set([...output.matchAll(/compile-errors\.ts\((\d+),\d+\): error/g)].map((m) => Number(m[1])))];
+      expect(failing, output).to.deep.equal(expected);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -2,6 +2,7 @@
 // feedback.report() against a real `doorman serve` child, each tenant fresh.
 import { expect } from 'chai';
 import { doormanClient, DoormanError, type DoormanClient, type StoredEvent } from '../../clients/typescript/dist/doorman-client.js';
+import { afterSignup } from '../../clients/typescript/examples/events-and-feedback.js';
 import { clientServer } from '../support/client-server.js';
 import { aTenant, type TestTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
@@ -60,12 +61,26 @@ describe('client: events and feedback', function () {
     expect([(missing as DoormanError).status, (missing as DoormanError).code]).to.deep.equal([404, 'not_found']);
   });
 
-  it('reports feedback (a repost is fine) and gets not_found for a subject that resolves to nothing', async () => {
-    await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
-    await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
+  it('reports feedback with a receipt that tells a stored report from a deduplicated repost, and gets not_found for a subject that resolves to nothing', async () => {
+    const first = await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
+    const repost = await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
+    expect([first, repost]).to.deep.equal([{ ok: true, duplicate: false }, { ok: true, duplicate: true }]);
     const { rows } = await testDeps().db.query('SELECT count(*)::int AS n FROM feedback WHERE tenant_id = $1', [tenant.tenantId]);
     expect(rows[0].n).to.equal(1);
     const missing = await doorman.feedback.report({ subject: { kind: 'external_user_id', value: 'nobody' }, outcome: 'chargeback' }).catch((err: DoormanError) => err);
     expect((missing as DoormanError).code).to.equal('not_found');
+  });
+
+  it('runs the README\'s events-and-feedback example: binds the user, reads the event, lists pending reviews, reports once', async () => {
+    const [id, review] = [ids[3]!, ids[2]!];
+    const { event, receipt, reviews } = await afterSignup(doorman, id, 'usr_example');
+    expect(event).to.include({ id, external_user_id: 'usr_example' });
+    expect(reviews).to.deep.equal([review]);
+    expect(receipt).to.deep.equal({ ok: true, duplicate: false });
+    expect((await afterSignup(doorman, id, 'usr_example')).receipt).to.deep.equal({ ok: true, duplicate: true });
+    const { rows } = await testDeps().db.query(
+      "SELECT outcome, note FROM feedback WHERE tenant_id = $1 AND subject_kind = 'external_user_id' AND subject_value = 'usr_example'", [tenant.tenantId],
+    );
+    expect(rows).to.deep.equal([{ outcome: 'chargeback', note: 'dispute dp_123' }]);
   });
 });

@@ -42,6 +42,7 @@ describe('client: screen()', function () {
     expect(first.verdict).to.equal('review');
     expect(first.reasons.map((r) => r.code)).to.include('proxy_ip');
     expect(first.policy_version).to.match(/^\d{4}-\d{2}-\d{2}\.\d+$/);
+    expect(first.degraded, 'every signal answered').to.deep.equal([]);
     expect(first.id).to.not.equal(second.id);
     const sent = verdictCalls().slice(before);
     expect(sent.map((e) => e.headers['idempotency-key'])).to.deep.equal([first.idempotencyKey, second.idempotencyKey]);
@@ -150,6 +151,23 @@ describe('client: screen()', function () {
       later.respondWith(() => ({ status: 402, body: { error: 'plan_exceeded', message: 'upgrade' } }));
       const refused = await doorman.screen(aSignup() as never).catch((err: DoormanError) => err);
       expect([(refused as DoormanError).code, (refused as DoormanError).retryable]).to.deep.equal(['plan_exceeded', false]);
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('reads degraded from the reasons that name missing sources, a later Doorman\'s unnamed one as unknown', async () => {
+    const answer = (reasons: object[]) => ({ status: 200, body: { id: 'evt_1', verdict: 'allow', reasons, policy_version: '2030-01-01.1' } });
+    const later = await startHttpStandIn(() => answer([
+      { code: 'timeout_failopen', detail: { sources: 'rdap,dns' } }, { code: 'partial_enrichment', detail: { sources: 'graph,dns' } }, { code: 'proxy_ip' },
+    ]));
+    try {
+      const doorman = doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: later.url });
+      const both = await doorman.screen(aSignup() as never);
+      expect(both.failedOpen ? undefined : both.degraded).to.deep.equal(['dns', 'graph', 'rdap']);
+      later.respondWith(() => answer([{ code: 'partial_enrichment' }]));
+      const unnamed = await doorman.screen(aSignup() as never);
+      expect(unnamed.failedOpen ? undefined : unnamed.degraded).to.deep.equal(['unknown']);
     } finally {
       await later.close();
     }

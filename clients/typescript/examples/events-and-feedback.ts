@@ -20,11 +20,9 @@ export async function afterSignup(doorman: DoormanClient, eventId: string, userI
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const doorman = doormanClient({ secretKey: process.env.DOORMAN_SECRET_KEY ?? '', baseUrl: process.env.DOORMAN_URL ?? '' });
-  const [eventId, userId] = process.argv.slice(2);
-  try {
-    console.log(await afterSignup(doorman, eventId ?? '', userId ?? ''));
-  } catch (err) {
-    if (err instanceof DoormanError) console.error(err.kind, err.status, err.code, err.message);
-    else throw err;
-  }
+  const [eventId = '', userId = ''] = process.argv.slice(2);
+  await afterSignup(doorman, eventId, userId).then(console.log, (err: unknown) => {
+    if (!(err instanceof DoormanError)) throw err;
+    console.error(err.kind, err.status, err.code, err.message); // e.g. response 404 not_found
+  });
 }

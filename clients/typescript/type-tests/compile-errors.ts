@@ -64,6 +64,14 @@ export async function results(): Promise<void> {
   for await (const event of doorman.events.list({ verdict: 'review', limit: 10, event_type: maybe === undefined ? undefined : 'login' })) void event.id;
   // @ts-expect-error list filters are closed sets
   doorman.events.list({ verdict: 'maybe' });
+  // @ts-expect-error failOpen is a boolean
+  await doorman.screen(login, { failOpen: 'no' });
+  // @ts-expect-error a feedback subject needs its value
+  await doorman.feedback.report({ subject: { kind: 'email' }, outcome: 'chargeback' });
+  const stored = await doorman.events.get('evt_1');
+  // @ts-expect-error a stored event's verdict is a closed set
+  const verdict: 'maybe' = stored.verdict;
+  void verdict;
   const ping = await doorman.ping();
   const mode: 'live' | 'test' = ping.mode;
   void mode;
