@@ -85,7 +85,9 @@ const schemas = {
         // Each branch typed, so that generators give `string` (untyped branches read as `unknown`).
         type: 'string', anyOf: [{ type: 'string', format: 'ipv4' }, { type: 'string', format: 'ipv6' }],
         'x-error-message': 'must be an IPv4 or IPv6 address',
-        description: "The end user's address. Omit it rather than send your own server's address.", examples: ['203.0.113.7'],
+        description: "The end user's address, IPv4 or IPv6: required for signup, trial_start and checkout_attempt; elsewhere omit it when "
+          + "you do not know it. Never your own server's address.",
+        examples: ['203.0.113.7'],
       },
       user_agent: { type: 'string', maxLength: 1024, description: "The end user's User-Agent header, verbatim (up to 1024 characters)." },
       device_token: { type: 'string', maxLength: 4096, description: 'From POST /v1/device. Expired, tampered, cross-tenant or cross-mode tokens are silently dropped.' },

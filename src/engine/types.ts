@@ -76,12 +76,8 @@ export interface GraphSignal {
   deviceSeenForAccount: boolean;
 }
 
-// The signal sources a verdict can be decided without (listed for callers as the contract's
-// `x-service-known-values.signal_sources`).
-export type SignalSource = 'email' | 'dns' | 'rdap' | 'device' | 'lists' | 'velocity' | 'graph';
-
 export interface MissingSignal {
-  source: SignalSource;
+  source: string;
   reason: 'timeout' | 'unavailable';
 }
 

@@ -6,7 +6,7 @@
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
-import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, SignalSource, Signals } from '../engine/types.js';
+import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
 import { graphLinkOf, pendingThatJoin, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { linkKeys } from '../graph/graph-outbox-store.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
@@ -73,10 +73,16 @@ function paymentSignal(req: VerdictRequest): PaymentSignal | undefined {
   };
 }
 
+// The signal sources a verdict can be decided without, as `timeout_failopen` and
+// `partial_enrichment` name them (listed for callers as the contract's
+// `x-service-known-values.signal_sources`; test/contract/openapi-lint.test.ts holds them equal).
+export type SignalSource = 'email' | 'dns' | 'rdap' | 'device' | 'lists' | 'velocity' | 'graph';
+type Missing = MissingSignal & { source: SignalSource };
+
 // The email facts the engine reads, and the lookups that failed (DNS, RDAP) as missing signals.
-function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: MissingSignal[] } {
+function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: Missing[] } {
   const { mxError, domainAgeError, ...signal } = email;
-  const missing: MissingSignal[] = [];
+  const missing: Missing[] = [];
   if (mxError) missing.push({ source: 'dns', reason: mxError });
   if (domainAgeError) missing.push({ source: 'rdap', reason: domainAgeError });
   return { signal, missing };
@@ -105,7 +111,7 @@ export async function collectSignals(
 ): Promise<Collected> {
   const { eventId, now, timings, policy } = at;
   const deadline = AbortSignal.timeout(deps.config.signalDeadlineMs);
-  const missing: MissingSignal[] = [];
+  const missing: Missing[] = [];
   const note = <T>(source: SignalSource, g: Gathered<T>): T | undefined => {
     if (g.ok) return g.value;
     missing.push({ source, reason: g.missing });

@@ -3,7 +3,7 @@
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { expect } from 'chai';
 import { openApiDocument } from '../../src/contract/openapi.js';
-import type { SignalSource } from '../../src/engine/types.js';
+import type { SignalSource } from '../../src/verdicts/collect-signals.js';
 
 const waivedWarnings = [
   // /health takes no key, no input and is never rate limited: it has no 4xx to document.
@@ -65,7 +65,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every signal source a verdict can be decided without under x-service-known-values', () => {
-    // A Record over the engine's union: a source added there fails to compile here until listed.
+    // A Record over the collector's union: a source added there fails to compile here until listed.
     const engineSources: Record<SignalSource, true> = { email: true, dns: true, rdap: true, device: true, lists: true, velocity: true, graph: true };
     const known = openApiDocument['x-service-known-values'] as Record<string, string[]>;
     expect(known.signal_sources).to.have.members(Object.keys(engineSources));

@@ -179,7 +179,7 @@ export interface components {
             /** @description Sent as typed, never pre-filtered or normalised; its quality is judged by the engine. */
             email?: string;
             /**
-             * @description The end user's address. Omit it rather than send your own server's address.
+             * @description The end user's address, IPv4 or IPv6: required for signup, trial_start and checkout_attempt; elsewhere omit it when you do not know it. Never your own server's address.
              * @example 203.0.113.7
              */
             ip?: string;
