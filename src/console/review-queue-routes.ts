@@ -4,7 +4,7 @@
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
-import { recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
+import { feedbackAnswer, recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
 import { listFeedback } from '../feedback/feedback-store.js';
 import { retractFeedback } from '../feedback/retract-feedback.js';
 import { requireRole } from './auth/console-guard.js';
@@ -153,9 +153,9 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
   router.post('/feedback', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
     const session = req.console!;
-    const { duplicate } = await recordFeedback(deps, session.scope, body);
+    const recorded = await recordFeedback(deps, session.scope, body);
     await audit(deps.db, actorOf(session), 'feedback', `${body.subject.kind}:${body.subject.value}`, { outcome: body.outcome, note: body.note ?? null });
-    res.json(duplicate ? { ok: true, duplicate: true } : { ok: true });
+    res.json(feedbackAnswer(recorded));
   });
 
   // The feedback recorded about an account, an email or an event (newest 100), with ids and

@@ -6,14 +6,13 @@ import { authenticate } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
-import { recordFeedback, type FeedbackInput } from './record-feedback.js';
+import { feedbackAnswer, recordFeedback, type FeedbackInput } from './record-feedback.js';
 
 export function feedbackRoutes(deps: Deps, validator: RequestValidator): Router {
   const router = Router();
   router.post('/v1/feedback', authenticate(deps, 'secret'), ...jsonBody(deps.config.bodyLimitBytes), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
-    const { duplicate } = await recordFeedback(deps, req.scope!, body);
-    res.json(duplicate ? { ok: true, duplicate: true } : { ok: true });
+    res.json(feedbackAnswer(await recordFeedback(deps, req.scope!, body)));
   });
   return router;
 }

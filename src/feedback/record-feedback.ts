@@ -47,3 +47,8 @@ export async function recordFeedback(
     return { duplicate: !recorded };
   });
 }
+
+// A report's answer: the contract's `{ok: true}`, with the additive `duplicate: true` on a repost.
+export function feedbackAnswer(result: { duplicate: boolean }): { ok: true; duplicate?: true } {
+  return result.duplicate ? { ok: true, duplicate: true } : { ok: true };
+}

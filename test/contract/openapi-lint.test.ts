@@ -66,8 +66,8 @@ describe('the OpenAPI document', () => {
 
   it('lists every signal source a verdict can be decided without under x-service-known-values', () => {
     // A Record over the collector's union: a source added there fails to compile here until listed.
-    const engineSources: Record<SignalSource, true> = { email: true, dns: true, rdap: true, device: true, lists: true, velocity: true, graph: true };
+    const collectorSources: Record<SignalSource, true> = { email: true, dns: true, rdap: true, device: true, lists: true, velocity: true, graph: true };
     const known = openApiDocument['x-service-known-values'] as Record<string, string[]>;
-    expect(known.signal_sources).to.have.members(Object.keys(engineSources));
+    expect(known.signal_sources).to.have.members(Object.keys(collectorSources));
   });
 });

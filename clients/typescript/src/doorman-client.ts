@@ -83,6 +83,7 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
     failOpenOnConfigurationError: options.failOpenOnConfigurationError === true,
   };
   const budget = (callOptions?: CallOptions) => budgetOf(transport, callOptions);
+  const events = eventsApi(transport);
   return {
     screen: (event, screenOptions) => screenEvent(transport, event, screenOptions),
     async ping(callOptions) {
@@ -90,10 +91,8 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
       const [health] = await Promise.all([
         // A 503 is an answer here: Doorman is there, one of its stores is not.
         sendWithRetries<Health>((signal) => transport.api.GET('/health', { signal }), { ...budget(callOptions), acceptStatus: (status) => status === 503 }),
-        // The cheapest call a secret key is checked on: one stored event, none needed.
-        sendWithRetries((signal) => transport.api.GET('/v1/events', {
-          params: { query: { query: { limit: 1 } } }, querySerializer: { object: { style: 'form', explode: true } }, signal,
-        }), budget(callOptions)),
+        // The cheapest call a secret key is checked on: the first page of one stored event (none needed).
+        events.pages({ limit: 1 }, callOptions).next(),
       ]);
       const body = health.data;
       if (!body || (body.status !== 'ok' && body.status !== 'unavailable') || typeof body.checks !== 'object') {
@@ -101,7 +100,7 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
       }
       return { status: body.status, checks: body.checks, mode, latencyMs: Date.now() - started };
     },
-    events: eventsApi(transport),
+    events,
     feedback: {
       async report(feedback, callOptions) {
         const { data } = await sendWithRetries<{ ok: true; duplicate?: boolean }>(
