@@ -1,16 +1,19 @@
 // The floor: a bare node:http server on the same drivers and the same store functions that
-// does only a verdict's mandatory I/O in this design (the key lookup, one velocity round trip,
-// one read-only Cypher, one Postgres write with the event and its graph link) with no
-// validation, signals logic, engine or Express. The verdict's latency over this one's is what
-// our own code costs. (The links it writes are applied by the verdict server's graph writer.)
+// does only a verdict's mandatory I/O in this design (one velocity round trip, one read-only
+// Cypher, one Postgres write with the event, its graph link and the check for waiting links that
+// join it) with no validation, signals logic, engine or Express. Keys are held in memory as the
+// verdict holds them (since issue 26; before, the floor read each key from Postgres). The
+// verdict's latency over this one's is what our own code costs. (The links it writes are applied
+// by the verdict server's graph writer.)
 import http from 'node:http';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { newId } from '../src/db/new-id.js';
 import { defaultPolicy } from '../src/engine/policy.js';
+import { linkKeys } from '../src/graph/graph-outbox-store.js';
 import { graphLinkOf, readClusterFacts } from '../src/graph/identity-graph.js';
 import { bearerToken, hashKey } from '../src/tenants/api-key.js';
-import { findKey } from '../src/tenants/key-store.js';
+import { findKey, type KeyRow } from '../src/tenants/key-store.js';
 import { countersFor, countVelocity } from '../src/velocity/velocity-store.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
@@ -18,6 +21,16 @@ import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 const NO_WAKE = { written: () => undefined };
 
 const deps = createDeps(loadConfig());
+// The bench never revokes a key: a plain memo stands for the verdict's key directory.
+const keys = new Map<string, KeyRow>();
+const keyOf = async (hash: string) => {
+  let row = keys.get(hash);
+  if (!row) {
+    row = await findKey(deps.db, hash);
+    if (row) keys.set(hash, row);
+  }
+  return row;
+};
 await deps.warmup();
 
 const server = http.createServer(async (req, res) => {
@@ -25,7 +38,7 @@ const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const key = await findKey(deps.db, hashKey(bearerToken(req.headers.authorization) ?? ''));
+    const key = await keyOf(hashKey(bearerToken(req.headers.authorization) ?? ''));
     if (!key) throw new Error('unknown key');
     const scope = { tenantId: key.tenantId, mode: key.mode };
     const eventId = newId('evt');
@@ -41,10 +54,14 @@ const server = http.createServer(async (req, res) => {
       link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
     const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
-    await writeJudgedEvent(deps.db, NO_WAKE, scope, {
-      id: eventId, eventType: body.event_type, verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version,
+    const event = {
+      id: eventId, eventType: body.event_type, verdict: 'allow' as const, reasons: [], policyVersion: defaultPolicy.version,
       createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
-    }, { response, link });
+    };
+    const keysOf = link ? linkKeys(link) : [];
+    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf } }) });
+    // Waiting links joined it: the verdict would read the graph again; the floor only writes.
+    if (!first.written) await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link });
     res.writeHead(200, { 'content-type': 'application/json' }).end(response);
   } catch (err) {
     res.writeHead(500).end(String(err));

@@ -22,6 +22,8 @@ import { createGraphOutbox, type GraphOutbox } from './graph/graph-outbox.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
 import { warmUp } from './warm-up.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/documents/policy-registry.js';
+import { createKeyDirectory, type KeyDirectory } from './tenants/key-directory.js';
+import { createListDirectory, type ListDirectory } from './lists/list-directory.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
 import { argon2Passwords, type Passwords } from './console/auth/passwords.js';
@@ -46,6 +48,10 @@ export interface Deps {
   engine: { rules: readonly Rule[]; policy: Policy };
   // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
   policies: PolicyRegistry;
+  // API keys and the tenants' lists, in memory while serve() keeps them current (otherwise each
+  // lookup reads Postgres).
+  keys: KeyDirectory;
+  lists: ListDirectory;
   // This process's metrics, the one facade every room counts through (src/metrics/metrics.ts).
   metrics: Metrics;
   // The graph's door: every outbox row is written through it, and it wakes this process's writers.
@@ -153,6 +159,8 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     emailSignals,
     engine,
     policies,
+    keys: overrides.keys ?? createKeyDirectory(db),
+    lists: overrides.lists ?? createListDirectory(db),
     metrics: overrides.metrics ?? createMetrics(),
     graphOutbox,
     graphWriter,

@@ -84,6 +84,9 @@ export async function serve(
 ): Promise<http.Server> {
   // Velocity and rate limits start working as soon as Redis connects; do not wait long for it.
   await redisReady(deps.redis, 3000).catch((err: Error) => deps.logger.warn({ err: err.message }, 'starting without redis'));
+  // Keys and lists are answered from memory once loaded; warming waits for that load.
+  const keyWatch = deps.keys.watch(deps);
+  const listWatch = deps.lists.watch(deps);
   // Warming starts before listening, so the gate holds the first requests and /health says so.
   const warming = deps.warmup();
   const app = createApp(deps);
@@ -121,7 +124,7 @@ export async function serve(
     clearInterval(housekeeping);
     await drain(server, traffic);
     deps.logger.info('requests drained');
-    await Promise.allSettled([intelWatch.close(), deviceKeyWatch.close(), policyWatch.close(), background.stop()]);
+    await Promise.allSettled([intelWatch.close(), deviceKeyWatch.close(), policyWatch.close(), keyWatch.close(), listWatch.close(), background.stop()]);
     // deps.close flushes the graph writer, lets a job in progress finish, closes the pools.
     await deps.close();
     await metrics.close();

@@ -1,5 +1,5 @@
 // Warming a process before it serves verdicts: in-process data (ip intelligence, device-token
-// keys, the published policies), connections
+// keys, the published policies, API keys and lists), connections
 // opened (Postgres, Neo4j), Neo4j's plans for the verdict's read and the writer's statements,
 // the graph's indexes read into Neo4j's page cache, the velocity script loaded into Redis, and
 // the engine run a few times so the JIT has compiled it. A cold start otherwise spends the first
@@ -31,6 +31,9 @@ export interface WarmUpDeps {
   ipIntel: IpIntel;
   engine: { rules: readonly Rule[]; policy: Policy };
   policies: { load(): Promise<unknown> };
+  // The keys and lists held in memory (src/tenants/key-directory.ts, src/lists/list-directory.ts).
+  keys: { whenLoaded(ms: number): Promise<void> };
+  lists: { whenLoaded(ms: number): Promise<void> };
 }
 
 const WARM = { tenantId: '__warmup__', mode: 'test' };
@@ -102,6 +105,7 @@ export async function warmUp(deps: WarmUpDeps): Promise<void> {
     step('connections', openConnections(deps)).then(() => step('graph', warmGraph(deps))),
     step('redis', loadVelocityScript(deps.redis)),
     step('device keys', deps.secrets.deviceKeys.reload()),
+    step('keys and lists', Promise.all([deps.keys.whenLoaded(5_000), deps.lists.whenLoaded(5_000)])),
     deps.policies.load().catch((err: Error) => deps.logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are')),
   ]);
   warmEngine(deps);

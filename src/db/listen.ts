@@ -1,7 +1,8 @@
 // A dedicated Postgres connection that LISTENs on a channel and calls back on each NOTIFY,
 // reconnecting after a failure. Used for fleet-wide signals such as "reload intelligence".
 // onListening runs each time the LISTEN is (re)established, so a listener can catch up on
-// what it may have missed while disconnected.
+// what it may have missed while disconnected; onLost runs when the connection is lost (or the
+// LISTEN could not be set up), so a cache that trusts its notifications can stop trusting them.
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -11,6 +12,7 @@ export function listen(
   onNotify: (payload: string) => void,
   logger: Logger,
   onListening?: () => void,
+  onLost?: () => void,
 ): { close(): Promise<void> } {
   let client: pg.Client | undefined;
   let closed = false;
@@ -18,11 +20,13 @@ export function listen(
 
   const connect = async () => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: databaseUrl });
+    // Named for pg_stat_activity: which process listens, on what.
+    const c = new pg.Client({ connectionString: databaseUrl, application_name: `doorman ${process.pid} listen ${channel}`.slice(0, 63) });
     c.on('notification', (msg) => {
       if (msg.channel === channel) onNotify(msg.payload ?? '');
     });
     c.on('error', (err) => {
+      onLost?.();
       logger.warn({ channel, err: err.message }, 'listen connection lost; reconnecting');
       void c.end().catch(() => undefined);
       if (!closed) retry = setTimeout(() => void connect(), 5000);
@@ -33,6 +37,7 @@ export function listen(
       client = c;
       onListening?.();
     } catch (err) {
+      onLost?.();
       logger.warn({ channel, err: String(err) }, 'cannot listen; retrying in 5 s');
       void c.end().catch(() => undefined);
       if (!closed) retry = setTimeout(() => void connect(), 5000);

@@ -91,28 +91,26 @@ export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
   return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
 }
 
-// The links committed but not yet applied that share an account or an identifier with `keys`: a
-// verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
-// The query's text, for a statement that composes it (the verdict's one read of Postgres,
-// src/verdicts/verdict-reads.ts); the caller names its parameters.
+// The links committed but not yet applied that share a key with `joins` and bring a key not in
+// `own`: a verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
+// The query's text, for a statement that composes it (the verdict's write checks it first,
+// src/verdicts/verdict-store.ts); the caller names its parameters. A null `joins` finds none.
 // Bounded: among the newest 1,000 rows waiting in the scope's lane (read backwards on the lane's
-// index), at most 200 that share a key with the event.
-export function pendingLinksSql(p: { tenantId: string; mode: string; keys: string }): string {
+// index), at most 200 that join the event.
+export function pendingLinksSql(p: { tenantId: string; mode: string; joins: string; own: string }): string {
   return `SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids FROM (
             SELECT tenant_id, mode, kind, payload, keys FROM graph_outbox
              WHERE lane = (hashtext(${p.tenantId} || ':' || ${p.mode}) & 15) AND failed_at IS NULL
+               AND ${p.joins}::text[] IS NOT NULL
              ORDER BY seq DESC LIMIT 1000) o
-           WHERE o.tenant_id = ${p.tenantId} AND o.mode = ${p.mode} AND o.kind = 'link' AND o.keys && ${p.keys}::text[]
+           WHERE o.tenant_id = ${p.tenantId} AND o.mode = ${p.mode} AND o.kind = 'link'
+             AND o.keys && ${p.joins}::text[] AND NOT (o.keys <@ ${p.own}::text[])
            LIMIT 200`;
 }
 
-export async function pendingLinksJoining(db: Queryable, scope: Scope, keys: string[]): Promise<PendingLink[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await db.query<PendingLink>({
-    name: 'pending-links-joining',
-    text: pendingLinksSql({ tenantId: '$1', mode: '$2', keys: '$3' }),
-    values: [scope.tenantId, scope.mode, keys],
-  });
+export async function pendingLinksJoining(db: Queryable, scope: Scope, joins: string[], own: string[] = []): Promise<PendingLink[]> {
+  if (joins.length === 0) return [];
+  const { rows } = await db.query<PendingLink>(pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$3', own: '$4' }), [scope.tenantId, scope.mode, joins, own]);
   return rows;
 }
 

@@ -1,4 +1,4 @@
-// Bearer key → hash → key row → req.scope. Every failure is 401 `unauthorized` (contract §5):
+// Bearer key → hash → key row (from memory: src/tenants/key-directory.ts) → req.scope. Every failure is 401 `unauthorized` (contract §5):
 // missing, malformed, unknown, revoked, or the wrong kind of key for the route.
 // Made-up keys must not cost a database lookup each (issue 20): a key found unknown or revoked is
 // remembered for a minute in this process, and every failed authentication counts against the
@@ -13,14 +13,13 @@ import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Deps } from '../deps.js';
 import { bearerToken, hashKey, parseKey, type KeyKind } from '../tenants/api-key.js';
-import { findKey } from '../tenants/key-store.js';
 import { AppError } from '../errors.js';
 import { clientBucket } from './client-bucket.js';
 import './express-request.js';
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-type DoorDeps = Pick<Deps, 'db' | 'redis' | 'config'> & Partial<Pick<Deps, 'metrics'>>;
+type DoorDeps = Pick<Deps, 'keys' | 'redis' | 'config'> & Partial<Pick<Deps, 'metrics'>>;
 
 const UNKNOWN_TTL_MS = 60_000;
 const KNOWN_TTL_MS = 10 * 60_000;
@@ -91,7 +90,7 @@ export function authenticate(deps: DoorDeps, expected: KeyKind): RequestHandler 
     }
     const remembered = door.refused.size === 0 ? undefined : door.refused.get(hash);
     if (remembered) return fail(remembered === 'revoked' ? 'The API key has been revoked.' : 'The API key is unknown.');
-    const row = await findKey(deps.db, hash);
+    const row = await deps.keys.find(hash);
     if (!row || row.kind !== parsed.kind || row.mode !== parsed.mode) {
       door.refused.set(hash, 'unknown');
       return fail('The API key is unknown.');

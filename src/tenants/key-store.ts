@@ -40,6 +40,14 @@ export async function findKey(db: Queryable, hash: string): Promise<KeyRow | und
   return row && { tenantId: row.tenant_id, mode: row.mode, kind: row.kind, revoked: row.revoked };
 }
 
+// Every key, by hash (key-directory.ts holds them in memory): a few per tenant.
+export async function allKeys(db: Queryable): Promise<Map<string, KeyRow>> {
+  const { rows } = await db.query<{ key_hash: string; tenant_id: string; mode: Scope['mode']; kind: KeyKind; revoked: boolean }>(
+    'SELECT key_hash, tenant_id, mode, kind, revoked_at IS NOT NULL AS revoked FROM api_keys',
+  );
+  return new Map(rows.map((r) => [r.key_hash, { tenantId: r.tenant_id, mode: r.mode, kind: r.kind, revoked: r.revoked }]));
+}
+
 // Returns whether a key with this hash exists (revoking twice is not an error).
 export async function revokeKey(db: Queryable, hash: string): Promise<boolean> {
   const { rowCount } = await db.query(

@@ -1,17 +1,17 @@
 // Gathers the facts one event is judged on, in parallel under one deadline (SIGNAL_DEADLINE_MS),
 // and writes nothing but the event's velocity counts (one atomic Redis step that adds and counts,
 // which the caller takes back if the event is not committed). The graph is only read: the link
-// it will gain is returned, for the write to put in the outbox. A collector's failure or lateness
+// it will gain is returned, for the write to put in the outbox, with what the write needs to find
+// the links still waiting in the outbox that this event joins (docs/graph.md, "Fresh reads"). The
+// lists are matched in memory (src/lists/list-directory.ts). A collector's failure or lateness
 // only removes its signal and notes it in `missing`.
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
-import { graphLinkOf, pendingThatJoin, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
-import { linkKeys } from '../graph/graph-outbox-store.js';
+import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
-import { readListsAndPendingLinks } from './verdict-reads.js';
 import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
@@ -22,7 +22,7 @@ import type { VerdictRequest } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
 import { testFixtureOf } from './test-fixtures.js';
 
-export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger'>;
+export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger' | 'lists'>;
 
 export interface Collected {
   signals: Signals;
@@ -31,6 +31,17 @@ export interface Collected {
   counted: Promise<Counted | undefined>;
   // What the graph gains from this event, applied after commit.
   link?: GraphLink;
+  // When the graph answered: the keys through which a waiting link joins this event (its account
+  // and its identifiers that link) and the keys of its own (a waiting link that brings nothing
+  // else, the same user's previous event, changes nothing), for the write's check, and the read
+  // again with such links folded in.
+  fresh?: FreshRead;
+}
+
+export interface FreshRead {
+  joins: string[];
+  own: string[];
+  reread(pending: PendingLink[], timings: Timings): Promise<Signals>;
 }
 
 const DAY_MS = 86_400_000;
@@ -88,21 +99,6 @@ function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: Miss
   return { signal, missing };
 }
 
-// The graph as of this verdict's start (docs/graph.md, "Fresh reads"): the graph is read at once,
-// beside the Postgres read that finds the links committed and still waiting in the outbox that
-// this event joins; only when there are such links (a burst) is it read again with them folded in.
-async function readFreshClusterFacts(deps: VerdictDeps, link: GraphLink, policy: Policy, now: Date, pending: Promise<PendingLink[]>): Promise<ClusterFacts> {
-  const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
-  const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
-  const [facts, waiting] = await Promise.all([
-    readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { recentSince }),
-    pending.catch((): PendingLink[] => []),
-  ]);
-  const joining = waiting.length === 0 ? [] : pendingThatJoin(link, facts.joinKeys, waiting);
-  if (joining.length === 0) return facts;
-  return readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending: joining, recentSince });
-}
-
 export async function collectSignals(
   deps: VerdictDeps,
   scope: Scope,
@@ -141,19 +137,21 @@ export async function collectSignals(
     card: payment?.cardFingerprint, cardCountry: payment?.country, identity: req.identity,
   }, deps.config.hubThreshold, policy.graph);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
-  // One Postgres read: list matches and the pending links this event joins.
-  const reads = readListsAndPendingLinks(deps.db, scope, listCandidates({
+  // The lists from memory (a Postgres read only while the memory is not trusted).
+  const listHits = deps.lists.match(scope, listCandidates({
     email: req.email,
     emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
     ip: req.ip,
     deviceId,
     cardFingerprint: payment?.cardFingerprint,
     externalUserId: req.external_user_id,
-  }), link ? linkKeys(link) : []);
+  }));
+  const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
+  const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
   const [lists, velocity, graph] = await Promise.all([
-    collect('lists', reads.then((r) => r.lists)),
+    collect('lists', listHits),
     counting ? collect('velocity', counting) : undefined,
-    link ? collect('graph', readFreshClusterFacts(deps, link, policy, now, reads.then((r) => r.pending))) : undefined,
+    link ? collect('graph', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { recentSince })) : undefined,
   ]);
   const velocitySignal = velocity ? note('velocity', velocity)?.signal : undefined;
   const facts = graph ? note('graph', graph) : undefined;
@@ -174,5 +172,18 @@ export async function collectSignals(
     ...(fixture && { testFixture: fixture }),
     missing: [...missing, ...(emailSignal?.missing ?? [])],
   };
-  return { signals, counted: counting ? counting.catch(() => undefined) : Promise.resolve(undefined), link };
+  const fresh: FreshRead | undefined = link && facts && {
+    joins: [...(link.account ? [`account:${link.account}`] : []), ...facts.joinKeys],
+    own: [...(link.account ? [`account:${link.account}`] : []), ...link.ids.map((i) => `${i.kind}:${i.value}`)],
+    // The graph read again with the waiting links folded in, under a deadline of its own; if it
+    // fails, the verdict is judged without the graph, as when the first read fails.
+    async reread(pending, t) {
+      const again = await gather(t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })),
+        AbortSignal.timeout(deps.config.signalDeadlineMs));
+      const { graph: _stale, ...rest } = signals;
+      if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
+      return { ...rest, graph: graphSignal(again.value, now.getTime(), payment?.cardFingerprint, payment?.country) };
+    },
+  };
+  return { signals, counted: counting ? counting.catch(() => undefined) : Promise.resolve(undefined), link, ...(fresh && { fresh }) };
 }

@@ -1,7 +1,9 @@
 // Use case: screen one event (contract §3, §4.1). A key already answered is replayed (or is a
 // conflict). Otherwise: gather signals outside any transaction (reads, and the atomic velocity
 // count), evaluate (pure, fails open), then write the event, its idempotency record, its review
-// and its graph link in one statement. A request that does not commit (a Postgres failure, or a
+// and its graph link in one statement, which first checks the outbox for links not yet applied
+// that join the event; if some do, nothing is written, the graph is read again with them, and
+// the event is decided again and written (docs/graph.md, "Fresh reads"). A request that does not commit (a Postgres failure, or a
 // twin with the same key that committed first) takes its velocity counts back and leaves no
 // trace in any store. The graph writer applies the link after the commit; a shadow policy, if
 // the scope has one, judges the same signals after the response.
@@ -10,13 +12,15 @@ import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';
+import type { Policy } from '../engine/policy.js';
+import type { Decision, Signals } from '../engine/types.js';
 import { AppError } from '../errors.js';
 import { recordShadow } from '../policies/shadows/shadow-policy.js';
 import { Timings } from '../timings.js';
 import { collectSignals, type Collected } from './collect-signals.js';
 import { findAnswer, type StoredAnswer } from './idempotency-store.js';
 import { storedRequest, type VerdictRequest } from './verdict-request.js';
-import { writeJudgedEvent } from './verdict-store.js';
+import { writeJudgedEvent, type WriteExtras, type WriteOutcome } from './verdict-store.js';
 
 export interface VerdictInput {
   request: VerdictRequest;
@@ -30,6 +34,27 @@ function replay(answer: StoredAnswer, bodySha256: Buffer): string {
     throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body. Derive a new key per attempt.');
   }
   return answer.response;
+}
+
+interface Judged {
+  signals: Signals;
+  decision: Decision;
+  // The response's exact bytes.
+  body: string;
+}
+
+function judge(deps: Pick<Deps, 'engine' | 'logger'>, eventId: string, signals: Signals, policy: Policy): Judged {
+  const decision = evaluate(signals, deps.engine.rules, policy);
+  // Counted once, with the verdict (metrics.verdictJudged: doorman_fail_open_total).
+  if (decision.fault) deps.logger.error({ event_id: eventId, fault: decision.fault }, 'engine fault: failed open');
+  const body = JSON.stringify({
+    id: eventId,
+    verdict: decision.verdict,
+    reasons: decision.reasons,
+    policy_version: decision.policyVersion,
+    ...(decision.recommendedAction && { recommended_action: decision.recommendedAction }),
+  });
+  return { signals, decision, body };
 }
 
 async function takeBack(deps: Pick<Deps, 'logger'>, collected: Collected, eventId: string): Promise<void> {
@@ -54,38 +79,38 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   // The scope's published policy (or the default), read once: velocity windows and rules agree.
   const policy = deps.policies.forScope(scope);
   const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
-  const decision = evaluate(collected.signals, deps.engine.rules, policy);
-  // Counted once, with the verdict (metrics.verdictJudged: doorman_fail_open_total).
-  if (decision.fault) deps.logger.error({ event_id: eventId, fault: decision.fault }, 'engine fault: failed open');
-  const body = JSON.stringify({
-    id: eventId,
-    verdict: decision.verdict,
-    reasons: decision.reasons,
-    policy_version: decision.policyVersion,
-    ...(decision.recommendedAction && { recommended_action: decision.recommendedAction }),
-  });
+  let judged = judge(deps, eventId, collected.signals, policy);
 
-  let written: boolean;
+  const write = (joining: WriteExtras['joining']) => timings.time('write', writeJudgedEvent(deps.db, deps.graphOutbox, scope, {
+    id: eventId, eventType: req.event_type, verdict: judged.decision.verdict, reasons: judged.decision.reasons,
+    policyVersion: judged.decision.policyVersion, engineVersion: judged.decision.engineVersion, recommendedAction: judged.decision.recommendedAction, createdAt: now,
+    externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: judged.signals,
+  }, { idempotency, response: judged.body, link: collected.link, ...(joining && { joining }) }));
+
+  let outcome: WriteOutcome;
   try {
-    written = await timings.time('write', writeJudgedEvent(deps.db, deps.graphOutbox, scope, {
-      id: eventId, eventType: req.event_type, verdict: decision.verdict, reasons: decision.reasons,
-      policyVersion: decision.policyVersion, engineVersion: decision.engineVersion, recommendedAction: decision.recommendedAction, createdAt: now,
-      externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: collected.signals,
-    }, { idempotency, response: body, link: collected.link }));
+    outcome = await write(collected.fresh && { joins: collected.fresh.joins, own: collected.fresh.own });
+    if (!outcome.written && outcome.joining.length > 0 && collected.fresh) {
+      // Links committed and not yet applied join this event: read the graph with them, decide
+      // again, and write without the check (docs/graph.md, "Fresh reads").
+      judged = judge(deps, eventId, await collected.fresh.reread(outcome.joining, timings), policy);
+      outcome = await write(undefined);
+    }
   } catch (err) {
     await takeBack(deps, collected, eventId);
     throw err;
   }
-  if (!written) {
+  if (!outcome.written) {
     // A twin with this key committed first: answer with its bytes, as a replay would.
     await takeBack(deps, collected, eventId);
     const answer = idempotency && (await findAnswer(deps.db, scope, idempotency.key, now));
     if (!answer || !idempotency) throw new AppError('internal', 'The idempotency record vanished; retry with the same key.');
     return replay(answer, idempotency.bodySha256);
   }
+  const { decision, signals } = judged;
   // Counted once committed: failed writes and losing twins are not verdicts anyone received.
-  deps.metrics.verdictJudged(req.event_type, decision, collected.signals.missing);
+  deps.metrics.verdictJudged(req.event_type, decision, signals.missing);
   // The shadow policy, if the scope has one, judges the same signals off the response's time.
-  setImmediate(() => void recordShadow(deps, scope, { eventId, signals: collected.signals, live: decision, createdAt: now }));
-  return body;
+  setImmediate(() => void recordShadow(deps, scope, { eventId, signals, live: decision, createdAt: now }));
+  return judged.body;
 }

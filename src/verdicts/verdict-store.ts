@@ -5,12 +5,18 @@
 // With an Idempotency-Key, the record is inserted first and everything else hangs off it: a twin
 // in flight makes this statement wait on the primary key until the twin commits, then write
 // nothing; the caller answers with the twin's stored response.
+// Fresh reads (docs/graph.md): given the keys through which a waiting link would join the event,
+// the statement first looks in the outbox; if a link committed and not yet applied joins it, it
+// writes nothing and returns those links, and the caller reads the graph again with them folded
+// in, decides again and writes without the check. Steady traffic, where no such link waits, makes
+// this one statement the verdict's only Postgres round trip.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { EventRecord } from '../event-record.js';
 import { linkOutboxCte } from '../graph/graph-outbox-store.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
-import type { GraphLink } from '../graph/identity-graph.js';
+import type { GraphLink, PendingLink } from '../graph/identity-graph.js';
+import { pendingLinksSql } from '../graph/graph-outbox-store.js';
 import { judgedEventCte } from '../events/event-store.js';
 import { pendingReviewCte } from '../reviews/review-store.js';
 import { IDEMPOTENCY_TTL_HOURS, idempotencyRecordCte } from './idempotency-store.js';
@@ -26,14 +32,22 @@ export interface WriteExtras {
   // The exact response bytes, kept for a replay.
   response: string;
   link?: GraphLink;
+  // The write's check for waiting links that join the event (absent: no check).
+  joining?: { joins: string[]; own: string[] };
 }
+
+// Not written: `joining` lists the waiting links that join the event, or is empty when an
+// unexpired record for the key already existed.
+export type WriteOutcome = { written: true } | { written: false; joining: PendingLink[] };
 
 // Each table's part comes from the store that owns the table (CONVENTIONS.md rule 14); this file
 // composes them into one statement and names the parameters.
 const WRITE_SQL = `
-WITH idempotency AS (
-  ${idempotencyRecordCte({ tenantId: '$1', mode: '$2', key: '$14', bodySha256: '$15', eventId: '$3', response: '$16', createdAt: '$9', ttlHours: '$17' })}),
-proceed AS (SELECT 1 AS go WHERE $14::text IS NULL OR EXISTS (SELECT 1 FROM idempotency)),
+WITH joining AS (
+  ${pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$20', own: '$21' })}),
+idempotency AS (
+  ${idempotencyRecordCte({ tenantId: '$1', mode: '$2', key: '$14', bodySha256: '$15', eventId: '$3', response: '$16', createdAt: '$9', ttlHours: '$17', when: 'NOT EXISTS (SELECT 1 FROM joining)' })}),
+proceed AS (SELECT 1 AS go WHERE NOT EXISTS (SELECT 1 FROM joining) AND ($14::text IS NULL OR EXISTS (SELECT 1 FROM idempotency))),
 event AS (
   ${judgedEventCte({
     tenantId: '$1', mode: '$2', id: '$3', eventType: '$4', verdict: '$5', reasons: '$6', policyVersion: '$7', recommendedAction: '$8', createdAt: '$9',
@@ -43,20 +57,24 @@ review AS (
   ${pendingReviewCte({ tenantId: '$1', mode: '$2', createdAt: '$9', verdict: '$5', source: 'event' })}),
 link AS (
   ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', source: 'event' })})
-SELECT count(*)::int AS written FROM event`;
+SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM joining j) AS joining`;
 
-// True when the event was written; false when an unexpired record for the key already existed
-// (the caller replays it or answers 409). A written link wakes the graph writers (through outbox).
-export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 'written'>, scope: Scope, e: JudgedEvent, extra: WriteExtras): Promise<boolean> {
+// Written, or not: an unexpired record for the key already existed (the caller replays it or
+// answers 409), or waiting links join the event (the caller decides again with them). A written
+// link wakes the graph writers (through outbox).
+export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 'written'>, scope: Scope, e: JudgedEvent, extra: WriteExtras): Promise<WriteOutcome> {
   // Named: prepared once per connection, so Postgres plans this statement once, not per verdict.
-  const { rows } = await db.query<{ written: number }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
+  const { rows } = await db.query<{ written: number; joining: PendingLink[] | null }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
     scope.tenantId, scope.mode, e.id, e.eventType, e.verdict, JSON.stringify(e.reasons), e.policyVersion,
     e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
     JSON.stringify(e.request), JSON.stringify(e.signals),
     extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
     extra.link ? JSON.stringify(extra.link) : null, e.engineVersion ?? null,
+    extra.joining?.joins ?? null, extra.joining?.own ?? [],
   ] });
-  const written = rows[0]?.written === 1;
-  if (written && extra.link) outbox.written(db);
-  return written;
+  if (rows[0]?.written === 1) {
+    if (extra.link) outbox.written(db);
+    return { written: true };
+  }
+  return { written: false, joining: rows[0]?.joining ?? [] };
 }

@@ -10,6 +10,7 @@ import type { Deps } from '../../src/deps.js';
 import { redisReady } from '../../src/redis/redis-ready.js';
 import { hashKey } from '../../src/tenants/api-key.js';
 import { revokeApiKey, createKey } from '../../src/tenants/manage-tenants.js';
+import { createKeyDirectory } from '../../src/tenants/key-directory.js';
 import { aClientIp, aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 
@@ -99,7 +100,8 @@ describe('authentication', () => {
           };
         },
       }) as pg.Pool;
-      return { deps: { ...deps, db }, lookups: () => lookups };
+      // Keys are read through the key directory (not watched here: each lookup reads Postgres).
+      return { deps: { ...deps, db, keys: createKeyDirectory(db) }, lookups: () => lookups };
     }
     const madeUp = () => `sk_live_${randomBytes(24).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 32)}`;
 

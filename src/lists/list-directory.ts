@@ -1,0 +1,158 @@
+// The tenants' allow and block lists answered from memory (issue 26): every entry, loaded once and
+// kept current by the announcements migration 0021's trigger sends on each change to list_entries
+// (`doorman list add|remove`, an erasure, an operator in psql), each naming its entry. The memory
+// is trusted only while this process is listening and has loaded since it last (re)connected;
+// otherwise each verdict reads its matches from Postgres, as before. An announcement arriving
+// during a load is applied after it, in commit order, so a load never undoes a newer change.
+import type { Logger } from 'pino';
+import type { Queryable } from '../db/queryable.js';
+import { listen } from '../db/listen.js';
+import type { ListHit } from '../engine/types.js';
+import type { Scope } from '../scope.js';
+import { allListEntries, matchLists, type ListEntry } from './list-store.js';
+
+export const LIST_CHANNEL = 'doorman_lists_changed';
+
+export interface ListDirectory {
+  // The entries matching one of the event's identifiers.
+  match(scope: Scope, candidates: { kind: string; value: string }[]): Promise<ListHit[]>;
+  // Whether matches are answered from memory right now.
+  trusted(): boolean;
+  // Settles once the memory is first trusted after watch() (at once when not watching, and at
+  // most after `ms`): warm-up waits for it.
+  whenLoaded(ms: number): Promise<void>;
+  // Keeps this directory current until closed (serve() starts it).
+  watch(deps: { config: { databaseUrl: string }; logger: Logger }): { close(): Promise<void> };
+}
+
+type Change = { op: 'add' | 'remove' } & ListEntry;
+type Lists = Map<string, Map<string, Set<ListEntry['list']>>>;
+
+const scopeKey = (tenantId: string, mode: string) => `${tenantId}\n${mode}`;
+const entryKey = (kind: string, value: string) => `${kind}\n${value}`;
+
+function apply(lists: Lists, c: Change): void {
+  const scope = scopeKey(c.tenantId, c.mode);
+  let entries = lists.get(scope);
+  if (!entries) {
+    if (c.op === 'remove') return;
+    lists.set(scope, (entries = new Map()));
+  }
+  const key = entryKey(c.kind, c.value);
+  const on = entries.get(key);
+  if (c.op === 'add') {
+    if (on) on.add(c.list);
+    else entries.set(key, new Set([c.list]));
+  } else if (on) {
+    on.delete(c.list);
+    if (on.size === 0) entries.delete(key);
+  }
+}
+
+// An announcement: a change, or undefined for "reload everything" ('*', a scope's reload, or
+// anything not understood).
+function changeOf(payload: string): Change | undefined {
+  try {
+    const p = JSON.parse(payload) as { op?: string; tenant_id?: string; mode?: string; list?: string; kind?: string; value?: string };
+    if ((p.op === 'add' || p.op === 'remove') && p.tenant_id && (p.mode === 'live' || p.mode === 'test')
+      && (p.list === 'allow' || p.list === 'block') && p.kind && typeof p.value === 'string') {
+      return { op: p.op, tenantId: p.tenant_id, mode: p.mode, list: p.list, kind: p.kind, value: p.value };
+    }
+  } catch {
+    // Reloaded below.
+  }
+  return undefined;
+}
+
+export function createListDirectory(db: Queryable): ListDirectory {
+  let lists: Lists = new Map();
+  let listening = false;
+  let loaded = false;
+  let firstLoad: Promise<void> | undefined;
+  let markLoaded = () => undefined as void;
+  // Changes announced while a load runs, applied after it.
+  let buffered: Change[] | undefined;
+  let loading: Promise<void> | undefined;
+  let again = false;
+
+  const loadOnce = async () => {
+    buffered = [];
+    try {
+      const entries = await allListEntries(db);
+      const next: Lists = new Map();
+      for (const e of entries) apply(next, { op: 'add', ...e });
+      for (const c of buffered) apply(next, c);
+      lists = next;
+      loaded = listening;
+      if (loaded) markLoaded();
+    } finally {
+      buffered = undefined;
+    }
+  };
+  // Loads are serial; one asked for during a load runs after it.
+  const load = (): Promise<void> => {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      try {
+        do {
+          again = false;
+          await loadOnce();
+        } while (again);
+      } finally {
+        loading = undefined;
+      }
+    })();
+    return loading;
+  };
+
+  return {
+    trusted: () => listening && loaded,
+    async whenLoaded(ms) {
+      if (!firstLoad) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([firstLoad, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+      clearTimeout(timer);
+    },
+    async match(scope, candidates) {
+      if (!(listening && loaded)) return matchLists(db, scope, candidates);
+      const entries = lists.get(scopeKey(scope.tenantId, scope.mode));
+      if (!entries || candidates.length === 0) return [];
+      const hits: ListHit[] = [];
+      for (const c of candidates) {
+        const on = entries.get(entryKey(c.kind, c.value));
+        if (on) for (const list of on) hits.push({ list, kind: c.kind, value: c.value });
+      }
+      return hits;
+    },
+    watch(deps) {
+      firstLoad = new Promise<void>((resolve) => { markLoaded = resolve; });
+      const failed = (err: Error) => deps.logger.error({ err: err.message }, 'lists not loaded; each verdict reads its matches from Postgres');
+      const announced = (payload: string) => {
+        const change = changeOf(payload);
+        if (!change) {
+          loaded = false;
+          return void load().catch(failed);
+        }
+        if (buffered) buffered.push(change);
+        apply(lists, change);
+      };
+      const lost = () => {
+        listening = false;
+        loaded = false;
+      };
+      const listener = listen(deps.config.databaseUrl, LIST_CHANNEL, announced, deps.logger, () => {
+        listening = true;
+        void load().catch(failed);
+      }, lost);
+      return {
+        async close() {
+          lost();
+          await listener.close();
+        },
+      };
+    },
+  };
+}

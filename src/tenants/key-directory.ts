@@ -1,0 +1,101 @@
+// API keys answered from memory (issue 26): every key row, loaded once and kept current by the
+// announcements migration 0021's trigger sends on each change to api_keys (a key created,
+// revoked or deleted, by whatever means). The memory is trusted only while this process is
+// listening and has loaded since it last (re)connected; otherwise each lookup reads Postgres, as
+// before. So a revoked key is refused by every instance once the announcement arrives (on commit,
+// typically within milliseconds; the README states the bound), and never later than the next
+// lookup after a lost connection.
+// A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
+// on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.
+import type { Logger } from 'pino';
+import type { Queryable } from '../db/queryable.js';
+import { listen } from '../db/listen.js';
+import { allKeys, findKey, type KeyRow } from './key-store.js';
+
+export const KEY_CHANNEL = 'doorman_keys_changed';
+
+export interface KeyDirectory {
+  // The key's row, or undefined when no key has this hash.
+  find(hash: string): Promise<KeyRow | undefined>;
+  // Whether lookups are answered from memory right now.
+  trusted(): boolean;
+  // Settles once the memory is first trusted after watch() (at once when not watching, and at
+  // most after `ms`): warm-up waits for it.
+  whenLoaded(ms: number): Promise<void>;
+  // Keeps this directory current until closed (serve() starts it).
+  watch(deps: { config: { databaseUrl: string }; logger: Logger }): { close(): Promise<void> };
+}
+
+export function createKeyDirectory(db: Queryable): KeyDirectory {
+  const rows = new Map<string, KeyRow>();
+  let listening = false;
+  let loaded = false;
+  let firstLoad: Promise<void> | undefined;
+  let markLoaded = () => undefined as void;
+  // Each announcement advances the epoch and stamps its hash; a read that began before a change
+  // to its hash does not store what it read (it may predate the change).
+  let epoch = 0;
+  const changedAt = new Map<string, number>();
+  let everything = 0;
+  const staleSince = (hash: string, since: number) => (changedAt.get(hash) ?? 0) > since || everything > since;
+
+  const load = async () => {
+    const since = epoch;
+    const all = await allKeys(db);
+    if (!listening || everything > since) return;
+    rows.clear();
+    for (const [hash, row] of all) if (!staleSince(hash, since)) rows.set(hash, row);
+    changedAt.clear();
+    loaded = true;
+    markLoaded();
+  };
+
+  const announced = (payload: string) => {
+    epoch += 1;
+    if (payload === '*' || payload === '') {
+      everything = epoch;
+      rows.clear();
+      loaded = false;
+      return void load().catch(() => undefined);
+    }
+    changedAt.set(payload, epoch);
+    rows.delete(payload);
+  };
+
+  return {
+    trusted: () => listening && loaded,
+    async whenLoaded(ms) {
+      if (!firstLoad) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([firstLoad, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+      clearTimeout(timer);
+    },
+    async find(hash) {
+      if (!(listening && loaded)) return findKey(db, hash);
+      const known = rows.get(hash);
+      if (known) return known;
+      const since = epoch;
+      const row = await findKey(db, hash);
+      if (row && listening && loaded && !staleSince(hash, since)) rows.set(hash, row);
+      return row;
+    },
+    watch(deps) {
+      firstLoad = new Promise<void>((resolve) => { markLoaded = resolve; });
+      const failed = (err: Error) => deps.logger.error({ err: err.message }, 'api keys not loaded; each request reads its key from Postgres');
+      const lost = () => {
+        listening = false;
+        loaded = false;
+      };
+      const listener = listen(deps.config.databaseUrl, KEY_CHANNEL, announced, deps.logger, () => {
+        listening = true;
+        void load().catch(failed);
+      }, lost);
+      return {
+        async close() {
+          lost();
+          await listener.close();
+        },
+      };
+    },
+  };
+}
