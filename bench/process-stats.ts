@@ -14,7 +14,7 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
-export function sampleProcess(pid: number): () => { cpuPercent: number; rssMbMax: number } {
+export function sampleProcess(pid: number): () => { cpuPercent: number; cpuSeconds: number; rssMbMax: number } {
   const startTicks = cpuTicks(pid);
   const start = performance.now();
   let rssMax = rssMb(pid);
@@ -24,7 +24,7 @@ export function sampleProcess(pid: number): () => { cpuPercent: number; rssMbMax
   return () => {
     clearInterval(timer);
     const seconds = (performance.now() - start) / 1000;
-    const cpu = ((cpuTicks(pid) - startTicks) / TICKS_PER_SECOND / seconds) * 100;
-    return { cpuPercent: Math.round(cpu), rssMbMax: Math.round(Math.max(rssMax, rssMb(pid))) };
+    const cpuSeconds = (cpuTicks(pid) - startTicks) / TICKS_PER_SECOND;
+    return { cpuPercent: Math.round((cpuSeconds / seconds) * 100), cpuSeconds, rssMbMax: Math.round(Math.max(rssMax, rssMb(pid))) };
   };
 }

@@ -5,7 +5,7 @@ import type { LoadResult } from './load-generator.js';
 import type { GraphQualityResult } from './graph-quality/run-graph-quality.js';
 import type { ProbeResult } from './read-your-writes.js';
 
-export type Run = LoadResult & { label: string; cpuPercent: number; rssMbMax: number };
+export type Run = LoadResult & { label: string; cpuPercent: number; cpuMsPerRequest: number; writerCpuPercent?: number; rssMbMax: number };
 
 export interface BacktestResult {
   events: number;
@@ -29,12 +29,12 @@ export interface Report {
 }
 
 const row = (name: string, r: Run) =>
-  `| ${name} | ${r.throughput} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.errors} | ${r.failOpen}${sources(r)} | ${r.cpuPercent}% | ${r.rssMbMax} |`;
+  `| ${name} | ${r.throughput} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.errors} | ${r.failOpen}${sources(r)} | ${r.cpuPercent}% | ${r.cpuMsPerRequest} | ${r.writerCpuPercent ?? '-'}% | ${r.rssMbMax} |`;
 const sources = (r: Run) => {
   const entries = Object.entries(r.failOpenSources ?? {});
   return entries.length ? ` (${entries.map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
 };
-const HEADER = '| run | ok req/s | p50 ms | p90 ms | p99 ms | max ms | errors | fail-open | CPU | RSS MB |\n|---|---|---|---|---|---|---|---|---|---|';
+const HEADER = '| run | ok req/s | p50 ms | p90 ms | p99 ms | max ms | errors | fail-open | CPU | ms CPU per request | writer CPU | RSS MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
 const probeRow = (name: string, p: ProbeResult) =>
   `| ${name} | ${p.lagP50} | ${p.lagP99} | ${p.lagMax} | ${p.seen} / ${p.pairs} = ${p.seenPercent}% | ${p.unapplied} |`;
 const PROBE_HEADER = '| during | link lag p50 ms | p99 ms | max ms | next event (100 ms later) saw the link | not applied in 5 s |\n|---|---|---|---|---|---|';
@@ -61,6 +61,13 @@ export function writeReport(r: Report): void {
     { label: 'floor p99', colour: '#d62728', dash: '5,4', points: r.rates.map((x) => ({ x: x.rate, y: x.floor.p99 })) },
   ]);
   fs.writeFileSync('docs/benchmarks-latency.svg', chart);
+  const floorSat = r.saturation.floor;
+  const verdictSat = r.saturation.verdict;
+  const at400 = r.rates.find((x) => x.rate === 400);
+  const lagSteps = [r.contention.open.probe, ...r.growth.map((g) => g.probe)];
+  const worstLagAll = Math.max(...lagSteps.map((p) => p.lagP99));
+  const cpuRatios = r.rates.map((x) => x.verdict.cpuMsPerRequest / x.floor.cpuMsPerRequest);
+  const cpuAt200 = at200 ? at200.verdict.cpuMsPerRequest / at200.floor.cpuMsPerRequest : NaN;
   const md = `# Benchmarks
 
 ${r.quick ? '> **Quick run** (BENCH_QUICK=1): short steps, for checking the harness only. Not the published figures.\n' : ''}
@@ -78,7 +85,8 @@ ${Object.entries(r.versions).map(([k, v]) => `| ${k} | ${v} |`).join('\n')}
 | run time | ${r.minutes.toFixed(1)} min |
 
 Everything runs on this one machine: the Doorman server (one process, \`node bin/doorman.js serve
---no-worker\`), Postgres, Redis, Neo4j, a local DNS stand-in answering MX, and the load generator.
+--no-worker --no-graph-writer\`), the graph writer (one \`node bin/doorman.js worker\`), Postgres,
+Redis, Neo4j, a local DNS stand-in answering MX, and the load generator.
 \`RATE_LIMIT_PER_MINUTE\` is raised to ${r.settings.rateLimit} for the run (the contract's 600 per key
 per minute would cap one key at 10 req/s); nothing else differs from the defaults (signal deadline
 150 ms).
@@ -98,10 +106,12 @@ per minute would cap one key at 10 req/s); nothing else differs from the default
   return constantly, households of four sharing a phone, every card shared by two accounts,
   devices shared by pairs, so many events touch the same graph nodes.
 - **Floor**: \`bench/floor-server.ts\`, a bare \`node:http\` server on the same drivers and store
-  functions doing only this design's mandatory I/O: the key lookup, one velocity round trip (the
-  counting script), one read-only Cypher (the cluster read), one Postgres write (the event with
-  its graph link in the outbox). No Express, no validation, no signal logic, no engine. (Until
-  issue 9 the floor also linked the graph inline; those figures are in the history.)
+  functions doing only this design's mandatory I/O: one velocity round trip (the counting
+  script), one read-only Cypher (the cluster read), one Postgres write (the event with its graph
+  link in the outbox, after the check for waiting links that join it); keys are held in memory,
+  as the verdict holds them. No Express, no validation, no signal logic, no engine. (Until
+  issue 9 the floor also linked the graph inline, and until issue 26 it read each key from
+  Postgres; those figures are in the history.)
 - **Fail-open**: 200s decided without a signal source (\`timeout_failopen\` or
   \`partial_enrichment\`), counted from the responses, by source.
 - **Link lag and read-your-writes**: \`bench/read-your-writes.ts\` runs beside a measured load at
@@ -110,6 +120,9 @@ per minute would cap one key at 10 req/s); nothing else differs from the default
   \`linked_accounts: 2\`. The link lag is from A's answer until A's link is visible in Neo4j
   (one query for all pending events every 20 ms).
 - **CPU / memory**: of the server process, from \`/proc\` during each step (100% = one core).
+  *ms CPU per request* is the server process's CPU time over the requests it answered 200 in
+  the step. *Writer CPU* is the graph writer's process in the same step (it applies the verdict's
+  and the floor's links alike, so it is not charged to either).
 
 ## Verdict against the floor, by request rate
 
@@ -164,6 +177,14 @@ runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what cha
 | cost as data grows: p50 and p99 at ${big?.events.toLocaleString('en') ?? '?'} stored ≤ 1.2 × at ${r.growth[0]?.events.toLocaleString('en') ?? '?'} | p50 ${ratio(big?.run.p50 ?? 0, sustained?.p50 ?? 0)}, p99 ${ratio(big?.run.p99 ?? 0, sustained?.p99 ?? 0)} | ${verdictOf(growthRatio <= 1.2 && growthP50Ratio <= 1.2)} |
 | backtest ≥ 50,000 stored events evaluated per second | ${r.backtest.events_per_second.toLocaleString('en')} | ${verdictOf(r.backtest.events_per_second >= 50_000)} |
 | verdict p50 ≤ 1.5 × floor p50 at 200 req/s | ${at200 ? `${at200.verdict.p50} / ${at200.floor.p50} = ${ratio(at200.verdict.p50, at200.floor.p50)}` : 'n/a'} | ${verdictOf(p50Ratio <= 1.5)} |
+
+| target (issue 26) | figure | |
+|---|---|---|
+| verdict saturation ≥ 0.9 × the floor's | ${verdictSat.throughput} / ${floorSat.throughput} = ${ratio(verdictSat.throughput, floorSat.throughput)} | ${verdictOf(verdictSat.throughput >= 0.9 * floorSat.throughput)} |
+| verdict CPU per request ≤ 1.3 × the floor's (at 200 req/s; by rate: ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}) | ${at200 ? `${at200.verdict.cpuMsPerRequest} / ${at200.floor.cpuMsPerRequest} ms = ${cpuAt200.toFixed(2)}` : 'n/a'} | ${verdictOf(cpuAt200 <= 1.3)} |
+| 400 req/s offered: p99 ≤ 100 ms, no fail-open | ${at400 ? `${at400.verdict.throughput} req/s ok, p99 ${at400.verdict.p99} ms, ${at400.verdict.failOpen} fail-open` : 'n/a'} | ${verdictOf(!!at400 && at400.verdict.p99 <= 100 && at400.verdict.failOpen === 0)} |
+| link lag p99 ≤ 250 ms on every step with a probe | ${lagSteps.map((p) => p.lagP99).join(' / ')} ms | ${verdictOf(worstLagAll <= 250)} |
+| growth from ${r.growth[0]?.events.toLocaleString('en') ?? '?'} to ${big?.events.toLocaleString('en') ?? '?'} stored ≤ 1.2 × at p50 and p99 | p50 ${ratio(big?.run.p50 ?? 0, sustained?.p50 ?? 0)}, p99 ${ratio(big?.run.p99 ?? 0, sustained?.p99 ?? 0)} | ${verdictOf(growthRatio <= 1.2 && growthP50Ratio <= 1.2)} |
 `;
   const q = r.graphQuality.scores;
   const quality = `

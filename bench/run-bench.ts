@@ -75,13 +75,22 @@ async function drainOutbox(label: string): Promise<void> {
   }
 }
 
+// The graph writer runs in a `doorman worker` of its own (issue 26), so the verdict server's CPU
+// and the floor's are the same work's (the floor's links are applied by that worker too); the
+// worker's CPU during each step is reported beside them.
+let writerPid: number | undefined;
 async function measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>, drain = true): Promise<Run> {
   if (drain) await drainOutbox(label);
   const stats = sampleProcess(child.pid!);
+  const writerStats = writerPid === undefined ? undefined : sampleProcess(writerPid);
   const result = await load();
-  const { cpuPercent, rssMbMax } = stats();
-  log(`${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}%, rss ${rssMbMax} MB`);
-  return { label, ...result, cpuPercent, rssMbMax };
+  const { cpuPercent, cpuSeconds, rssMbMax } = stats();
+  const writerCpuPercent = writerStats?.().cpuPercent;
+  // CPU per answered request (ms): the process's CPU time over the requests answered 200.
+  const answered = result.ok;
+  const cpuMsPerRequest = answered > 0 ? Number(((cpuSeconds * 1000) / answered).toFixed(2)) : 0;
+  log(`${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}% (${cpuMsPerRequest} ms/request), writer cpu ${writerCpuPercent ?? '-'}%, rss ${rssMbMax} MB`);
+  return { label, ...result, cpuPercent, cpuMsPerRequest, ...(writerCpuPercent !== undefined && { writerCpuPercent }), rssMbMax };
 }
 
 async function main(): Promise<void> {
@@ -96,7 +105,10 @@ async function main(): Promise<void> {
   const env = { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, DEVICE_TOKEN_TTL_SECONDS: '3600' };
 
   const verdictPort = await freePort();
-  const verdict = await startProcess(['bin/doorman.js', 'serve', '--no-worker'], env, verdictPort);
+  const verdict = await startProcess(['bin/doorman.js', 'serve', '--no-worker', '--no-graph-writer'], env, verdictPort);
+  const writer = spawn('node', ['bin/doorman.js', 'worker'], { env: { ...process.env, ...env, METRICS_PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(writer);
+  writerPid = writer.pid;
   const floorPort = await freePort();
   const floor = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], env, floorPort);
 
@@ -157,7 +169,7 @@ async function main(): Promise<void> {
     growth.push({ events: size, ...(await withProbe(`verdict @200/s, ${size} stored`, SUSTAIN_SECONDS, () => openLoop(origin, traffic(size), 200, SUSTAIN_SECONDS))) });
   }
 
-  await Promise.all([stop(verdict), stop(floor)]);
+  await Promise.all([stop(verdict), stop(floor), stop(writer)]);
   // Policy backtests (issue 13): stored events evaluated per second, in a tenant of its own.
   log('backtest throughput');
   const backtest = JSON.parse(execSync(`node --import tsx bench/backtest-throughput.ts ${QUICK ? 30_000 : 300_000}`, {
