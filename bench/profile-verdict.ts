@@ -1,7 +1,8 @@
 // `node --import tsx bench/profile-verdict.ts [rate] [seconds]`: one verdict server under the
 // bench's traffic at a fixed rate, with V8's CPU profiler on, then a summary of where its CPU
 // went (self time by file and by function). The profile file stays in .bench/profile/ for
-// Chrome DevTools. Needs the stack and a migrated DATABASE_URL (scripts/bench.sh does both).
+// Chrome DevTools. PROFILE_CPU=0 runs without the profiler and says only the server's CPU per
+// request (from /proc), for comparing two builds (issue 26). Needs the stack and a migrated DATABASE_URL (scripts/bench.sh does both).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { createTenant } from '../src/tenants/manage-tenants.js';
 import { startDnsStandIn } from '../test/support/dns-stand-in.js';
 import { freePort } from '../test/support/free-port.js';
 import { openLoop } from './load-generator.js';
+import { sampleProcess } from './process-stats.js';
 import { BENCH_DOMAINS, createTraffic } from './traffic.js';
 
 const rate = Number(process.argv[2] ?? 200);
@@ -23,7 +25,8 @@ const deps = createDeps(loadConfig());
 const dns = await startDnsStandIn(Object.fromEntries(BENCH_DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
 const tenant = await createTenant(deps.db, `profile-${Date.now()}`);
 const port = await freePort();
-const child = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'bin/doorman.js', 'serve', '--no-worker'], {
+const profiling = process.env.PROFILE_CPU !== '0';
+const child = spawn('node', [...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : process.env.PERF_MAP ? ['--perf-basic-prof'] : []), 'bin/doorman.js', 'serve', '--no-worker'], {
   env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, METRICS_PORT: '0' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
@@ -56,17 +59,20 @@ const sampler = (async () => {
     await new Promise((r) => setTimeout(r, 200));
   }
 })();
+const cpu = sampleProcess(child.pid!);
 const result = await openLoop(origin, traffic(2), rate, seconds);
+const used = cpu();
 sampling = false;
 await sampler;
 const med = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 process.stderr.write(`[profile] Server-Timing of ${timings.get('(client total)')?.length ?? 0} sampled verdicts (p50 / p90 ms):\n${[...timings].map(([k, xs]) => `  ${k}: ${med(xs, 0.5).toFixed(1)} / ${med(xs, 0.9).toFixed(1)}`).join('\n')}\n`);
-process.stderr.write(`[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
+process.stderr.write(`[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, p50 ${result.p50} ms, p99 ${result.p99} ms; server CPU ${used.cpuPercent}%, ${((used.cpuSeconds * 1000) / result.ok).toFixed(2)} ms per request\n`);
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM');
 await exited;
 await dns.close();
 await deps.close();
+if (!profiling) process.exit(0);
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;

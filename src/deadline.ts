@@ -19,6 +19,16 @@ export function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promis
   });
 }
 
+// A deadline that can be called off: AbortSignal.timeout's timer always fires, and builds a
+// DOMException with its stack trace, for every verdict, long after the verdict was answered. This
+// one builds its reason only if it fires; clear() once the waits it bounds are over.
+export function clearableDeadline(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`The deadline of ${ms} ms passed.`, 'TimeoutError')), ms);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 // Whether an error is the deadline's own (AbortSignal.timeout rejects with a TimeoutError).
 export function isDeadline(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted && error === signal.reason;

@@ -1,5 +1,7 @@
 // The composition root: builds every connection and shared service once. createApp(deps)
 // uses them; tests override one by spreading ({ ...deps, clock }).
+import { CorkingSocket } from './db/corking-socket.js';
+import { batchBoltWrites } from './graph/bolt-write-batching.js';
 import pg from 'pg';
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { Redis } from 'ioredis';
@@ -91,6 +93,8 @@ export function createPool(config: Config): pg.Pool {
   return new pg.Pool({
     ...(config.pgNamedStatements ? {} : { Client: UnnamedStatementClient }),
     connectionString: config.databaseUrl,
+    // One write per tick instead of one per protocol message (src/db/corking-socket.ts).
+    stream: () => new CorkingSocket(),
     max: config.pgPoolMax,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
@@ -106,6 +110,8 @@ export function createPool(config: Config): pg.Pool {
 }
 
 export function createGraphDriver(config: Config): Driver {
+  // A Bolt message leaves in one socket write, not one per 1,400-byte chunk.
+  batchBoltWrites();
   const auth = config.neo4jPassword ? neo4j.auth.basic(config.neo4jUser, config.neo4jPassword) : undefined;
   return neo4j.driver(config.neo4jUri, auth, {
     maxConnectionPoolSize: 50,

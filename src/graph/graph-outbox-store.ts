@@ -73,10 +73,12 @@ export type OutboxRow = { seq: string } & GraphOp;
 
 // The verdict's link as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md
 // departure 2): inserted for each row of `source` (which returns the event's `id`) when the
-// payload parameter is not null. The caller names its parameters.
+// payload parameter is not null; returns the row's lane (the writer of that lane is woken).
+// The caller names its parameters.
 export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; source: string }): string {
   return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
-  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL`;
+  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL
+  RETURNING lane`;
 }
 
 // What a link joins, as the outbox's `keys` (the pending links a verdict joins are found by
@@ -146,20 +148,23 @@ export async function forgetState(db: Queryable, erasureId: string): Promise<'wa
 }
 
 export async function nextBatch(db: Queryable, lane: number, limit: number): Promise<OutboxRow[]> {
-  const { rows } = await db.query<OutboxRow>(
-    `SELECT seq, kind, payload FROM graph_outbox WHERE lane = $1 AND failed_at IS NULL ORDER BY seq LIMIT $2`,
-    [lane, limit],
-  );
+  // Named: prepared once on the writer's session (it runs for every batch).
+  const { rows } = await db.query<OutboxRow>({
+    name: 'next-outbox-batch',
+    text: `SELECT seq, kind, payload FROM graph_outbox WHERE lane = $1 AND failed_at IS NULL ORDER BY seq LIMIT $2`,
+    values: [lane, limit],
+  });
   return rows;
 }
 
 // Deletes applied rows; returns how long each waited from its insert to now (the link lag), ms.
 export async function deleteApplied(db: Queryable, seqs: string[]): Promise<number[]> {
-  const { rows } = await db.query<{ lag_ms: number }>(
-    `DELETE FROM graph_outbox WHERE seq = ANY($1::bigint[])
+  const { rows } = await db.query<{ lag_ms: number }>({
+    name: 'delete-applied-outbox',
+    text: `DELETE FROM graph_outbox WHERE seq = ANY($1::bigint[])
      RETURNING (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS lag_ms`,
-    [seqs],
-  );
+    values: [seqs],
+  });
   return rows.map((r) => r.lag_ms);
 }
 

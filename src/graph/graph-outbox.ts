@@ -18,9 +18,10 @@ import type { GraphLink } from './identity-graph.js';
 export const LANES = 16;
 export const OUTBOX_CHANNEL = 'doorman_graph_outbox';
 
-// What a writer shows the outbox: it can be poked, and it says which lanes it owns.
+// What a writer shows the outbox: it can be poked (about one lane, or all), and it says which
+// lanes it owns.
 export interface WakeableWriter {
-  poke(): void;
+  poke(lane?: number): void;
   ownedLanes(): ReadonlySet<number>;
 }
 
@@ -41,25 +42,50 @@ export interface GraphOutbox {
   history(db: Queryable, scope: Scope, ops: GraphOp[]): Promise<void>;
   // Unapplied links of these events and marks on these accounts or emails (retention, erasure).
   dropPending(db: Queryable, scope: Scope, pending: { eventIds?: string[]; markAnchors?: string[] }): Promise<void>;
-  // After a statement that embedded linkOutboxCte: wakes the writers once `db` commits.
-  written(db: Queryable): void;
+  // After a statement that embedded linkOutboxCte: wakes the writers (of `lane`, when known) once
+  // `db` commits.
+  written(db: Queryable, lane?: number): void;
   // A writer of this process, woken by every commit here; returns its unregistration.
   register(writer: WakeableWriter): () => void;
 }
 
 export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
   const writers = new Set<WakeableWriter>();
-  // Wakes this process's writers, and the other processes' through NOTIFY unless this process
-  // owns every lane (a single instance never notifies).
-  const wake = () => {
+  // The NOTIFY to other processes' writers: one in flight at a time, and one more after it if
+  // commits came meanwhile, so a process answering hundreds of verdicts a second sends a
+  // handful of NOTIFYs, not one per verdict (a writer reads everything waiting when woken).
+  // The payload names the lanes that gained rows ('3,7'), or is empty for all of them.
+  let notifying = false;
+  let waiting: Set<number> | 'all' | undefined;
+  const notifyOthers = (lane: number | undefined) => {
+    waiting = lane === undefined || waiting === 'all' ? 'all' : (waiting ?? new Set()).add(lane);
+    if (notifying) return;
+    const lanes = waiting;
+    waiting = undefined;
+    notifying = true;
+    pool.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, lanes === 'all' ? '' : [...lanes].join(',')]).catch(() => undefined).finally(() => {
+      notifying = false;
+      const more = waiting;
+      if (more === undefined) return;
+      waiting = undefined;
+      if (more === 'all') notifyOthers(undefined);
+      else for (const l of more) notifyOthers(l);
+    });
+  };
+  // Wakes this process's writers (of the lane, when known), and the other processes' through
+  // NOTIFY unless this process owns the lane (a single instance never notifies).
+  const wake = (lane?: number) => {
+    let ownedHere = false;
     const owned = new Set<number>();
     for (const writer of writers) {
-      writer.poke();
-      for (const lane of writer.ownedLanes()) owned.add(lane);
+      writer.poke(lane);
+      const lanes = writer.ownedLanes();
+      if (lane !== undefined && lanes.has(lane)) ownedHere = true;
+      for (const l of lanes) owned.add(l);
     }
-    if (owned.size < LANES) pool.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, '']).catch(() => undefined);
+    if (lane === undefined ? owned.size < LANES : !ownedHere) notifyOthers(lane);
   };
-  const written = (db: Queryable) => afterCommit(db, wake);
+  const written = (db: Queryable, lane?: number) => afterCommit(db, () => wake(lane));
   const insert = async (db: Queryable, scope: Scope, ops: GraphOp[]) => {
     if (ops.length === 0) return;
     await insertGraphOps(db, scope, ops);

@@ -51,7 +51,8 @@ export interface GraphWriterStats {
 
 export interface GraphWriter {
   start(): Promise<void>;
-  poke(): void;
+  // Wakes one lane (when this process owns it), or all it owns.
+  poke(lane?: number): void;
   // Applies what its lanes hold (bounded, 10 s), releases the lanes and closes the session.
   stop(): Promise<void>;
   stats(): GraphWriterStats;
@@ -145,7 +146,12 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       keepAliveInitialDelayMillis: 5_000,
     });
     client.on('error', (err) => lost(client, err));
-    client.on('notification', () => pokeAll());
+    // The payload names the lanes that gained rows ('3,7'); empty: any lane may have.
+    client.on('notification', (msg) => {
+      const lanes = (msg.payload ?? '').split(',').filter(Boolean).map(Number).filter((l) => Number.isInteger(l));
+      if (lanes.length === 0) pokeAll();
+      else for (const lane of lanes) schedule(lane);
+    });
     try {
       await client.connect();
       // Postgres ends this session when it goes silent (the writer queries every second), and
@@ -414,7 +420,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       );
       for (const t of timers) t.unref();
     },
-    poke: pokeAll,
+    poke: (lane) => (lane === undefined ? pokeAll() : schedule(lane)),
     async stop() {
       if (!unregister) return;
       unregister();

@@ -20,6 +20,7 @@ import type { EmailSignal as CollectedEmail } from '../signals/email/email-signa
 import { countersFor, countVelocity, type Counted } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
+import { clearableDeadline } from '../deadline.js';
 import { testFixtureOf } from './test-fixtures.js';
 
 export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger' | 'lists'>;
@@ -106,7 +107,7 @@ export async function collectSignals(
   at: { eventId: string; now: Date; timings: Timings; policy: Policy },
 ): Promise<Collected> {
   const { eventId, now, timings, policy } = at;
-  const deadline = AbortSignal.timeout(deps.config.signalDeadlineMs);
+  const { signal: deadline, clear: deadlineOver } = clearableDeadline(deps.config.signalDeadlineMs);
   const missing: Missing[] = [];
   const note = <T>(source: SignalSource, g: Gathered<T>): T | undefined => {
     if (g.ok) return g.value;
@@ -156,6 +157,7 @@ export async function collectSignals(
   const velocitySignal = velocity ? note('velocity', velocity)?.signal : undefined;
   const facts = graph ? note('graph', graph) : undefined;
   const email = emailP ? note('email', await emailP) : undefined;
+  deadlineOver();
   const emailSignal = email ? emailFacts(email) : undefined;
 
   // Integrators' fixtures: test keys only.
@@ -178,8 +180,9 @@ export async function collectSignals(
     // The graph read again with the waiting links folded in, under a deadline of its own; if it
     // fails, the verdict is judged without the graph, as when the first read fails.
     async reread(pending, t) {
-      const again = await gather(t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })),
-        AbortSignal.timeout(deps.config.signalDeadlineMs));
+      const { signal, clear } = clearableDeadline(deps.config.signalDeadlineMs);
+      const again = await gather(t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })), signal);
+      clear();
       const { graph: _stale, ...rest } = signals;
       if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
       return { ...rest, graph: graphSignal(again.value, now.getTime(), payment?.cardFingerprint, payment?.country) };

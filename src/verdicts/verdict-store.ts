@@ -57,14 +57,14 @@ review AS (
   ${pendingReviewCte({ tenantId: '$1', mode: '$2', createdAt: '$9', verdict: '$5', source: 'event' })}),
 link AS (
   ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', source: 'event' })})
-SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM joining j) AS joining`;
+SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM joining j) AS joining, (SELECT lane FROM link) AS lane`;
 
 // Written, or not: an unexpired record for the key already existed (the caller replays it or
 // answers 409), or waiting links join the event (the caller decides again with them). A written
 // link wakes the graph writers (through outbox).
 export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 'written'>, scope: Scope, e: JudgedEvent, extra: WriteExtras): Promise<WriteOutcome> {
   // Named: prepared once per connection, so Postgres plans this statement once, not per verdict.
-  const { rows } = await db.query<{ written: number; joining: PendingLink[] | null }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
+  const { rows } = await db.query<{ written: number; joining: PendingLink[] | null; lane: number | null }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
     scope.tenantId, scope.mode, e.id, e.eventType, e.verdict, JSON.stringify(e.reasons), e.policyVersion,
     e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
     JSON.stringify(e.request), JSON.stringify(e.signals),
@@ -73,7 +73,7 @@ export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 
     extra.joining?.joins ?? null, extra.joining?.own ?? [],
   ] });
   if (rows[0]?.written === 1) {
-    if (extra.link) outbox.written(db);
+    if (rows[0]!.lane !== null) outbox.written(db, rows[0]!.lane);
     return { written: true };
   }
   return { written: false, joining: rows[0]?.joining ?? [] };
