@@ -1,12 +1,12 @@
 // The tenants' allow and block lists answered from memory (issue 26): every entry, loaded once and
 // kept current by the announcements migration 0021's trigger sends on each change to list_entries
 // (`doorman list add|remove`, an erasure, an operator in psql), each naming its entry. The memory
-// is trusted only while this process is listening and has loaded since it last (re)connected;
-// otherwise each verdict reads its matches from Postgres, as before. An announcement arriving
+// is trusted only while this process is listening and has loaded since it last (re)connected
+// (src/db/announced-memory.ts); otherwise each verdict reads its matches from Postgres, as before. An announcement arriving
 // during a load is applied after it, in commit order, so a load never undoes a newer change.
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/queryable.js';
-import { listen } from '../db/listen.js';
+import { announcedMemory } from '../db/announced-memory.js';
 import type { ListHit } from '../engine/types.js';
 import type { Scope } from '../scope.js';
 import { allListEntries, matchLists, type ListEntry } from './list-store.js';
@@ -66,10 +66,6 @@ function changeOf(payload: string): Change | undefined {
 
 export function createListDirectory(db: Queryable): ListDirectory {
   let lists: Lists = new Map();
-  let listening = false;
-  let loaded = false;
-  let firstLoad: Promise<void> | undefined;
-  let markLoaded = () => undefined as void;
   // Changes announced while a load runs, applied after it.
   let buffered: Change[] | undefined;
   let loading: Promise<void> | undefined;
@@ -83,8 +79,7 @@ export function createListDirectory(db: Queryable): ListDirectory {
       for (const e of entries) apply(next, { op: 'add', ...e });
       for (const c of buffered) apply(next, c);
       lists = next;
-      loaded = listening;
-      if (loaded) markLoaded();
+      memory.markLoaded();
     } finally {
       buffered = undefined;
     }
@@ -107,17 +102,20 @@ export function createListDirectory(db: Queryable): ListDirectory {
     })();
     return loading;
   };
+  const memory = announcedMemory(LIST_CHANNEL, 'lists', load);
+
+  const announced = (payload: string) => {
+    const change = changeOf(payload);
+    if (!change) return memory.reload();
+    if (buffered) buffered.push(change);
+    apply(lists, change);
+  };
 
   return {
-    trusted: () => listening && loaded,
-    async whenLoaded(ms) {
-      if (!firstLoad) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([firstLoad, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
-      clearTimeout(timer);
-    },
+    trusted: memory.trusted,
+    whenLoaded: memory.whenLoaded,
     async match(scope, candidates) {
-      if (!(listening && loaded)) return matchLists(db, scope, candidates);
+      if (!memory.trusted()) return matchLists(db, scope, candidates);
       const entries = lists.get(scopeKey(scope.tenantId, scope.mode));
       if (!entries || candidates.length === 0) return [];
       const hits: ListHit[] = [];
@@ -127,32 +125,6 @@ export function createListDirectory(db: Queryable): ListDirectory {
       }
       return hits;
     },
-    watch(deps) {
-      firstLoad = new Promise<void>((resolve) => { markLoaded = resolve; });
-      const failed = (err: Error) => deps.logger.error({ err: err.message }, 'lists not loaded; each verdict reads its matches from Postgres');
-      const announced = (payload: string) => {
-        const change = changeOf(payload);
-        if (!change) {
-          loaded = false;
-          return void load().catch(failed);
-        }
-        if (buffered) buffered.push(change);
-        apply(lists, change);
-      };
-      const lost = () => {
-        listening = false;
-        loaded = false;
-      };
-      const listener = listen(deps.config.databaseUrl, LIST_CHANNEL, announced, deps.logger, () => {
-        listening = true;
-        void load().catch(failed);
-      }, lost);
-      return {
-        async close() {
-          lost();
-          await listener.close();
-        },
-      };
-    },
+    watch: (deps) => memory.watch(deps, announced),
   };
 }

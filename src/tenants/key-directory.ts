@@ -1,15 +1,15 @@
 // API keys answered from memory (issue 26): every key row, loaded once and kept current by the
 // announcements migration 0021's trigger sends on each change to api_keys (a key created,
 // revoked or deleted, by whatever means). The memory is trusted only while this process is
-// listening and has loaded since it last (re)connected; otherwise each lookup reads Postgres, as
-// before. So a revoked key is refused by every instance once the announcement arrives (on commit,
-// typically within milliseconds; the README states the bound), and never later than the next
-// lookup after a lost connection.
+// listening and has loaded since it last (re)connected (src/db/announced-memory.ts); otherwise
+// each lookup reads Postgres, as before. So a revoked key is refused by every instance once the
+// announcement arrives (on commit, typically within milliseconds; the README states the bound),
+// and never later than the next lookup after a lost connection.
 // A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
 // on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/queryable.js';
-import { listen } from '../db/listen.js';
+import { announcedMemory } from '../db/announced-memory.js';
 import { allKeys, findKey, type KeyRow } from './key-store.js';
 
 export const KEY_CHANNEL = 'doorman_keys_changed';
@@ -28,10 +28,6 @@ export interface KeyDirectory {
 
 export function createKeyDirectory(db: Queryable): KeyDirectory {
   const rows = new Map<string, KeyRow>();
-  let listening = false;
-  let loaded = false;
-  let firstLoad: Promise<void> | undefined;
-  let markLoaded = () => undefined as void;
   // Each announcement advances the epoch and stamps its hash; a read that began before a change
   // to its hash does not store what it read (it may predate the change).
   let epoch = 0;
@@ -39,63 +35,39 @@ export function createKeyDirectory(db: Queryable): KeyDirectory {
   let everything = 0;
   const staleSince = (hash: string, since: number) => (changedAt.get(hash) ?? 0) > since || everything > since;
 
-  const load = async () => {
+  const memory = announcedMemory(KEY_CHANNEL, 'api keys', async () => {
     const since = epoch;
     const all = await allKeys(db);
-    if (!listening || everything > since) return;
+    if (!memory.listening() || everything > since) return;
     rows.clear();
     for (const [hash, row] of all) if (!staleSince(hash, since)) rows.set(hash, row);
     changedAt.clear();
-    loaded = true;
-    markLoaded();
-  };
+    memory.markLoaded();
+  });
 
   const announced = (payload: string) => {
     epoch += 1;
     if (payload === '*' || payload === '') {
       everything = epoch;
       rows.clear();
-      loaded = false;
-      return void load().catch(() => undefined);
+      return memory.reload();
     }
     changedAt.set(payload, epoch);
     rows.delete(payload);
   };
 
   return {
-    trusted: () => listening && loaded,
-    async whenLoaded(ms) {
-      if (!firstLoad) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([firstLoad, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
-      clearTimeout(timer);
-    },
+    trusted: memory.trusted,
+    whenLoaded: memory.whenLoaded,
     async find(hash) {
-      if (!(listening && loaded)) return findKey(db, hash);
+      if (!memory.trusted()) return findKey(db, hash);
       const known = rows.get(hash);
       if (known) return known;
       const since = epoch;
       const row = await findKey(db, hash);
-      if (row && listening && loaded && !staleSince(hash, since)) rows.set(hash, row);
+      if (row && memory.trusted() && !staleSince(hash, since)) rows.set(hash, row);
       return row;
     },
-    watch(deps) {
-      firstLoad = new Promise<void>((resolve) => { markLoaded = resolve; });
-      const failed = (err: Error) => deps.logger.error({ err: err.message }, 'api keys not loaded; each request reads its key from Postgres');
-      const lost = () => {
-        listening = false;
-        loaded = false;
-      };
-      const listener = listen(deps.config.databaseUrl, KEY_CHANNEL, announced, deps.logger, () => {
-        listening = true;
-        void load().catch(failed);
-      }, lost);
-      return {
-        async close() {
-          lost();
-          await listener.close();
-        },
-      };
-    },
+    watch: (deps) => memory.watch(deps, announced),
   };
 }
