@@ -57,20 +57,19 @@ export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
   // The payload names the lanes that gained rows ('3,7'), or is empty for all of them.
   let notifying = false;
   let waiting: Set<number> | 'all' | undefined;
-  const notifyOthers = (lane: number | undefined) => {
-    waiting = lane === undefined || waiting === 'all' ? 'all' : (waiting ?? new Set()).add(lane);
-    if (notifying) return;
+  const send = () => {
+    if (notifying || waiting === undefined) return;
     const lanes = waiting;
     waiting = undefined;
     notifying = true;
     pool.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, lanes === 'all' ? '' : [...lanes].join(',')]).catch(() => undefined).finally(() => {
       notifying = false;
-      const more = waiting;
-      if (more === undefined) return;
-      waiting = undefined;
-      if (more === 'all') notifyOthers(undefined);
-      else for (const l of more) notifyOthers(l);
+      send();
     });
+  };
+  const notifyOthers = (lane: number | undefined) => {
+    waiting = lane === undefined || waiting === 'all' ? 'all' : (waiting ?? new Set<number>()).add(lane);
+    send();
   };
   // Wakes this process's writers (of the lane, when known), and the other processes' through
   // NOTIFY unless this process owns the lane (a single instance never notifies).

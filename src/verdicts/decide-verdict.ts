@@ -3,9 +3,9 @@
 // count), evaluate (pure, fails open), then write the event, its idempotency record, its review
 // and its graph link in one statement, which first checks the outbox for links not yet applied
 // that join the event; if some do, nothing is written, the graph is read again with them, and
-// the event is decided again and written (docs/graph.md, "Fresh reads"). A request that does not commit (a Postgres failure, or a
-// twin with the same key that committed first) takes its velocity counts back and leaves no
-// trace in any store. The graph writer applies the link after the commit; a shadow policy, if
+// the event is decided again and written (docs/graph.md, "Fresh reads"). A request that does
+// not commit (a Postgres failure, or a twin with the same key that committed first) takes its
+// velocity counts back and leaves no trace in any store. The graph writer applies the link after the commit; a shadow policy, if
 // the scope has one, judges the same signals after the response.
 import { createHash } from 'node:crypto';
 import type { Scope } from '../scope.js';

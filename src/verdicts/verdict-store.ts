@@ -13,10 +13,9 @@
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { EventRecord } from '../event-record.js';
-import { linkOutboxCte } from '../graph/graph-outbox-store.js';
+import { linkOutboxCte, pendingLinksSql } from '../graph/graph-outbox-store.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
 import type { GraphLink, PendingLink } from '../graph/identity-graph.js';
-import { pendingLinksSql } from '../graph/graph-outbox-store.js';
 import { judgedEventCte } from '../events/event-store.js';
 import { pendingReviewCte } from '../reviews/review-store.js';
 import { IDEMPOTENCY_TTL_HOURS, idempotencyRecordCte } from './idempotency-store.js';
