@@ -78,16 +78,14 @@ export interface ClusterFacts {
   joinKeys: string[];
 }
 
-// The pending links that change what this event's read says: those that share its account or an
-// identifier it links through, and bring an account or identifier it does not carry itself (the
-// same user's previous event, not yet applied, adds nothing).
-export function pendingThatJoin(link: GraphLink, joinKeys: string[], pending: PendingLink[]): PendingLink[] {
-  const own = new Set([...(link.account ? [`account:${link.account}`] : []), ...link.ids.map((i) => `${i.kind}:${i.value}`)]);
-  const joins = new Set([...(link.account ? [`account:${link.account}`] : []), ...joinKeys]);
-  return pending.filter((p) => {
-    const keys = [...(p.account ? [`account:${p.account}`] : []), ...p.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
-    return keys.some((k) => joins.has(k)) && keys.some((k) => !own.has(k));
-  });
+// What makes a pending link change this event's read: it shares one of `joins` (the event's
+// account, or an identifier it links through, from the read's joinKeys) and brings a key not in
+// `own` (the event's account and all its identifiers: the same user's previous event, not yet
+// applied, adds nothing). The verdict's write finds such links in the outbox
+// (graph-outbox-store pendingLinksSql).
+export function joiningKeys(link: GraphLink, joinKeys: string[]): { joins: string[]; own: string[] } {
+  const account = link.account ? [`account:${link.account}`] : [];
+  return { joins: [...account, ...joinKeys], own: [...account, ...link.ids.map((i) => `${i.kind}:${i.value}`)] };
 }
 
 const DAY_MS = 86_400_000;

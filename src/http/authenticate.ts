@@ -1,4 +1,5 @@
-// Bearer key → hash → key row (from memory: src/tenants/key-directory.ts) → req.scope. Every failure is 401 `unauthorized` (contract §5):
+// Bearer key → hash → key row (from memory: src/tenants/key-directory.ts) → req.scope. Every
+// failure is 401 `unauthorized` (contract §5):
 // missing, malformed, unknown, revoked, or the wrong kind of key for the route.
 // Made-up keys must not cost a database lookup each (issue 20): a key found unknown or revoked is
 // remembered for a minute in this process, and every failed authentication counts against the

@@ -9,7 +9,7 @@ import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
-import { graphLinkOf, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
+import { graphLinkOf, joiningKeys, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
 import { listCandidates } from '../lists/list-values.js';
@@ -175,8 +175,7 @@ export async function collectSignals(
     missing: [...missing, ...(emailSignal?.missing ?? [])],
   };
   const fresh: FreshRead | undefined = link && facts && {
-    joins: [...(link.account ? [`account:${link.account}`] : []), ...facts.joinKeys],
-    own: [...(link.account ? [`account:${link.account}`] : []), ...link.ids.map((i) => `${i.kind}:${i.value}`)],
+    ...joiningKeys(link, facts.joinKeys),
     // The graph read again with the waiting links folded in, under a deadline of its own; if it
     // fails, the verdict is judged without the graph, as when the first read fails.
     async reread(pending, t) {
