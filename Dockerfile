@@ -3,7 +3,9 @@
 # second stage as the unprivileged `node` user. The smoke stage of `npm test` (scripts/smoke.mjs)
 # runs the same steps on a clean copy of the tree: build, prune, migrate, serve. The stores
 # (Postgres, Neo4j, Redis) are other containers: see docker-compose.yml.
-FROM node:20-bookworm-slim AS build
+# Node: the version in .nvmrc (test/architecture.test.ts checks that they agree).
+ARG NODE_VERSION=24.21.0
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,7 +16,7 @@ COPY console ./console
 COPY scripts/build-sdk.mjs scripts/build-console.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

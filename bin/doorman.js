@@ -6,8 +6,19 @@
 // share one configuration. The environment wins over the file.
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, OpenTelemetry starts next, before the modules it traces
 // are loaded; without it, nothing of it is loaded.
-import { existsSync } from 'node:fs';
+// On a Node older than the runtime's floor (package.json's engines), it runs itself again on the
+// Node that `npm start` and `npm test` installed into the cache folder (scripts/lib.sh,
+// ensure_node), or refuses with one line saying what to install.
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+const floor = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node).slice(1).map(Number);
+const running = process.versions.node.split('.').map(Number);
+const older = (a, b) => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+if (older(running, floor)) {
+  const { reexecOnPinnedNode } = await import('./pinned-node.js');
+  await reexecOnPinnedNode(floor.join('.'), readFileSync(new URL('../.nvmrc', import.meta.url), 'utf8'));
+}
 
 const envFile = process.env.DOORMAN_ENV_FILE || fileURLToPath(new URL('../.env', import.meta.url));
 if (envFile !== 'none') {

@@ -6,6 +6,42 @@ STACK_DIR="${STACK_DIR:-$REPO_DIR/.stack}"
 say() { printf '[stack] %s\n' "$*" >&2; }
 die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
 
+# The Node.js runtime. Doorman runs on Node 24 LTS: the version in .nvmrc, which `engines` (the
+# floor), the Dockerfile and the README follow (test/operations/runtime.test.ts checks that they
+# agree). Where the machine's `node` is older than engines' floor, the pinned version is installed once, without
+# root, from the npm registry's node-linux-<arch> package (npm checks its integrity) into a cache
+# folder shared by every checkout of this user, and put first on PATH: every script that sources
+# this file, the npm and npx they call, and the CLI (bin/doorman.js finds the same folder).
+NODE_VERSION_PINNED="$(tr -d '[:space:]v' <"$REPO_DIR/.nvmrc")"
+NODE_FLOOR="$(sed -n 's/^ *"node": *">=\([0-9.]*\)".*/\1/p' "$REPO_DIR/package.json" | head -n1)"
+NODE_CACHE_DIR="${DOORMAN_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/doorman/node}"
+
+# version_at_least A B: A >= B, both x.y.z.
+version_at_least() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
+
+ensure_node() {
+  local current; current="$(node --version 2>/dev/null | tr -d v || true)"
+  if [ -n "$current" ] && version_at_least "$current" "$NODE_FLOOR"; then return 0; fi
+  local dir="$NODE_CACHE_DIR/v$NODE_VERSION_PINNED"
+  if [ ! -x "$dir/bin/node" ]; then
+    local arch
+    case "$(uname -m)" in x86_64) arch=x64;; aarch64|arm64) arch=arm64;; *) die "no Node $NODE_VERSION_PINNED package for $(uname -m); install Node $NODE_VERSION_PINNED";; esac
+    command -v npm >/dev/null || die "neither Node >= $NODE_FLOOR nor npm found; install Node $NODE_VERSION_PINNED"
+    say "Node ${current:-(none)} is older than $NODE_FLOOR: installing Node $NODE_VERSION_PINNED into $dir"
+    local tmp; tmp="$(mktemp -d)"
+    ( cd "$tmp" && npm pack --silent "node-linux-$arch@$NODE_VERSION_PINNED" >/dev/null ) || { rm -rf "$tmp"; die "could not fetch node-linux-$arch@$NODE_VERSION_PINNED"; }
+    tar -xzf "$tmp"/node-linux-*.tgz -C "$tmp" package/bin/node package/LICENSE
+    mkdir -p "$NODE_CACHE_DIR"
+    # Moved into place whole, so a concurrent run never sees half a binary.
+    rm -rf "$dir.partial.$$" && mv "$tmp/package" "$dir.partial.$$"
+    mv -T "$dir.partial.$$" "$dir" 2>/dev/null || rm -rf "$dir.partial.$$"
+    rm -rf "$tmp"
+  fi
+  export PATH="$dir/bin:$PATH"
+  hash -r
+}
+ensure_node
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else die "need root for: $*"; fi
 }

@@ -107,7 +107,7 @@ export async function serve(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
-  deps.logger.info({ host: deps.config.host, port }, `doorman listening on http://${deps.config.host}:${port}`);
+  deps.logger.info({ host: deps.config.host, port, node: process.version }, `doorman listening on http://${deps.config.host}:${port} (Node.js ${process.version})`);
   const metrics = await startMetricsServer(deps);
   if (options.graphWriter !== false) await deps.graphWriter.start();
   await warming;

@@ -1,8 +1,10 @@
 // The `doorman` ops CLI (README, "The ops CLI"). With --json every command prints exactly one
 // JSON document on stdout and exits 0, or one line on stderr and exits non-zero.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, repoDir } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../logger.js';
 import { migrateJobQueue, migratePostgres } from '../db/migrate.js';
@@ -57,6 +59,14 @@ function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { 
     }
   };
 }
+
+program
+  .command('version')
+  .description('this Doorman and the Node.js it runs on')
+  .action(() => {
+    const { version } = JSON.parse(readFileSync(path.join(repoDir, 'package.json'), 'utf8')) as { version: string };
+    print({ doorman: version, node: process.version }, `doorman ${version} on Node.js ${process.version}`);
+  });
 
 program
   .command('migrate')
