@@ -4,12 +4,14 @@
 // fence and holds its lock to the end of the transaction, so batches of one lane never overlap; a
 // batch of an older epoch (a writer that lost the lane, or a Postgres whose epochs fell behind
 // the graph's, e.g. restored from a backup) does not pass, and the writer aborts it.
-// Not scoped to a tenant: lanes are the writer's own bookkeeping, shared by the scopes that hash
-// to them, and a fence node has no relationship to anything.
-// Parameters: $lane (int), $epoch (int).
+// Keyed by the lane's fence_key, made once per lane and Postgres database (migration 0022), so
+// two databases on one Neo4j never share a fence. Not scoped to a tenant: lanes are the writer's
+// own bookkeeping, shared by the scopes that hash to them, and a fence node has no relationship
+// to anything.
+// Parameters: $key (string), $lane (int), $epoch (int).
 // Returns one row: passed (boolean) and fence, the fence's epoch after this statement.
-MERGE (f:LaneFence {lane: $lane})
-ON CREATE SET f.epoch = $epoch
+MERGE (f:LaneFence {key: $key})
+ON CREATE SET f.epoch = $epoch, f.lane = $lane
 WITH f, f.epoch <= $epoch AS passed
 FOREACH (_ IN CASE WHEN passed THEN [1] ELSE [] END | SET f.epoch = $epoch)
 RETURN passed, f.epoch AS fence

@@ -70,7 +70,7 @@ export async function expiredScopes(graph: Driver, cypher: CypherCatalog, at: nu
 }
 
 async function passFence(tx: ManagedTransaction, cypher: CypherCatalog, fence: LaneFence): Promise<void> {
-  const { records } = await tx.run(cypher.get('writer/fence-lane'), { lane: neo4j.int(fence.lane), epoch: neo4j.int(fence.epoch) });
+  const { records } = await tx.run(cypher.get('writer/fence-lane'), { key: fence.key, lane: neo4j.int(fence.lane), epoch: neo4j.int(fence.epoch) });
   if (records[0]?.get('passed') !== true) throw new StaleLaneError(fence, Number(records[0]?.get('fence') ?? Number.NaN));
 }
 
@@ -87,6 +87,8 @@ function runsOfOneKind(rows: OutboxRow[]): OutboxRow[][] {
 export interface LaneFence {
   lane: number;
   epoch: number;
+  // The lane's fence node in Neo4j (graph_lane_epochs.fence_key: one per lane and database).
+  key: string;
 }
 
 // Thrown when the lane's fence in Neo4j is past this batch's epoch: a newer owner has written,

@@ -116,8 +116,11 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     return run;
   };
   let acquiring: Promise<void> | undefined;
-  // The epoch this process holds for each lane it owns (graph_lane_epochs).
+  // The epoch this process holds for each lane it owns (graph_lane_epochs), and the key of each
+  // lane's fence node (fixed per lane and database).
   const epochs = new Map<number, number>();
+  const fenceKeys = new Map<number, string>();
+  const fenceOf = (lane: number, epoch: number): LaneFence => ({ lane, epoch, key: fenceKeys.get(lane)! });
   // Per lane: the batch size in use (halved after a failure) and the current row's failures.
   const batchLimit = new Map<number, number>();
   const rowFailures = new Map<string, number>();
@@ -200,16 +203,17 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
         return;
       }
       // Taking a lane raises its epoch, in the same statement: this process's batches carry it.
-      const { rows } = await onSession(client, (c) => c.query<{ lane: number; epoch: string }>(
+      const { rows } = await onSession(client, (c) => c.query<{ lane: number; epoch: string; fence_key: string }>(
         `WITH taken AS MATERIALIZED (SELECT l FROM unnest($1::int[]) AS l WHERE pg_try_advisory_lock($2, l))
          UPDATE graph_lane_epochs e SET epoch = e.epoch + 1 FROM taken WHERE e.lane = taken.l
-         RETURNING e.lane, e.epoch`,
+         RETURNING e.lane, e.epoch, e.fence_key`,
         [wanted, LOCK_CLASS],
       ));
       if (session !== client) return;
-      for (const { lane, epoch } of rows) {
+      for (const { lane, epoch, fence_key } of rows) {
         owned.add(lane);
         epochs.set(lane, Number(epoch));
+        fenceKeys.set(lane, fence_key);
         schedule(lane);
       }
     } catch (err) {
@@ -283,7 +287,7 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     if (epoch === undefined) return;
     for (const scope of scopes) {
       try {
-        const expired = await expireLinks(deps.graph, deps.cypher, scope, now(), applyTimeoutMs, { lane, epoch });
+        const expired = await expireLinks(deps.graph, deps.cypher, scope, now(), applyTimeoutMs, fenceOf(lane, epoch));
         if (expired > 0) log.info({ lane, tenant_id: scope.tenantId, mode: scope.mode, expired }, 'graph writer expired links and split their clusters');
       } catch (err) {
         log.warn({ lane, err: String(err).split('\n')[0] }, 'graph writer could not expire links; will retry');
@@ -321,12 +325,12 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       if (rows.length === 0) return;
       let applied: OutboxRow[];
       try {
-        applied = await apply(client, rows, { lane, epoch });
+        applied = await apply(client, rows, fenceOf(lane, epoch));
       } catch (err) {
         if (err instanceof StaleLaneError) {
           // Still this process's lane (its session holds the lock): the fence is ahead because
-          // Postgres's epochs fell behind the graph's (a restored backup, another database on the
-          // same Neo4j). The holder moves past the fence and goes on; no one else can hold the lane.
+          // Postgres's epochs fell behind the graph's (a restored backup). The holder moves past
+          // the fence and goes on; no one else can hold the lane.
           const caughtUp = await onSession(client, (c) => passLaneFence(c, lane, err.seen)).catch(() => undefined);
           if (caughtUp !== undefined && session === client && owned.has(lane)) {
             log.info({ lane, epoch: caughtUp, fence: err.seen }, 'graph writer moved its lane past a fence set by an earlier epoch count');

@@ -147,7 +147,7 @@ describe('faults: Postgres', function () {
       await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
       const inFlight = client.verdict(attempt.body, attempt.key);
       await until('the verdict to wait on the lock', async () => {
-        const { rows } = await deps.db.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass");
+        const { rows } = await deps.db.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
         return rows[0].n > 0 ? true : undefined;
       });
       await stack.down('postgres');

@@ -6,6 +6,7 @@
 // its lanes within seconds, and another takes them; a row that keeps failing is split off and
 // set aside while the rows around it are applied; a lane whose fence is ahead of Postgres's
 // epochs (a restored backup) is caught up by its holder alone.
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import neo4j from 'neo4j-driver';
 import pg from 'pg';
@@ -153,8 +154,12 @@ describe('graph writer', function () {
         await graphSettled(deps, tenant.tenantId, 20_000);
         expect(await eventCount(tenant.tenantId, 'evt_overlap')).to.equal(1);
         // No lane is locked twice by the broken writer's session.
+        // This database's lanes only: a service beside the tests (`npm start`) holds its own.
         const { rows } = await deps.db.query(
-          `SELECT objid::int AS lane, count(*)::int AS holders FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted GROUP BY objid HAVING count(*) > 1`,
+          `SELECT objid::int AS lane, count(*)::int AS holders FROM pg_locks
+            WHERE locktype = 'advisory' AND classid = $1 AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            GROUP BY objid HAVING count(*) > 1`,
           [0x67726170],
         );
         expect(rows).to.deep.equal([]);
@@ -169,14 +174,38 @@ describe('graph writer', function () {
     const tenant = await aTenant(deps);
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const lane = 1000 + Math.floor(Math.random() * 1_000_000);
+    const key = `fence_test_${randomUUID()}`;
     const row = (id: string) => ({ seq: '0', ...linkRow(scope, id, `fenced_${id}`) });
-    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_10')], 10_000, { lane, epoch: 10 });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_10')], 10_000, { lane, epoch: 10, key });
     let refused: unknown;
-    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_9')], 10_000, { lane, epoch: 9 }).catch((err) => { refused = err; });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_9')], 10_000, { lane, epoch: 9, key }).catch((err) => { refused = err; });
     expect(refused).to.be.instanceOf(StaleLaneError);
-    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_11')], 10_000, { lane, epoch: 11 });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_11')], 10_000, { lane, epoch: 11, key });
     expect([await eventCount(tenant.tenantId, 'evt_epoch_10'), await eventCount(tenant.tenantId, 'evt_epoch_9'), await eventCount(tenant.tenantId, 'evt_epoch_11')]).to.deep.equal([1, 0, 1]);
-    await deps.graph.executeQuery('MATCH (f:LaneFence {lane: $lane}) DELETE f', { lane });
+    await deps.graph.executeQuery('MATCH (f:LaneFence {key: $key}) DELETE f', { key });
+  });
+
+  it("keeps each database's fence of a lane apart: another database's epochs on the same lane neither pass nor stop its batches", async () => {
+    const tenant = await aTenant(deps);
+    const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+    const lane = 3;
+    const [ours, theirs] = [`fence_test_${randomUUID()}`, `fence_test_${randomUUID()}`];
+    const row = (id: string) => ({ seq: '0', ...linkRow(scope, id, `apart_${id}`) });
+    // The other database's writer of lane 3 is far ahead of ours: ours still passes its own fence.
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_theirs')], 10_000, { lane, epoch: 1_000_000, key: theirs });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_ours_5')], 10_000, { lane, epoch: 5, key: ours });
+    // And its own older epoch is still refused by its own fence.
+    const refused = await applyGraphOps(deps.graph, deps.cypher, [row('evt_ours_4')], 10_000, { lane, epoch: 4, key: ours }).then(() => undefined, (err: unknown) => err);
+    expect(refused).to.be.instanceOf(StaleLaneError);
+    expect([await eventCount(tenant.tenantId, 'evt_theirs'), await eventCount(tenant.tenantId, 'evt_ours_5'), await eventCount(tenant.tenantId, 'evt_ours_4')]).to.deep.equal([1, 1, 0]);
+    const { records } = await deps.graph.executeQuery('MATCH (f:LaneFence) WHERE f.key IN [$ours, $theirs] RETURN f.key AS key, f.epoch AS epoch ORDER BY f.epoch', { ours, theirs });
+    expect(records.map((r) => [r.get('key'), Number(r.get('epoch'))])).to.deep.equal([[ours, 5], [theirs, 1_000_000]]);
+    await deps.graph.executeQuery('MATCH (f:LaneFence) WHERE f.key IN [$ours, $theirs] DELETE f', { ours, theirs });
+  });
+
+  it('gives each lane of this database a fence key of its own', async () => {
+    const { rows } = await deps.db.query<{ n: number; keys: number }>('SELECT count(*)::int AS n, count(DISTINCT fence_key)::int AS keys FROM graph_lane_epochs');
+    expect(rows[0]).to.deep.equal({ n: 16, keys: 16 });
   });
 
   it('moves past a fence its Postgres fell behind (a restored backup) while it holds the lane, and keeps applying', async () => {
@@ -184,11 +213,11 @@ describe('graph writer', function () {
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
       await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_after_restore', 'restored')]);
-      const { rows: [row] } = await deps.db.query<{ lane: number; epoch: string }>(
-        'SELECT o.lane, e.epoch FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
+      const { rows: [row] } = await deps.db.query<{ lane: number; epoch: string; fence_key: string }>(
+        'SELECT o.lane, e.epoch, e.fence_key FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
       // The graph saw epochs far beyond what this Postgres now holds.
       const fence = Number(row!.epoch) + 1000;
-      await deps.graph.executeQuery('MERGE (f:LaneFence {lane: $lane}) SET f.epoch = $fence', { lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
+      await deps.graph.executeQuery('MERGE (f:LaneFence {key: $key}) SET f.epoch = $fence, f.lane = $lane', { key: row!.fence_key, lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
       const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
       const started = Date.now();
       try {
