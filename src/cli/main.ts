@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, repoDir, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Logger } from 'pino';
@@ -20,10 +20,14 @@ import { modeOption, type CliKit, type Printer, type RunOptions, type WithAllDep
 // holds the two equal), written out here so that registering the commands loads no list code.
 const LIST_KINDS: readonly ListKind[] = ['email', 'email_domain', 'ip', 'device', 'card_fingerprint', 'external_user_id'];
 
+// exitOverride before any command is added: commander copies it into each subcommand as it is
+// made, so a usage error anywhere (a missing option of `key create`, not only an unknown command)
+// ends at the bottom of this file, with status 2.
 const program = new Command('doorman')
   .description('Doorman abuse screening: operations')
   .option('--json', 'print exactly one JSON document on stdout')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .exitOverride();
 
 function isJson(): boolean {
   return Boolean(program.opts().json);
@@ -254,15 +258,12 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-program.exitOverride();
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  const code = (err as { code?: string }).code;
-  // commander has already printed help or a usage error.
-  if (typeof code === 'string' && code.startsWith('commander.')) {
-    process.exit(code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2);
-  }
+  // commander has already printed the help or the usage error: help that was asked for exits 0
+  // (`--help`, `help key`), a usage error 2 (an unknown command, a missing option, a bare `key`).
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   process.stderr.write(`doorman: ${describe(err).split('\n')[0]}\n`);
   process.exit(1);
 }
