@@ -5,7 +5,7 @@
 // It uses the database it is pointed at (migrated), and removes nothing: the tenant is new.
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { createPool } from '../src/deps.js';
+import { createPool } from '../src/db/create-pool.js';
 import { newId } from '../src/db/new-id.js';
 import { ENGINE_VERSION } from '../src/engine/engine-version.js';
 import { evaluate } from '../src/engine/evaluate.js';

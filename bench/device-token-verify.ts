@@ -3,7 +3,8 @@
 // Prints wall and CPU time per verification and how often the keys were read from Postgres.
 //   npx tsx bench/device-token-verify.ts   (DATABASE_URL and SECRETS_KEY as for the server; the stack up)
 import { loadConfig } from '../src/config.js';
-import { createPool, type Deps } from '../src/deps.js';
+import type { Deps } from '../src/deps.js';
+import { createPool } from '../src/db/create-pool.js';
 import { createDeviceKeyRing } from '../src/devices/device-key-ring.js';
 import { signDeviceToken, verifyDeviceToken } from '../src/devices/device-token.js';
 import { createVault, masterKeyOf } from '../src/vault/vault.js';

@@ -1,9 +1,9 @@
 // The composition root: builds every connection and shared service once. createApp(deps)
 // uses them; tests override one by spreading ({ ...deps, clock }).
-import { CorkingSocket } from './db/corking-socket.js';
-import { batchBoltWrites } from './graph/bolt-write-batching.js';
-import pg from 'pg';
-import neo4j, { type Driver } from 'neo4j-driver';
+import type pg from 'pg';
+import type { Driver } from 'neo4j-driver';
+import { createPool } from './db/create-pool.js';
+import { createGraphDriver } from './graph/create-graph-driver.js';
 import type { Redis } from 'ioredis';
 import { createRedis as createRedisClient } from './redis/redis-client.js';
 import type { Logger } from 'pino';
@@ -30,10 +30,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { tracedGraphDriver } from './tracing/traced-graph-driver.js';
 import { argon2Passwords, type Passwords } from './console/auth/passwords.js';
 import { createVault, masterKeyOf, type Vault } from './vault/vault.js';
-
-export interface Clock {
-  now(): Date;
-}
+import { systemClock, type Clock } from './clock.js';
 
 export interface Deps {
   config: Config;
@@ -71,56 +68,6 @@ export interface Deps {
   // Seals and opens the secrets the service stores (src/vault/).
   vault: Vault;
   close(): Promise<void>;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
-
-// A client that sends every statement unnamed: what PgBouncer in transaction mode (before 1.21)
-// carries, since the next transaction may run on another server connection that never saw the
-// prepared statement. The hot queries name theirs; PG_NAMED_STATEMENTS=false turns names off here.
-class UnnamedStatementClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const [first, ...rest] = args;
-    if (first !== null && typeof first === 'object' && 'name' in first && 'text' in first && !('submit' in first)) {
-      const { name: _name, ...unnamed } = first as pg.QueryConfig;
-      return (super.query as (...a: unknown[]) => never)(unnamed, ...rest);
-    }
-    return (super.query as (...a: unknown[]) => never)(...args);
-  }
-}
-
-export function createPool(config: Config): pg.Pool {
-  return new pg.Pool({
-    ...(config.pgNamedStatements ? {} : { Client: UnnamedStatementClient }),
-    connectionString: config.databaseUrl,
-    // One write per tick instead of one per protocol message (src/db/corking-socket.ts).
-    stream: () => new CorkingSocket(),
-    max: config.pgPoolMax,
-    connectionTimeoutMillis: 3000,
-    idleTimeoutMillis: 30_000,
-    // Client-side: also ends a wait on a stalled network, which a server-side timeout cannot.
-    query_timeout: config.pgQueryTimeoutMs,
-    // Server-side, shorter: Postgres cancels and rolls back first, so a timed-out write never
-    // commits after the caller was told 500 (config.ts).
-    ...(config.pgServerTimeouts && {
-      statement_timeout: config.pgStatementTimeoutMs,
-      idle_in_transaction_session_timeout: config.pgIdleInTransactionTimeoutMs,
-    }),
-  });
-}
-
-export function createGraphDriver(config: Config): Driver {
-  // A Bolt message leaves in one socket write, not one per 1,400-byte chunk.
-  batchBoltWrites();
-  const auth = config.neo4jPassword ? neo4j.auth.basic(config.neo4jUser, config.neo4jPassword) : undefined;
-  return neo4j.driver(config.neo4jUri, auth, {
-    maxConnectionPoolSize: 50,
-    connectionAcquisitionTimeout: 3000,
-    connectionTimeout: 3000,
-    // Health probes and analyst queries use managed transactions; do not let them retry long.
-    maxTransactionRetryTime: 2000,
-    disableLosslessIntegers: true,
-  });
 }
 
 export function createRedis(config: Config, logger: Logger): Redis {

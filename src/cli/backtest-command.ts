@@ -1,13 +1,12 @@
 // `doorman policy backtest` and `backtest-result`: a candidate against stored decisions. Progress
 // (events evaluated, rate, ETA) goes to stderr through cli-progress, on a terminal or with
-// --progress; stdout keeps the one document under --json.
+// --progress; stdout keeps the one document under --json. The work, and cli-progress, are loaded
+// when a command runs.
 import fs from 'node:fs';
-import { type Command, Option } from 'commander';
-import cliProgress from 'cli-progress';
+import { type Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { findBacktest } from '../policies/backtests/backtest-store.js';
-import { backtestReport, startBacktest } from '../policies/backtests/start-backtest.js';
+import type { backtestReport } from '../policies/backtests/start-backtest.js';
 import { modeOption, readDocument, scopeOf, type CliKit } from './cli-kit.js';
 
 const VERSION = /^\d{4}-\d{2}-\d{2}\.[1-9]\d*$/;
@@ -18,8 +17,9 @@ interface Opts {
   job?: boolean; inline?: boolean; detach?: boolean; progress?: boolean; limit: number; inlineMax?: number; waitSeconds: number;
 }
 
-function progressBar(show: boolean) {
+async function progressBar(show: boolean) {
   if (!show) return undefined;
+  const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar({
     stream: process.stderr,
     noTTYOutput: true,
@@ -44,7 +44,8 @@ function progressBar(show: boolean) {
   };
 }
 
-async function waitFor(deps: Deps, id: string, waitSeconds: number, onProgress: (done: number, total: number) => void): Promise<void> {
+async function waitFor(deps: Pick<Deps, 'db'>, id: string, waitSeconds: number, onProgress: (done: number, total: number) => void): Promise<void> {
+  const { findBacktest } = await import('../policies/backtests/backtest-store.js');
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
     const bt = await findBacktest(deps.db, id);
@@ -80,9 +81,10 @@ export function backtestCommand(policy: Command, kit: CliKit): void {
     .option('--inline-max <n>', 'more events than this run as a job', (v) => Number(v))
     .option('--detach', 'with a job: print its id and return at once').option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--limit <n>', 'flips shown', (v) => Number(v), 50).option('--wait-seconds <n>', 'how long to wait for a job', (v) => Number(v), 3600)
-    .action(kit.withDeps(async (deps, candidate: string, o: Opts) => {
+    .action(kit.withDeps(['db', 'boss'], async (deps, candidate: string, o: Opts) => {
+      const { backtestReport, startBacktest } = await import('../policies/backtests/start-backtest.js');
       const scope = await scopeOf(deps, o);
-      const bar = progressBar(Boolean(o.progress || process.stderr.isTTY));
+      const bar = await progressBar(Boolean(o.progress || process.stderr.isTTY));
       const onProgress = (done: number, total: number) => bar?.update(done, total);
       try {
         const cand = VERSION.test(candidate) && !fs.existsSync(candidate) ? { version: candidate } : { document: readDocument(candidate) };
@@ -113,7 +115,8 @@ export function backtestResultCommand(policy: Command, kit: CliKit): void {
   policy.command('backtest-result <backtest_id>').description('a stored backtest, with a page of its flipped events')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .option('--cursor <cursor>', 'next page of flips').option('--limit <n>', 'flips per page', (v) => Number(v), 50)
-    .action(kit.withDeps(async (deps, id: string, o: { tenant: string; mode: 'live' | 'test'; cursor?: string; limit: number }) => {
+    .action(kit.withDeps(['db'], async (deps, id: string, o: { tenant: string; mode: 'live' | 'test'; cursor?: string; limit: number }) => {
+      const { backtestReport } = await import('../policies/backtests/start-backtest.js');
       const report = await backtestReport(deps.db, await scopeOf(deps, o), id, { cursor: o.cursor, limit: o.limit });
       kit.print(report, summary(report));
     }));

@@ -1,22 +1,19 @@
 // `doorman graph recluster|explain` and `doorman feedback list|retract` (README, "The ops CLI";
-// docs/graph.md). CLI code only: the work is in src/lifecycle/, src/graph/ and src/feedback/.
-// recluster starts a graph writer of its own while it waits, so it completes with no server
+// docs/graph.md). CLI code only: the work is in src/lifecycle/, src/graph/ and src/feedback/, loaded
+// when a command runs. recluster starts a graph writer of its own while it waits, so it completes with no server
 // running; with servers running, whichever process owns the scope's lane applies it.
 import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { explainCluster } from '../graph/explain-cluster.js';
-import { reclusterGraph } from '../lifecycle/recluster-graph.js';
-import { listFeedback } from '../feedback/feedback-store.js';
-import { retractFeedback } from '../feedback/retract-feedback.js';
 import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
 
 // Operators act from the CLI: the audit log names them so.
 export const CLI_ACTOR = 'operator (doorman CLI)';
 
-export function addGraphCommands(graph: Command, { print, withDeps }: CliKit): void {
+export function addGraphCommands(graph: Command, { print, withDeps, withAllDeps }: CliKit): void {
   scoped(graph.command('recluster').description("recompute the scope's clusters from its links under the tenant's link policy"))
-    .action(withDeps(async (deps: Deps, opts: ScopeOptions) => {
+    .action(withAllDeps(async (deps: Deps, opts: ScopeOptions) => {
+      const { reclusterGraph } = await import('../lifecycle/recluster-graph.js');
       const scope = await scopeOf(deps, opts);
       await deps.graphWriter.start();
       const r = await reclusterGraph(deps, scope);
@@ -25,7 +22,8 @@ export function addGraphCommands(graph: Command, { print, withDeps }: CliKit): v
     }));
 
   scoped(graph.command('explain <event_id>').description("the event's cluster and the evidence path of every mark on it"))
-    .action(withDeps(async (deps: Deps, eventId: string, opts: ScopeOptions) => {
+    .action(withDeps(['db', 'graph', 'cypher'], async (deps, eventId: string, opts: ScopeOptions) => {
+      const { explainCluster } = await import('../graph/explain-cluster.js');
       const scope = await scopeOf(deps, opts);
       const explained = await explainCluster(deps, scope, eventId);
       // The operations table's shape (the path's node keys are the console's).
@@ -41,10 +39,11 @@ export function addFeedbackCommands(program: Command, { print, withDeps }: CliKi
     .option('--external-user-id <id>', 'about this account')
     .option('--email <email>', 'about this email')
     .option('--event-id <id>', 'about this event')
-    .action(withDeps(async (deps: Deps, opts: ScopeOptions & { externalUserId?: string; email?: string; eventId?: string }) => {
+    .action(withDeps(['db'], async (deps, opts: ScopeOptions & { externalUserId?: string; email?: string; eventId?: string }) => {
       if ([opts.externalUserId, opts.email, opts.eventId].filter((x) => x !== undefined).length > 1) {
         throw AppError.invalid([{ path: 'subject', message: 'give at most one of --external-user-id, --email and --event-id' }]);
       }
+      const { listFeedback } = await import('../feedback/feedback-store.js');
       const scope = await scopeOf(deps, opts);
       const rows = await listFeedback(deps.db, scope, opts);
       print({ feedback: rows.map(({ retract_note: _n, note: _note, ...r }) => r) },
@@ -52,8 +51,9 @@ export function addFeedbackCommands(program: Command, { print, withDeps }: CliKi
     }));
   scoped(feedback.command('retract <feedback_id>').description('take a mark back; later verdicts no longer carry its reasons'))
     .requiredOption('--note <text>', 'why (recorded in the audit log)')
-    .action(withDeps(async (deps: Deps, feedbackId: string, opts: ScopeOptions & { note: string }) => {
+    .action(withDeps(['db', 'clock', 'graphOutbox'], async (deps, feedbackId: string, opts: ScopeOptions & { note: string }) => {
       if (opts.note.trim() === '' || opts.note.length > 2000) throw AppError.invalid([{ path: 'note', message: 'must be 1 to 2000 characters' }]);
+      const { retractFeedback } = await import('../feedback/retract-feedback.js');
       const scope = await scopeOf(deps, opts);
       await retractFeedback(deps, scope, { feedbackId, note: opts.note, actor: { ...scope, analystId: null, analystEmail: CLI_ACTOR } });
       print({ ok: true }, `Retracted ${feedbackId}; the graph writer applies it in order with the scope's other marks.`);

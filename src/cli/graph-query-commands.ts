@@ -1,13 +1,8 @@
 // `doorman graph query|check|free-form` (README, "The ops CLI"; docs/graph.md). CLI code only: the
-// guard and the run are src/graph-queries/, the check src/graph/. The CLI is not a back door: its
+// guard and the run are src/graph-queries/, the check src/graph/, loaded when a command runs. The CLI is not a back door: its
 // Cypher passes the same guard as the console's, in the same READ transaction, and is audited.
 import { Option, type Command } from 'commander';
-import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { checkGraphScopes } from '../graph/check-graph-scopes.js';
-import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
-import { freeFormRoles, setFreeFormRoles } from '../graph-queries/tenant-query-store.js';
-import { tenantExists } from '../tenants/key-store.js';
 import { CLI_ACTOR } from './graph-feedback-commands.js';
 import { scopeOf, scoped, type CliKit, type ScopeOptions } from './cli-kit.js';
 
@@ -33,7 +28,8 @@ const cellText = (v: unknown): string => (v === null || v === undefined ? '' : t
 export function addGraphQueryCommands(graph: Command, { print, withDeps }: CliKit): void {
   scoped(graph.command('query <cypher>').description("read-only Cypher over the scope's graph, through the tenant guard (audited)"))
     .option('--param <NAME=VALUE>', 'a parameter: NAME=VALUE (a string) or NAME:=JSON; repeat for more', parseParam, {})
-    .action(withDeps(async (deps: Deps, text: string, opts: ScopeOptions & { param: Record<string, unknown> }) => {
+    .action(withDeps(['db', 'graph'], async (deps, text: string, opts: ScopeOptions & { param: Record<string, unknown> }) => {
+      const { runAnalystCypher } = await import('../graph-queries/run-analyst-cypher.js');
       const scope = await scopeOf(deps, opts);
       const r = await runAnalystCypher(deps, { ...scope, analystId: null, analystEmail: CLI_ACTOR }, { text, params: opts.param });
       const rows = r.rows.map((row) => r.columns.map((c) => row[c] ?? null));
@@ -42,7 +38,8 @@ export function addGraphQueryCommands(graph: Command, { print, withDeps }: CliKi
     }));
 
   graph.command('check').description('count relationships that cross scopes (must be 0)')
-    .action(withDeps(async (deps: Deps) => {
+    .action(withDeps(['graph', 'cypher'], async (deps) => {
+      const { checkGraphScopes } = await import('../graph/check-graph-scopes.js');
       const c = await checkGraphScopes(deps);
       const ok = c.crossScopeRelationships === 0;
       print({ ok, cross_scope_relationships: c.crossScopeRelationships, by_type: c.byType, transaction_memory_max: c.transactionMemoryMax },
@@ -57,7 +54,10 @@ export function addGraphQueryCommands(graph: Command, { print, withDeps }: CliKi
   graph.command('free-form').description("who may run free-form Cypher in the tenant's console: admins (default) or every analyst")
     .requiredOption('--tenant <id>', 'tenant id')
     .addOption(new Option('--roles <roles>', 'set it').choices(['admin', 'analyst']))
-    .action(withDeps(async (deps: Deps, opts: { tenant: string; roles?: 'admin' | 'analyst' }) => {
+    .action(withDeps(['db'], async (deps, opts: { tenant: string; roles?: 'admin' | 'analyst' }) => {
+      const [{ tenantExists }, { freeFormRoles, setFreeFormRoles }] = await Promise.all([
+        import('../tenants/key-store.js'), import('../graph-queries/tenant-query-store.js'),
+      ]);
       if (!(await tenantExists(deps.db, opts.tenant))) throw new AppError('not_found', `No tenant ${opts.tenant}.`);
       if (opts.roles) await setFreeFormRoles(deps.db, opts.tenant, opts.roles, CLI_ACTOR);
       const roles = await freeFormRoles(deps.db, opts.tenant);

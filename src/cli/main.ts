@@ -3,34 +3,31 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, repoDir } from '../config.js';
-import { createDeps, type Deps } from '../deps.js';
-import { createLogger } from '../logger.js';
-import { migrateJobQueue, migratePostgres } from '../db/migrate.js';
-import { migrateGraph } from '../graph/graph-schema.js';
-import { startWorkers } from '../start-workers.js';
-import { createKey, createTenant, revokeApiKey } from '../tenants/manage-tenants.js';
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, loadConfig, repoDir, type Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { ListKind } from '../lists/list-values.js';
 import { AppError } from '../errors.js';
-import { onShutdown, serve } from '../server.js';
-import { startMetricsServer } from '../metrics/metrics-server.js';
-import { changeList } from '../lists/manage-lists.js';
-import { LIST_KINDS, type ListKind } from '../lists/list-values.js';
-import { requestIntelReload } from '../signals/ip/intel-reload.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 import { addLifecycleCommands } from './lifecycle-commands.js';
 import { addFeedbackCommands } from './graph-feedback-commands.js';
-import { rotateDeviceKey } from '../devices/rotate-device-key.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
-import { modeOption, type CliKit, type Printer } from './cli-kit.js';
-import { rotateMasterKey, sealPlainSecrets } from '../lifecycle/seal-stored-secrets.js';
+import { modeOption, type CliKit, type Printer, type RunOptions, type WithAllDeps, type WithDeps } from './cli-kit.js';
 
+// The list kinds commander offers: lists/list-values.ts's LIST_KINDS (test/cli-startup.test.ts
+// holds the two equal), written out here so that registering the commands loads no list code.
+const LIST_KINDS: readonly ListKind[] = ['email', 'email_domain', 'ip', 'device', 'card_fingerprint', 'external_user_id'];
 
+// exitOverride before any command is added: commander copies it into each subcommand as it is
+// made, so a usage error anywhere (a missing option of `key create`, not only an unknown command)
+// ends at the bottom of this file, with status 2.
 const program = new Command('doorman')
   .description('Doorman abuse screening: operations')
   .option('--json', 'print exactly one JSON document on stdout')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .exitOverride();
 
 function isJson(): boolean {
   return Boolean(program.opts().json);
@@ -40,25 +37,45 @@ const print: Printer = (json, human) => {
   process.stdout.write(isJson() ? `${JSON.stringify(json)}\n` : `${human}\n`);
 };
 
-// Runs a command with deps, always closing them; errors become one line on stderr. A command that
-// seals or opens stored secrets as a matter of course (serve, worker, migrate) refuses to start
-// without the master key, instead of failing at its first webhook or device token.
-function withDeps(fn: (deps: Deps, ...args: any[]) => Promise<void>, options: { keepOpen?: boolean; needsSecretsKey?: boolean } = {}) {
-  return async (...args: unknown[]) => {
-    const config = loadConfig();
-    if (options.needsSecretsKey && config.secretsKeys.length === 0) {
-      throw new ConfigError(['SECRETS_KEY is required: 32 random bytes in base64, kept outside the database (`doorman secrets new-key` prints one; `npm start` writes one into .env)']);
-    }
-    // A server logs to stdout; a one-shot command logs to stderr, quietly, beside its output.
-    const logger = options.keepOpen ? createLogger(config.logLevel) : createLogger(isJson() ? 'warn' : config.logLevel, true);
-    const deps = createDeps(config, { logger });
-    try {
-      await fn(deps, ...args);
-    } finally {
-      if (!options.keepOpen) await deps.close();
-    }
-  };
+// The configuration and the logger of a command that runs. A server logs to stdout; a one-shot
+// command logs to stderr, quietly, beside its output.
+async function setUp(options: RunOptions): Promise<{ config: Config; logger: Logger }> {
+  const config = loadConfig();
+  if (options.needsSecretsKey && config.secretsKeys.length === 0) {
+    throw new ConfigError(['SECRETS_KEY is required: 32 random bytes in base64, kept outside the database (`doorman secrets new-key` prints one; `npm start` writes one into .env)']);
+  }
+  const { createLogger } = await import('../logger.js');
+  const logger = options.keepOpen ? createLogger(config.logLevel) : createLogger(isJson() ? 'warn' : config.logLevel, true);
+  return { config, logger };
 }
+
+// Runs a command with the parts of deps it names, always closing them; errors become one line on
+// stderr. Nothing of a store is loaded before the action runs: `--help` and a usage error never
+// get this far.
+const withDeps: WithDeps = (parts, fn, options = {}) => async (...args) => {
+  const { config, logger } = await setUp(options);
+  const { createPartialDeps } = await import('../partial-deps.js');
+  const deps = await createPartialDeps(config, logger, parts);
+  try {
+    await fn(deps, ...args);
+  } finally {
+    await deps.close();
+  }
+};
+
+// The same with every client (createDeps). A command that seals or opens stored secrets as a
+// matter of course (serve, worker, migrate) refuses to start without the master key, instead of
+// failing at its first webhook or device token.
+const withAllDeps: WithAllDeps = (fn, options = {}) => async (...args) => {
+  const { config, logger } = await setUp(options);
+  const { createDeps } = await import('../deps.js');
+  const deps: Deps = createDeps(config, { logger });
+  try {
+    await fn(deps, ...args);
+  } finally {
+    if (!options.keepOpen) await deps.close();
+  }
+};
 
 program
   .command('version')
@@ -72,7 +89,10 @@ program
   .command('migrate')
   .description('apply Postgres migrations and the Neo4j schema (idempotent)')
   .action(
-    withDeps(async (deps) => {
+    withAllDeps(async (deps) => {
+      const [{ migrateJobQueue, migratePostgres }, { migrateGraph }, { sealPlainSecrets }] = await Promise.all([
+        import('../db/migrate.js'), import('../graph/graph-schema.js'), import('../lifecycle/seal-stored-secrets.js'),
+      ]);
       const applied = await migratePostgres(deps.config, deps.logger);
       await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
       const statements = await migrateGraph(deps.graph, deps.cypher);
@@ -88,7 +108,8 @@ program
   .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
   .option('--no-graph-writer', 'leave the graph outbox to other processes (e.g. dedicated `doorman worker`s)')
   .action(
-    withDeps(async (deps, opts: { worker: boolean; graphWriter: boolean }) => {
+    withAllDeps(async (deps, opts: { worker: boolean; graphWriter: boolean }) => {
+      const [{ serve }, { startWorkers }] = await Promise.all([import('../server.js'), import('../start-workers.js')]);
       let workers: { close(): Promise<void> } | undefined;
       await serve(deps, { stop: async () => workers?.close() }, { graphWriter: opts.graphWriter });
       if (opts.worker) workers = await startWorkers(deps);
@@ -99,7 +120,10 @@ program
   .command('worker')
   .description('run only the background work: the graph writer and the job workers')
   .action(
-    withDeps(async (deps) => {
+    withAllDeps(async (deps) => {
+      const [{ onShutdown }, { startWorkers }, { startMetricsServer }] = await Promise.all([
+        import('../server.js'), import('../start-workers.js'), import('../metrics/metrics-server.js'),
+      ]);
       const metrics = await startMetricsServer(deps);
       await deps.graphWriter.start();
       const workers = await startWorkers(deps);
@@ -120,7 +144,8 @@ tenant
   .description('create a tenant and its four first keys (shown once)')
   .requiredOption('--name <name>', 'tenant name')
   .action(
-    withDeps(async (deps, opts: { name: string }) => {
+    withDeps(['db'], async (deps, opts: { name: string }) => {
+      const { createTenant } = await import('../tenants/manage-tenants.js');
       const { tenantId, keys } = await createTenant(deps.db, opts.name);
       print(
         { tenant_id: tenantId, keys },
@@ -137,7 +162,8 @@ key
   .addOption(new Option('--kind <kind>', 'key kind').choices(['secret', 'publishable']).makeOptionMandatory())
   .addOption(modeOption().makeOptionMandatory())
   .action(
-    withDeps(async (deps, opts: { tenant: string; kind: 'secret' | 'publishable'; mode: 'live' | 'test' }) => {
+    withDeps(['db'], async (deps, opts: { tenant: string; kind: 'secret' | 'publishable'; mode: 'live' | 'test' }) => {
+      const { createKey } = await import('../tenants/manage-tenants.js');
       const created = await createKey(deps.db, opts.tenant, opts.kind, opts.mode);
       print({ key: created }, `New ${opts.mode} ${opts.kind} key (shown once): ${created}`);
     }),
@@ -146,7 +172,8 @@ key
   .command('revoke <key>')
   .description('revoke a key at once (401 from its next request on)')
   .action(
-    withDeps(async (deps, raw: string) => {
+    withDeps(['db'], async (deps, raw: string) => {
+      const { revokeApiKey } = await import('../tenants/manage-tenants.js');
       await revokeApiKey(deps.db, raw);
       print({ revoked: true }, 'Key revoked.');
     }),
@@ -161,8 +188,9 @@ program
   .addOption(new Option('--kind <kind>', 'identifier kind').choices([...LIST_KINDS]).makeOptionMandatory())
   .requiredOption('--value <value>', 'the identifier')
   .action(
-    withDeps(async (deps, action: string, opts: { tenant: string; mode: 'live' | 'test'; list: 'allow' | 'block'; kind: ListKind; value: string }) => {
+    withDeps(['db'], async (deps, action: string, opts: { tenant: string; mode: 'live' | 'test'; list: 'allow' | 'block'; kind: ListKind; value: string }) => {
       if (action !== 'add' && action !== 'remove') throw AppError.invalid([{ path: 'action', message: 'must be add or remove' }]);
+      const { changeList } = await import('../lists/manage-lists.js');
       await changeList(deps.db, { tenantId: opts.tenant, mode: opts.mode }, { action, list: opts.list, kind: opts.kind, value: opts.value });
       print({ ok: true }, `${action === 'add' ? 'Added' : 'Removed'} ${opts.kind} ${opts.value} ${action === 'add' ? 'to' : 'from'} the ${opts.mode} ${opts.list} list.`);
     }),
@@ -174,7 +202,8 @@ program
   .command('reload')
   .description('check the files, then tell every running instance to reload them (no restart)')
   .action(
-    withDeps(async (deps) => {
+    withDeps(['db', 'ipIntel'], async (deps) => {
+      const { requestIntelReload } = await import('../signals/ip/intel-reload.js');
       // Load here first, so a broken folder fails this command instead of silently in the fleet.
       const loaded = await deps.ipIntel.reload();
       await requestIntelReload(deps);
@@ -182,7 +211,7 @@ program
     }),
   );
 
-const kit: CliKit = { withDeps, print, isJson };
+const kit: CliKit = { withDeps, withAllDeps, print, isJson };
 addReviewAndWebhookCommands(program, kit);
 addAnalystCommands(program, kit);
 addLifecycleCommands(program, kit);
@@ -193,7 +222,8 @@ program
   .command('rotate-key')
   .description('make a new current signing key; the previous one keeps verifying for DEVICE_TOKEN_TTL_SECONDS')
   .action(
-    withDeps(async (deps) => {
+    withDeps(['db', 'clock', 'vault'], async (deps) => {
+      const { rotateDeviceKey } = await import('../devices/rotate-device-key.js');
       const { kid } = await rotateDeviceKey(deps);
       print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
     }),
@@ -211,7 +241,8 @@ secrets
   .command('rotate-key')
   .description('re-wrap every data key under SECRETS_KEY (set the old key in SECRETS_PREVIOUS_KEYS everywhere first)')
   .action(
-    withDeps(async (deps) => {
+    withDeps(['db', 'vault'], async (deps) => {
+      const { rotateMasterKey } = await import('../lifecycle/seal-stored-secrets.js');
       const rotated = await rotateMasterKey(deps);
       print({ ok: true, secrets: rotated.secrets, data_keys: rotated.dataKeys, rewrapped: rotated.rewrapped },
         `${rotated.secrets} stored secrets are now under master key ${deps.vault.masters[0]!.kid} (${rotated.rewrapped} of ${rotated.dataKeys} data keys re-wrapped); SECRETS_PREVIOUS_KEYS can be emptied.`);
@@ -227,15 +258,12 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-program.exitOverride();
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  const code = (err as { code?: string }).code;
-  // commander has already printed help or a usage error.
-  if (typeof code === 'string' && code.startsWith('commander.')) {
-    process.exit(code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2);
-  }
+  // commander has already printed the help or the usage error: help that was asked for exits 0
+  // (`--help`, `help key`), a usage error 2 (an unknown command, a missing option, a bare `key`).
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   process.stderr.write(`doorman: ${describe(err).split('\n')[0]}\n`);
   process.exit(1);
 }

@@ -1,26 +1,21 @@
 // `doorman policy …`: policies as code (docs/policies.md). Show, export, validate and publish
-// documents; history; replay and explain stored decisions; backtest candidates; shadow runs.
+// documents; history; replay and explain stored decisions; backtest candidates; shadow runs. The
+// work is in src/policies/, loaded when a command runs.
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { toDocument } from '../policies/documents/policy-document.js';
-import { policySchema } from '../policies/documents/policy-schema.js';
-import { listPolicyVersions, shadowsInForce, versionsInForce } from '../policies/documents/policy-store.js';
-import { publishPolicy } from '../policies/documents/publish-policy.js';
-import { replayAll } from '../policies/replay/replay-all.js';
-import { replayEvent } from '../policies/replay/replay-event.js';
-import { resolvePolicy } from '../policies/documents/resolve-policy.js';
-import { shippedPolicy } from '../policies/documents/shipped-policies.js';
-import { defaultPolicy } from '../engine/policy.js';
-import { validatePolicyDocument } from '../policies/documents/validate-policy.js';
-import { explainEvent, explanationText } from '../policies/replay/explain-event.js';
-import { clearShadow, setShadow, shadowReport } from '../policies/shadows/shadow-policy.js';
 import { backtestCommand, backtestResultCommand } from './backtest-command.js';
 import { dateOption as date, modeOption, readDocument, scopeOf, type CliKit, type ScopeOptions as ScopeOpts } from './cli-kit.js';
 
-async function documentFor(deps: Deps, o: Partial<ScopeOpts> & { version?: string }) {
+async function documentFor(deps: Pick<Deps, 'db'>, o: Partial<ScopeOpts> & { version?: string }) {
+  const [{ toDocument }, { defaultPolicy }, { shippedPolicy }] = await Promise.all([
+    import('../policies/documents/policy-document.js'), import('../engine/policy.js'), import('../policies/documents/shipped-policies.js'),
+  ]);
   if (o.tenant && o.mode) {
+    const [{ resolvePolicy }, { versionsInForce }] = await Promise.all([
+      import('../policies/documents/resolve-policy.js'), import('../policies/documents/policy-store.js'),
+    ]);
     const scope = await scopeOf(deps, o as ScopeOpts);
     if (o.version) return resolvePolicy(deps.db, scope, o.version);
     const [inForce] = await versionsInForce(deps.db, scope);
@@ -36,13 +31,14 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   const { withDeps, print } = kit;
   const policy = program.command('policy').description('policies as code: documents, versions, replay, backtests, shadows');
 
-  policy.command('schema').description('print the JSON Schema of policy documents').action(() => {
+  policy.command('schema').description('print the JSON Schema of policy documents').action(async () => {
+    const { policySchema } = await import('../policies/documents/policy-schema.js');
     process.stdout.write(`${JSON.stringify(policySchema, null, 2)}\n`);
   });
 
   policy.command('show').description('the policy document in force (or that version)')
     .option('--tenant <id>', 'tenant id (without it: the shipped default)').addOption(modeOption()).option('--version <version>', 'a published or shipped version')
-    .action(withDeps(async (deps, o: Partial<ScopeOpts> & { version?: string }) => {
+    .action(withDeps(['db'], async (deps, o: Partial<ScopeOpts> & { version?: string }) => {
       const { document } = await documentFor(deps, o);
       print(document, `# policy ${document.version}${o.tenant ? ` for ${o.tenant} (${o.mode})` : ' (shipped default)'}\n${JSON.stringify(document, null, 2)}`);
     }));
@@ -50,7 +46,7 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   policy.command('export').description('write the document in force (or that version) for editing, as indented JSON')
     .option('--tenant <id>', 'tenant id (without it: the shipped default)').addOption(modeOption()).option('--version <version>', 'a published or shipped version')
     .option('--out <file>', 'write to this file instead of stdout')
-    .action(withDeps(async (deps, o: Partial<ScopeOpts> & { version?: string; out?: string }) => {
+    .action(withDeps(['db'], async (deps, o: Partial<ScopeOpts> & { version?: string; out?: string }) => {
       const { document } = await documentFor(deps, o);
       const pretty = `${JSON.stringify(document, null, 2)}\n`;
       if (!o.out) {
@@ -61,7 +57,8 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
       print({ ok: true, file: o.out, policy_version: document.version }, `Wrote policy ${document.version} to ${o.out}.`);
     }));
 
-  policy.command('validate <file>').description('check a policy document; lists every problem').action(withDeps(async (_deps, file: string) => {
+  policy.command('validate <file>').description('check a policy document; lists every problem').action(withDeps([], async (_deps, file: string) => {
+    const { validatePolicyDocument } = await import('../policies/documents/validate-policy.js');
     const checked = validatePolicyDocument(readDocument(file));
     if (checked.ok) {
       print({ ok: true }, `${file}: valid.`);
@@ -74,14 +71,18 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
 
   policy.command('publish <file>').description('publish a document as a new immutable version')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--note <text>', 'why')
-    .action(withDeps(async (deps, file: string, o: ScopeOpts & { note?: string }) => {
+    .action(withDeps(['db', 'clock'], async (deps, file: string, o: ScopeOpts & { note?: string }) => {
+      const { publishPolicy } = await import('../policies/documents/publish-policy.js');
       const version = await publishPolicy(deps, await scopeOf(deps, o), { document: readDocument(file), note: o.note });
       print({ policy_version: version }, `Published ${version} for ${o.tenant} (${o.mode}); every instance picks it up without a restart.`);
     }));
 
   policy.command('history').description('every published version of a scope, newest first')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
-    .action(withDeps(async (deps, o: ScopeOpts) => {
+    .action(withDeps(['db'], async (deps, o: ScopeOpts) => {
+      const [{ listPolicyVersions, shadowsInForce }, { defaultPolicy }] = await Promise.all([
+        import('../policies/documents/policy-store.js'), import('../engine/policy.js'),
+      ]);
       const scope = await scopeOf(deps, o);
       const [versions, shadows] = await Promise.all([listPolicyVersions(deps.db, scope), shadowsInForce(deps.db, scope)]);
       const rows = versions.map((v, i) => ({
@@ -96,8 +97,9 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
     .option('--tenant <id>', 'tenant id').addOption(modeOption()).option('--policy <version>', 'replay under this version instead of the event\'s own')
     .option('--all', 'the pre-deploy check: every stored decision (of the scope, if given) under its own policy')
     .option('--from <time>', 'with --all: events judged at or after').option('--to <time>', 'with --all: events judged before')
-    .action(withDeps(async (deps, eventId: string | undefined, o: Partial<ScopeOpts> & { policy?: string; all?: boolean; from?: string; to?: string }) => {
+    .action(withDeps(['db'], async (deps, eventId: string | undefined, o: Partial<ScopeOpts> & { policy?: string; all?: boolean; from?: string; to?: string }) => {
       if (o.all) {
+        const { replayAll } = await import('../policies/replay/replay-all.js');
         const scope = o.tenant && o.mode ? await scopeOf(deps, o as ScopeOpts) : undefined;
         if (!scope && o.tenant) await scopeOf(deps, { tenant: o.tenant, mode: 'live' }); // the tenant must exist, in either mode
         const check = await replayAll(deps, { scope, tenantIds: !scope && o.tenant ? [o.tenant] : undefined, from: date('from', o.from), to: date('to', o.to) });
@@ -106,6 +108,7 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
         return;
       }
       if (!eventId || !o.tenant || !o.mode) throw AppError.invalid([{ path: 'event_id', message: 'EVENT_ID, --tenant and --mode are required (or --all)' }]);
+      const { replayEvent } = await import('../policies/replay/replay-event.js');
       const r = await replayEvent(deps, await scopeOf(deps, o as ScopeOpts), eventId, o.policy);
       print(r, [
         `${r.event_id}: stored ${r.stored.verdict} (policy ${r.stored_policy_version}, engine ${r.engine_version.stored ?? 'unrecorded'}); replayed ${r.replayed.verdict} (policy ${r.policy_version}, engine ${r.engine_version.current}).`,
@@ -115,7 +118,8 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
 
   policy.command('explain <event_id>').description('why a decision was made, and the single change that would have made it milder')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory()).option('--policy <version>', 'explain under this version')
-    .action(withDeps(async (deps, eventId: string, o: ScopeOpts & { policy?: string }) => {
+    .action(withDeps(['db'], async (deps, eventId: string, o: ScopeOpts & { policy?: string }) => {
+      const { explainEvent, explanationText } = await import('../policies/replay/explain-event.js');
       const e = await explainEvent(deps, await scopeOf(deps, o), eventId, o.policy);
       print(e, explanationText(e));
     }));
@@ -126,12 +130,14 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
   const shadow = policy.command('shadow').description('the shadow policy of a scope');
   shadow.command('set <version>').description('evaluate this published version beside the live one on every verdict')
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
-    .action(withDeps(async (deps, version: string, o: ScopeOpts) => {
+    .action(withDeps(['db'], async (deps, version: string, o: ScopeOpts) => {
+      const { setShadow } = await import('../policies/shadows/shadow-policy.js');
       await setShadow(deps, await scopeOf(deps, o), version);
       print({ ok: true, shadow: version }, `Shadowing ${version} for ${o.tenant} (${o.mode}).`);
     }));
   shadow.command('clear').description('stop shadowing').requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
-    .action(withDeps(async (deps, o: ScopeOpts) => {
+    .action(withDeps(['db'], async (deps, o: ScopeOpts) => {
+      const { clearShadow } = await import('../policies/shadows/shadow-policy.js');
       await clearShadow(deps, await scopeOf(deps, o));
       print({ ok: true, shadow: null }, 'No shadow policy.');
     }));
@@ -140,7 +146,8 @@ export function registerPolicyCommands(program: Command, kit: CliKit): void {
     .requiredOption('--tenant <id>', 'tenant id').addOption(modeOption().makeOptionMandatory())
     .option('--policy <version>', 'a shadow version (default: the current shadow)').option('--from <time>').option('--to <time>')
     .option('--cursor <cursor>', 'next page of flips').option('--limit <n>', 'flips per page', (v) => Number(v), 50)
-    .action(withDeps(async (deps, o: ScopeOpts & { policy?: string; from?: string; to?: string; cursor?: string; limit: number }) => {
+    .action(withDeps(['db'], async (deps, o: ScopeOpts & { policy?: string; from?: string; to?: string; cursor?: string; limit: number }) => {
+      const { shadowReport } = await import('../policies/shadows/shadow-policy.js');
       const r = await shadowReport(deps, await scopeOf(deps, o), { version: o.policy, from: date('from', o.from), to: date('to', o.to), cursor: o.cursor, limit: o.limit });
       print(r, `Shadow ${r.shadow_version}: ${r.events} decisions, ${r.flips.total} with another verdict.\n${JSON.stringify(r.matrix)}`);
     }));

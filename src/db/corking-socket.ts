@@ -4,7 +4,7 @@
 // socket writes (docs/benchmarks-history.md, run 14). This socket corks itself at its first write
 // and uncorks once the event loop's current round of callbacks and promise jobs is done
 // (setImmediate), so what is written meanwhile leaves in one write.
-// Given to pg as its `stream` factory (src/deps.ts); TLS, when used, wraps it unchanged.
+// Given to pg as its `stream` factory (src/db/create-pool.ts); TLS, when used, wraps it unchanged.
 import net from 'node:net';
 
 export class CorkingSocket extends net.Socket {

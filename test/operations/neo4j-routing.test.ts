@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import neo4j, { type Driver, type SessionConfig } from 'neo4j-driver';
 import request from 'supertest';
-import { createGraphDriver } from '../../src/deps.js';
+import { createGraphDriver } from '../../src/graph/create-graph-driver.js';
 import { bearer } from '../support/fixtures.js';
 import { rootGraphWriter } from '../support/root-hooks.js';
 import { testConfig } from '../support/test-deps.js';

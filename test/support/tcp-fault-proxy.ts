@@ -2,11 +2,12 @@
 // restores: cut() destroys every open connection and refuses new ones, as a network partition or
 // a stopped server would; stall() keeps every connection open but carries nothing more either
 // way, as a half-open connection behind a dead router does; restore() lets connections through
-// again.
+// again. accepted counts the connections made to it, refused ones included.
 import net from 'node:net';
 
 export interface TcpFaultProxy {
   port: number;
+  readonly accepted: number;
   cut(): void;
   stall(): void;
   restore(): void;
@@ -16,8 +17,10 @@ export interface TcpFaultProxy {
 export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpFaultProxy> {
   let isCut = false;
   let isStalled = false;
+  let accepted = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    accepted += 1;
     if (isCut) {
       client.destroy();
       return;
@@ -46,6 +49,9 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    get accepted() {
+      return accepted;
+    },
     cut() {
       isCut = true;
       for (const socket of sockets) socket.destroy();

@@ -2,7 +2,8 @@
 // doorman_test database and Redis database 1 by default), with a quiet logger.
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDeps, systemClock, type Deps } from '../../src/deps.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { systemClock } from '../../src/clock.js';
 
 export const TEST_SECRETS_KEY = 'ZG9vcm1hbiB0ZXN0IHN1aXRlIGtleTogbm90IHJlYWw=';
 
