@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm run test:fuzz` (also run by `npm test`): the external fuzzer. Installs schemathesis from
-# PyPI into a project-local virtualenv (.venv/fuzz, once per version), brings up the stack, then
-# scripts/fuzz/run-fuzz.ts starts a Doorman server of its own on a free loopback port with a
-# freshly minted tenant and runs every check, the stateful phase included, twice: a fixed seed
-# and a rotating one. The gate: no 5xx (not_a_server_error), no hang, no crash.
+# PyPI into a project-local virtualenv (scripts/fuzz-install.sh: .venv/fuzz, once per version),
+# brings up the stack, then scripts/fuzz/run-fuzz.ts starts a Doorman server of its own on a free
+# loopback port with a freshly minted tenant and runs every check, the stateful phase included,
+# twice: a fixed seed and a rotating one. The gate: no 5xx (not_a_server_error), no hang, no crash.
 #
 # Environment: FUZZ_EXAMPLES (cases per operation and phase, default 60), FUZZ_SEED (the
 # rotating seed, default random), TEST_DATABASE_URL / TEST_REDIS_URL as for `npm test`.
@@ -15,15 +15,7 @@ source scripts/lib.sh
 # A database made afresh each run: a fresh master key for its sealed secrets.
 export SECRETS_KEY="$(fresh_secrets_key)"
 
-SCHEMATHESIS_VERSION=4.32.5
-VENV=.venv/fuzz
-if ! "$VENV/bin/st" --version 2>/dev/null | grep -qF "$SCHEMATHESIS_VERSION"; then
-  echo "[fuzz] installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
-  rm -rf "$VENV"
-  # Debian's python3 needs python3-venv for ensurepip; other pythons carry it.
-  python3 -m venv "$VENV" 2>/dev/null || { rm -rf "$VENV"; apt_install python3-venv; python3 -m venv "$VENV"; }
-  "$VENV/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-fi
+export SCHEMATHESIS_BIN="$(bash scripts/fuzz-install.sh)"
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 # A database of its own, recreated each run: what a run leaves behind (pending jobs, events of
@@ -36,5 +28,4 @@ export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
 db="$(url_part "$DATABASE_URL" db)"
 psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
   -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" -c "CREATE DATABASE \"$db\""
-export SCHEMATHESIS_BIN="$PWD/$VENV/bin/st"
 exec node --import tsx scripts/fuzz/run-fuzz.ts

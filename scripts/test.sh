@@ -3,8 +3,8 @@
 # up the stack, type-check, run the suite against a separate test database (doorman_test) and
 # Redis database 1. With no file arguments it is the whole suite: first the smoke stage
 # (scripts/smoke.mjs: a clean copy of the committed tree, built and run as a user runs it), then
-# the mocha suite, the fault-injection suite (scripts/test-faults.sh) and the fuzzer
-# (scripts/fuzz.sh).
+# the mocha suite in shards side by side (scripts/test-shards.mjs), the fault-injection suite
+# (scripts/test-faults.sh) and the fuzzer (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -24,8 +24,17 @@ bash scripts/chromium.sh >/dev/null
 
 whole_suite=$(( $# == 0 ))
 if [ "$whole_suite" = 1 ]; then
-  echo "[test] the smoke stage: the built service and CLI from a clean copy of the committed tree"
-  node scripts/smoke.mjs
+  # The fault suite's toxiproxy (built from its Go module) and the fuzzer's schemathesis (from
+  # PyPI) are made ready in the background while the rest runs: on a fresh clone they take a
+  # minute or two, mostly waiting on downloads. Their output is shown if they fail.
+  # The smoke stage runs beside the type-checks too (its own copy, database and port); its
+  # report is printed whole when it is done.
+  prep="$(mktemp -d)"
+  trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$prep"' EXIT
+  bash scripts/toxiproxy.sh >"$prep/toxiproxy.out" 2>"$prep/toxiproxy.log" & toxiproxy_prep=$!
+  bash scripts/fuzz-install.sh >"$prep/fuzz.out" 2>"$prep/fuzz.log" & fuzz_prep=$!
+  echo "[test] the smoke stage (in the background): the built service and CLI from a clean copy of the committed tree"
+  node scripts/smoke.mjs >"$prep/smoke.log" 2>&1 & smoke=$!
 fi
 
 # The TypeScript client (clients/typescript/) has its own dependencies; its tests import its build.
@@ -40,13 +49,20 @@ npx tsc -p console/tsconfig.json
 # bundles in dist/browser/ (about a second each; the server's build in dist/server/ is untouched).
 node scripts/build-sdk.mjs
 node scripts/build-console.mjs
+if [ "$whole_suite" = 1 ]; then
+  smoke_ok=0; wait "$smoke" || smoke_ok=$?
+  echo "[test] the smoke stage:"; cat "$prep/smoke.log"
+  [ "$smoke_ok" = 0 ] || die "the smoke stage failed"
+fi
 echo "[test] running the suite"
-# With no arguments, the whole suite; with paths, only those files (mocha would add them to a
-# configured spec instead of replacing it, so the default lives here).
+# With no arguments, the whole suite; with paths, only those files. In shards side by side
+# (scripts/test-shards.mjs; TEST_SHARDS=1 runs one mocha process).
 if [ $# -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
-npx mocha "$@"
+node scripts/test-shards.mjs "$@"
 # The whole suite also runs the fault-injection suite and the external fuzzer (docs/reliability.md).
 if [ "$whole_suite" = 1 ]; then
+  wait "$toxiproxy_prep" || { cat "$prep/toxiproxy.log" >&2; die "building toxiproxy failed"; }
+  wait "$fuzz_prep" || { cat "$prep/fuzz.log" >&2; die "installing schemathesis failed"; }
   DOORMAN_STACK_READY=1 bash scripts/test-faults.sh
   DOORMAN_STACK_READY=1 bash scripts/fuzz.sh
 fi

@@ -1,7 +1,12 @@
 // Mocha's spec reporter plus one closing line in the plain form CI reads: "N passed, N failed,
 // N skipped", followed by why each skipped test did not run (test/support/skip.ts records it;
-// a test declared pending says so), the Node.js the suite ran on, and the slowest tests (where
-// the suite's time goes; the budget is in the README).
+// a test declared pending says so), after the Node.js the suite ran on and the slowest tests
+// (where the suite's time goes; the budget is in the README).
+// Run as one shard of several (scripts/test-shards.mjs sets DOORMAN_TEST_SUMMARY_FILE), it writes
+// the same facts as JSON for the coordinator, which prints the one closing line for the whole
+// suite, and says its own counts in a line that is not that form.
+const fs = require('node:fs');
+const path = require('node:path');
 const Mocha = require('mocha');
 
 function reasonOf(test) {
@@ -10,32 +15,62 @@ function reasonOf(test) {
 }
 
 const SLOWEST = 20;
+const relative = (file) => (file ? path.relative(process.cwd(), file) : '?');
+
+// The lines both a single run and the coordinator print at the end.
+function closing(summary) {
+  const lines = [];
+  const slowest = [...summary.durations].sort((a, b) => b[0] - a[0]).slice(0, SLOWEST);
+  if (slowest.length > 0) {
+    lines.push('', `the ${slowest.length} slowest tests:`);
+    for (const [ms, title, file] of slowest) lines.push(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${title} (${file})`);
+  }
+  const why = Object.entries(summary.reasons).map(([reason, n]) => `${n} × ${reason}`).join('; ');
+  lines.push('', `ran on Node.js ${summary.node} in ${summary.seconds.toFixed(0)} s${summary.shards > 1 ? ` (${summary.shards} shards in parallel)` : ''}`);
+  lines.push(`tests: ${summary.passes} passed, ${summary.failures} failed, ${summary.pending} skipped${why ? ` (${why})` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
 
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    this.started = Date.now();
-    const reasons = new Map();
+    const started = Date.now();
+    const reasons = {};
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => {
       const reason = reasonOf(test);
-      reasons.set(reason, (reasons.get(reason) || 0) + 1);
+      reasons[reason] = (reasons[reason] || 0) + 1;
     });
     const durations = [];
     runner.on(Mocha.Runner.constants.EVENT_TEST_END, (test) => {
-      if (typeof test.duration === 'number') durations.push([test.duration, test.fullTitle(), test.file]);
+      if (typeof test.duration === 'number') durations.push([test.duration, test.fullTitle(), relative(test.file)]);
+    });
+    // Each file's wall time, its hooks included: what the coordinator balances shards by.
+    const files = {};
+    const begun = new Map();
+    runner.on(Mocha.Runner.constants.EVENT_SUITE_BEGIN, (suite) => {
+      if (suite.file && suite.parent?.root) begun.set(suite, Date.now());
+    });
+    runner.on(Mocha.Runner.constants.EVENT_SUITE_END, (suite) => {
+      if (!begun.has(suite)) return;
+      const file = relative(suite.file);
+      files[file] = (files[file] || 0) + (Date.now() - begun.get(suite));
     });
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const s = runner.stats || {};
-      const why = [...reasons].map(([reason, n]) => `${n} × ${reason}`).join('; ');
-      const slowest = durations.sort((a, b) => b[0] - a[0]).slice(0, SLOWEST);
-      if (slowest.length > 0) {
-        process.stdout.write(`\nthe ${slowest.length} slowest tests:\n`);
-        for (const [ms, title, file] of slowest) process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${title} (${file ? require('node:path').relative(process.cwd(), file) : '?'})\n`);
+      const summary = {
+        passes: s.passes || 0, failures: s.failures || 0, pending: s.pending || 0, reasons, durations: durations.sort((a, b) => b[0] - a[0]).slice(0, SLOWEST),
+        files, node: process.version, seconds: (Date.now() - started) / 1000, shards: 1,
+      };
+      const out = process.env.DOORMAN_TEST_SUMMARY_FILE;
+      if (out) {
+        fs.writeFileSync(out, JSON.stringify(summary));
+        process.stdout.write(`\n${process.env.DOORMAN_TEST_SHARD ?? 'shard'}: ${summary.passes} passing, ${summary.failures} failing, ${summary.pending} pending in ${summary.seconds.toFixed(0)} s\n`);
+      } else {
+        process.stdout.write(closing(summary));
       }
-      process.stdout.write(`\nran on Node.js ${process.version} in ${((Date.now() - this.started) / 1000).toFixed(0)} s\n`);
-      process.stdout.write(`tests: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped${why ? ` (${why})` : ''}\n`);
     });
   }
 }
 
 module.exports = SummaryReporter;
+module.exports.closing = closing;
