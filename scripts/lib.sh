@@ -42,6 +42,11 @@ ensure_node() {
 }
 ensure_node
 
+# The compiler that type-checks and builds: TypeScript 7's native one, the `typescript-native`
+# package. Named by its path, because node_modules/.bin/tsc may link either it or TypeScript 5.9
+# (`typescript`, kept for its compiler API: README "Dependencies held back").
+tsc_native() { node "$REPO_DIR/node_modules/typescript-native/bin/tsc" "$@"; }
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else die "need root for: $*"; fi
 }
@@ -70,7 +75,7 @@ recreate_database() {
   local db; db="$(url_part "$DATABASE_URL" db)"
   psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
     -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
-  npx tsc -p tsconfig.json
+  tsc_native -p tsconfig.json
   node bin/doorman.js migrate
 }
 

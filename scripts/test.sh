@@ -42,9 +42,9 @@ fi
 echo "[test] building the TypeScript client"
 npm run --prefix clients/typescript --silent build
 echo "[test] type-checking"
-npx tsc -p tsconfig.test.json --noEmit
-npx tsc -p sdk/tsconfig.json
-npx tsc -p console/tsconfig.json
+tsc_native -p tsconfig.test.json --noEmit
+tsc_native -p sdk/tsconfig.json
+tsc_native -p console/tsconfig.json
 # The server runs from source here, but serves the browser SDK and the analyst console from their
 # bundles in dist/browser/ (about a second each; the server's build in dist/server/ is untouched).
 node scripts/build-sdk.mjs

@@ -60,7 +60,8 @@ function valueOf(component: unknown): unknown {
   return component;
 }
 
-// Bounded walk: canonicalize recurses, so depth is checked first (a deep body is a 400, not a crash).
+// The depth cap (README "Device tokens"): a deeper body is a 400. The walk stops at the cap, so it
+// costs no more on a very deep body than on one at the limit.
 function depthWithin(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return true;
   if (limit === 0) return false;

@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import { parse } from 'cookie';
+import { parseCookie } from 'cookie';
 import type { Scope } from '../../scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -56,7 +56,7 @@ export function setSessionCookie(deps: Pick<Deps, 'config'>, req: Request, res: 
   else res.cookie(COOKIE, token, options);
 }
 
-export const sessionToken = (req: Request): string | undefined => parse(req.get('cookie') ?? '')[COOKIE];
+export const sessionToken = (req: Request): string | undefined => parseCookie(req.get('cookie') ?? '')[COOKIE];
 
 // Fetch metadata and Origin: a state-changing request must come from our own pages. Browsers
 // send Sec-Fetch-Site and Origin on every POST; a form on another origin (even another port of
