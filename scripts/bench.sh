@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 # A database made afresh each run: a fresh master key for its sealed secrets.
 export SECRETS_KEY="$(fresh_secrets_key)"
-[ -d node_modules ] || npm ci --no-audit --no-fund
+ensure_node_modules
 export DATABASE_URL="${BENCH_DATABASE_URL:-postgres://localhost:5432/doorman_bench}"
 export REDIS_URL="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/2}"
 bash scripts/stack.sh up

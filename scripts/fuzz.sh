@@ -17,7 +17,7 @@ export SECRETS_KEY="$(fresh_secrets_key)"
 
 export SCHEMATHESIS_BIN="$(bash scripts/fuzz-install.sh)"
 
-[ -d node_modules ] || npm ci --no-audit --no-fund
+ensure_node_modules
 # A database of its own, recreated each run: what a run leaves behind (pending jobs, events of
 # failed stores) never reaches the next run or the main suite's database.
 test_db_url="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"

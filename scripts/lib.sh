@@ -45,6 +45,20 @@ ensure_node
 # The compiler that type-checks and builds: TypeScript 7's native one, the `typescript-native`
 # package. Named by its path, because node_modules/.bin/tsc may link either it or TypeScript 5.9
 # (`typescript`, kept for its compiler API: README "Dependencies held back").
+# ensure_node_modules [DIR]: installs DIR's (default the checkout's) dependencies with `npm ci`
+# when they are missing or were installed from another package-lock.json or on another Node line
+# (a pull that changed the lockfile, the move to a new runtime). A stamp in node_modules records
+# what they were installed from.
+ensure_node_modules() {
+  local dir="${1:-$REPO_DIR}" want have=""
+  want="$(node -e 'const c=require("node:crypto");process.stdout.write(c.createHash("sha256").update(require("node:fs").readFileSync(process.argv[1])).digest("hex")+" node"+process.versions.node.split(".")[0])' "$dir/package-lock.json")"
+  [ -f "$dir/node_modules/.doorman-installed" ] && have="$(cat "$dir/node_modules/.doorman-installed")"
+  [ "$have" = "$want" ] && return 0
+  [ -d "$dir/node_modules" ] && say "$(basename "$dir")/node_modules was installed from another package-lock.json or Node: npm ci"
+  npm ci --prefix "$dir" --no-audit --no-fund
+  printf '%s' "$want" >"$dir/node_modules/.doorman-installed"
+}
+
 tsc_native() { node "$REPO_DIR/node_modules/typescript-native/bin/tsc" "$@"; }
 
 as_root() {

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
-[ -d node_modules ] || npm ci --no-audit --no-fund
+ensure_node_modules
 # Local development: the demo pages on, webhook receivers on this machine allowed (for the server
 # and the CLI alike), and a master key for the secrets stored sealed (made once; keep the file:
 # without that key the stored webhook secrets and device keys cannot be opened).

@@ -8,7 +8,7 @@ set -euo pipefail
 export DOORMAN_ENV_FILE=none
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-[ -d node_modules ] || npm ci --no-audit --no-fund
+ensure_node_modules
 export TOXIPROXY_BIN="$(bash scripts/toxiproxy.sh)"
 # A database of its own, recreated each run: what a run leaves behind (pending jobs, events of
 # failed stores) never reaches the next run or the main suite's database.

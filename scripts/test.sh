@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-[ -d node_modules ] || npm ci --no-audit --no-fund
+ensure_node_modules
 
 export DATABASE_URL="${TEST_DATABASE_URL:-postgres://localhost:5432/doorman_test}"
 export REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}"
@@ -38,7 +38,7 @@ if [ "$whole_suite" = 1 ]; then
 fi
 
 # The TypeScript client (clients/typescript/) has its own dependencies; its tests import its build.
-[ -d clients/typescript/node_modules ] || npm ci --prefix clients/typescript --no-audit --no-fund
+ensure_node_modules clients/typescript
 echo "[test] building the TypeScript client"
 npm run --prefix clients/typescript --silent build
 echo "[test] type-checking"
