@@ -45,6 +45,27 @@ ensure_loopback_trust() {
   fi
 }
 
+# Local development only: room for `npm start`'s service beside `npm test`, whose two shards
+# (scripts/test-shards.mjs) each run servers, workers and pools of their own; Debian's default of
+# 100 connections is exhausted by them. Set in the cluster's conf.d, so a new cluster starts with
+# it; a running cluster with less is restarted once (its clients reconnect).
+MAX_CONNECTIONS=400
+ensure_max_connections() {
+  local ver name conf
+  read -r ver name <<<"$(cluster)"
+  conf="/etc/postgresql/$ver/$name/conf.d/doorman-local.conf"
+  if ! grep -qs "^max_connections = $MAX_CONNECTIONS\$" "$conf"; then
+    say "allowing $MAX_CONNECTIONS connections in $conf (local development)"
+    printf '# Written by doorman scripts/postgres.sh: room for npm start beside npm test.\nmax_connections = %s\n' "$MAX_CONNECTIONS" \
+      | as_root install -o postgres -g postgres -m 644 /dev/stdin "$conf"
+  fi
+  if ready && [ "$(as_postgres psql -X -tAq -p "$PORT" -d postgres -c 'SHOW max_connections')" -lt "$MAX_CONNECTIONS" ]; then
+    say "restarting PostgreSQL $ver/$name to raise max_connections to $MAX_CONNECTIONS"
+    as_root pg_ctlcluster "$ver" "$name" restart
+    for _ in $(seq 1 60); do ready && break; sleep 0.5; done
+  fi
+}
+
 up() {
   if ! is_local_host "$HOST"; then
     ready || die "Postgres at $HOST:$PORT does not answer (DATABASE_URL points elsewhere; not starting a local one)"
@@ -59,6 +80,7 @@ up() {
     say "creating a PostgreSQL $ver cluster on port $PORT"
     as_root pg_createcluster "$ver" main --port "$PORT" >/dev/null
   fi
+  ensure_max_connections
   local ver name; read -r ver name <<<"$(cluster)"
   if ! ready; then
     say "starting PostgreSQL $ver/$name on :$PORT"

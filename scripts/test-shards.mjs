@@ -32,16 +32,9 @@ const NEW_FILE_GUESS = 5;
 const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/**/*.test.ts'];
 const files = [...new Set(patterns.flatMap((p) => (fs.existsSync(p) && fs.statSync(p).isFile() ? [p] : fs.globSync(p))))].sort();
 const wanted = Number(process.env.TEST_SHARDS ?? Math.min(2, os.availableParallelism()));
-const shards = Math.max(1, Math.min(Number.isInteger(wanted) ? wanted : 1, files.length));
+let shards = Math.max(1, Math.min(Number.isInteger(wanted) ? wanted : 1, files.length));
 
 const mochaBin = path.join('node_modules', 'mocha', 'bin', 'mocha.js');
-
-if (shards === 1) {
-  const child = spawn(process.execPath, [mochaBin, ...files], { stdio: 'inherit' });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-} else {
-  await runShards();
-}
 
 function readSeconds(file) {
   try {
@@ -89,7 +82,29 @@ async function ensureDatabase(url) {
   }
 }
 
+// Each shard runs servers, workers and pools of its own: up to about 70 connections at its peak
+// (pg_stat_activity sampled every 0.5 s through a whole run), so 120 leaves room. A Postgres with less room than the shards
+// need runs fewer of them, and says so, rather than failing tests with "too many clients".
+const PER_SHARD_CONNECTIONS = 120;
+async function roomFor(wanted) {
+  const admin = new URL(storesOf(1).databaseUrl);
+  if (!admin.username) admin.username = encodeURIComponent(os.userInfo().username);
+  const client = new pg.Client({ connectionString: admin.href });
+  await client.connect();
+  try {
+    const { rows: [row] } = await client.query(
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int - (SELECT count(*)::int FROM pg_stat_activity) AS free`);
+    const fits = Math.max(1, Math.floor(row.free / PER_SHARD_CONNECTIONS));
+    if (fits < wanted) console.log(`[test] Postgres has room for ${row.free} more connections, ${PER_SHARD_CONNECTIONS} a shard: ${fits} shard(s) instead of ${wanted} (scripts/postgres.sh raises max_connections on its own cluster)`);
+    return Math.min(wanted, fits);
+  } finally {
+    await client.end();
+  }
+}
+
 async function runShards() {
+  shards = await roomFor(shards);
+  if (shards === 1) return runOne();
   const plan = assign();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-shards-'));
   const started = Date.now();
@@ -151,3 +166,12 @@ function readSecondsOf(file) {
     return '?';
   }
 }
+
+// One shard: one plain mocha process, as before sharding.
+function runOne() {
+  const child = spawn(process.execPath, [mochaBin, ...files], { stdio: 'inherit' });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (shards === 1) runOne();
+else await runShards();

@@ -9,7 +9,7 @@ describe('afterCommit', () => {
 
   it('runs after COMMIT inside a transaction, once the work is visible to another connection', async () => {
     const seen: string[] = [];
-    let visibleAtHook: boolean | undefined;
+    let visibleAtHook: Promise<boolean> | undefined;
     const table = `after_commit_${process.pid}_${Date.now()}`;
     await deps.db.query(`CREATE TABLE ${table} (id int)`);
     try {
@@ -17,13 +17,13 @@ describe('afterCommit', () => {
         await tx.query(`INSERT INTO ${table} VALUES (1)`);
         afterCommit(tx, () => {
           seen.push('hook');
-          void deps.db.query(`SELECT count(*)::int AS n FROM ${table}`).then(({ rows }) => { visibleAtHook = rows[0].n === 1; });
+          // Read from another connection at the moment the hook runs; awaited below.
+          visibleAtHook = deps.db.query(`SELECT count(*)::int AS n FROM ${table}`).then(({ rows }) => rows[0].n === 1);
         });
         seen.push('inside');
       });
       expect(seen).to.deep.equal(['inside', 'hook']);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(visibleAtHook).to.equal(true);
+      expect(await visibleAtHook).to.equal(true);
     } finally {
       await deps.db.query(`DROP TABLE ${table}`);
     }

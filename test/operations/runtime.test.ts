@@ -57,7 +57,8 @@ describe('the runtime', () => {
     });
 
     it('runs itself again on the pinned Node, which answers and exits as usual', async () => {
-      const env = { ...testEnv, PATH: process.env.PATH! };
+      // From the sources, as the other CLI tests run it (a dist/ left by an older build is not this code).
+      const env = { ...testEnv, PATH: process.env.PATH!, DOORMAN_FROM_SOURCE: '1' };
       const { stdout } = await run(oldNode, ['bin/doorman.js', '--json', 'version'], { env });
       const version = JSON.parse(stdout) as { doorman: string; node: string };
       expect(version.node).to.equal(`v${pinned}`);
@@ -69,7 +70,7 @@ describe('the runtime', () => {
 
     it('refuses in one line when the pinned Node is not installed', async () => {
       const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-node-cache-'));
-      const err = await run(oldNode, ['bin/doorman.js', '--help'], { env: { ...testEnv, PATH: process.env.PATH!, DOORMAN_NODE_CACHE: empty } })
+      const err = await run(oldNode, ['bin/doorman.js', '--help'], { env: { ...testEnv, PATH: process.env.PATH!, DOORMAN_FROM_SOURCE: '1', DOORMAN_NODE_CACHE: empty } })
         .then(() => undefined, (e: { code: number; stderr: string; stdout: string }) => e);
       expect(err?.code).to.equal(1);
       expect(err?.stdout).to.equal('');

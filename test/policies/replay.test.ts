@@ -2,6 +2,8 @@
 // comes out the same under its own policy; under another version the difference is shown; the
 // explanation gives the counterfactual from the policy's thresholds.
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import request from 'supertest';
 import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { replayAll } from '../../src/policies/replay/replay-all.js';
@@ -121,6 +123,28 @@ describe('replaying stored decisions', function () {
   it('answers not_found for an event of another scope and an unknown version', async () => {
     expect(((await replayEvent(h.deps, { ...scope(), mode: 'live' }, ids.clean!).catch((e: AppError) => e)) as AppError).code).to.equal('not_found');
     expect(((await replayEvent(h.deps, scope(), ids.clean!, '2001-01-01.1').catch((e: AppError) => e)) as AppError).code).to.equal('not_found');
+  });
+
+  it('fails, rather than counting unknown policies, when the policies cannot be read', async () => {
+    // A real refusal from Postgres: a role that may read events but not policy_versions.
+    const role = `replay_reader_${randomBytes(4).toString('hex')}`;
+    const password = randomBytes(12).toString('hex');
+    await h.deps.db.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    await h.deps.db.query(`GRANT SELECT ON events TO ${role}`);
+    const url = new URL(h.deps.config.databaseUrl);
+    url.username = role;
+    url.password = password;
+    const reader = new pg.Pool({ connectionString: url.href, max: 2 });
+    try {
+      const failed = await replayAll({ db: reader }, { tenantIds: [h.tenant.tenantId] }).then(() => undefined, (err: unknown) => err);
+      expect((failed as { code?: string } | undefined)?.code, 'permission denied for table policy_versions').to.equal('42501');
+      // With the policies readable, the same range has none unknown.
+      expect(await replayAll(h.deps, { tenantIds: [h.tenant.tenantId] })).to.deep.include({ unknown_policy: 0, different: 0 });
+    } finally {
+      await reader.end();
+      await h.deps.db.query(`REVOKE ALL ON events FROM ${role}`);
+      await h.deps.db.query(`DROP ROLE ${role}`);
+    }
   });
 
   it('doorman policy replay, replay --all and explain: the JSON shapes', async () => {

@@ -3,6 +3,7 @@
 // decides history as it was decided; differences are listed (the first `keep`), and decisions
 // judged by another engine version are counted apart, since a new engine may differ on purpose.
 import type pg from 'pg';
+import { AppError } from '../../errors.js';
 import { ENGINE_VERSION } from '../../engine/engine-version.js';
 import { evaluate } from '../../engine/evaluate.js';
 import type { Policy } from '../../engine/policy.js';
@@ -29,7 +30,14 @@ export async function replayAll(deps: { db: pg.Pool }, filter: DecisionFilter, k
   const policyFor = (tenantId: string, mode: 'live' | 'test', version: string) => {
     const key = `${tenantId}:${mode}:${version}`;
     let hit = policies.get(key);
-    if (!hit) policies.set(key, (hit = resolvePolicy(deps.db, { tenantId, mode }, version).then((r) => r.policy, () => undefined)));
+    // Only a version that exists nowhere is unknown; a store that fails fails the check (it would
+    // otherwise be counted, and cached, as an unknown policy).
+    if (!hit) {
+      policies.set(key, (hit = resolvePolicy(deps.db, { tenantId, mode }, version).then((r) => r.policy, (err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found') return undefined;
+        throw err;
+      })));
+    }
     return hit;
   };
   await streamDecisions(deps.db, filter, async (batch) => {
