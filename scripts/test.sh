@@ -39,9 +39,9 @@ fi
 
 # The TypeScript client (clients/typescript/) has its own dependencies; its tests import its build.
 ensure_node_modules clients/typescript
-echo "[test] building the TypeScript client"
+echo "[test] building the TypeScript client (at ${SECONDS} s)"
 npm run --prefix clients/typescript --silent build
-echo "[test] type-checking"
+echo "[test] type-checking (at ${SECONDS} s)"
 tsc_native -p tsconfig.test.json --noEmit
 tsc_native -p sdk/tsconfig.json
 tsc_native -p console/tsconfig.json
@@ -51,10 +51,10 @@ node scripts/build-sdk.mjs
 node scripts/build-console.mjs
 if [ "$whole_suite" = 1 ]; then
   smoke_ok=0; wait "$smoke" || smoke_ok=$?
-  echo "[test] the smoke stage:"; cat "$prep/smoke.log"
+  echo "[test] the smoke stage (done at ${SECONDS} s):"; cat "$prep/smoke.log"
   [ "$smoke_ok" = 0 ] || die "the smoke stage failed"
 fi
-echo "[test] running the suite"
+echo "[test] running the suite (at ${SECONDS} s)"
 # With no arguments, the whole suite; with paths, only those files. In shards side by side
 # (scripts/test-shards.mjs; TEST_SHARDS=1 runs one mocha process).
 if [ $# -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
@@ -63,6 +63,9 @@ node scripts/test-shards.mjs "$@"
 if [ "$whole_suite" = 1 ]; then
   wait "$toxiproxy_prep" || { cat "$prep/toxiproxy.log" >&2; die "building toxiproxy failed"; }
   wait "$fuzz_prep" || { cat "$prep/fuzz.log" >&2; die "installing schemathesis failed"; }
+  echo "[test] the fault-injection suite (at ${SECONDS} s)"
   DOORMAN_STACK_READY=1 bash scripts/test-faults.sh
+  echo "[test] the fuzzer (at ${SECONDS} s)"
   DOORMAN_STACK_READY=1 bash scripts/fuzz.sh
 fi
+echo "[test] done in ${SECONDS} s"
