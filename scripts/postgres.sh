@@ -17,6 +17,9 @@ cluster() {
   pg_lsclusters -h 2>/dev/null | awk -v p="$PORT" '$3==p {print $1, $2; exit}'
 }
 
+# The configuration folder of that cluster.
+cluster_conf_dir() { local ver name; read -r ver name <<<"$(cluster)"; echo "/etc/postgresql/$ver/$name"; }
+
 as_postgres() { if [ "$(id -un)" = postgres ]; then "$@"; else as_root runuser -u postgres -- "$@"; fi; }
 
 psql_admin() { as_postgres psql -X -q -v ON_ERROR_STOP=1 -p "$PORT" -d postgres "$@"; }
@@ -33,9 +36,7 @@ ensure_role_and_dbs() {
 # Local development only: the service's default URL carries no password, so loopback
 # connections for this role are trusted. Production sets DATABASE_URL with credentials.
 ensure_loopback_trust() {
-  local ver name hba
-  read -r ver name <<<"$(cluster)"
-  hba="/etc/postgresql/$ver/$name/pg_hba.conf"
+  local hba; hba="$(cluster_conf_dir)/pg_hba.conf"
   if ! grep -q "doorman-local" "$hba"; then
     say "trusting loopback connections for role $ROLE in $hba (local development)"
     local tmp; tmp="$(mktemp)"
@@ -51,15 +52,14 @@ ensure_loopback_trust() {
 # it; a running cluster with less is restarted once (its clients reconnect).
 MAX_CONNECTIONS=400
 ensure_max_connections() {
-  local ver name conf
-  read -r ver name <<<"$(cluster)"
-  conf="/etc/postgresql/$ver/$name/conf.d/doorman-local.conf"
+  local conf; conf="$(cluster_conf_dir)/conf.d/doorman-local.conf"
   if ! grep -qs "^max_connections = $MAX_CONNECTIONS\$" "$conf"; then
     say "allowing $MAX_CONNECTIONS connections in $conf (local development)"
     printf '# Written by doorman scripts/postgres.sh: room for npm start beside npm test.\nmax_connections = %s\n' "$MAX_CONNECTIONS" \
       | as_root install -o postgres -g postgres -m 644 /dev/stdin "$conf"
   fi
   if ready && [ "$(as_postgres psql -X -tAq -p "$PORT" -d postgres -c 'SHOW max_connections')" -lt "$MAX_CONNECTIONS" ]; then
+    local ver name; read -r ver name <<<"$(cluster)"
     say "restarting PostgreSQL $ver/$name to raise max_connections to $MAX_CONNECTIONS"
     as_root pg_ctlcluster "$ver" "$name" restart
     for _ in $(seq 1 60); do ready && break; sleep 0.5; done
