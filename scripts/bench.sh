@@ -3,6 +3,8 @@
 # own (doorman_bench, recreated each run, so "10,000 stored events" means that) and Redis
 # database 2. The run deletes its graph data from Neo4j when it ends. BENCH_QUICK=1 for a short
 # smoke run of the harness. `--graph` runs only the graph-quality bench (npm run bench:graph).
+# `--runtimes` runs only the verdict-against-floor steps, on this Node and an older one side by
+# side (bench/runtime-compare.ts; BENCH_BASELINE_NODE names the older, /usr/bin/node by default).
 set -euo pipefail
 # The checkout's .env configures `npm start` and the CLI; this run sets its own configuration.
 export DOORMAN_ENV_FILE=none
@@ -20,5 +22,8 @@ recreate_database
 if [ "${1:-}" = "--graph" ]; then
   shift
   exec node --import tsx bench/graph-quality/run-graph-quality.ts "$@"
+fi
+if [ "${1:-}" = "--runtimes" ]; then
+  exec node --import tsx bench/runtime-compare.ts
 fi
 exec node --import tsx bench/run-bench.ts
