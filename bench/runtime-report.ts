@@ -61,7 +61,7 @@ Steps of ${s.settings.stepSeconds} s per rate (open loop) and ${s.settings.satur
 |---|---|---|---|---|---|---|---|---|---|
 ${figures.join('\n')}
 
-Verdict over floor on each runtime, and ${newer.name}'s ratio over ${older.name}'s (below 1: on ${newer.name} the verdict's own code costs less, against the same I/O floor, than on ${older.name}):
+Verdict over floor on each runtime, and ${newer.name}'s ratio over ${older.name}'s (below 1 for latency and CPU, above 1 for req/s: on ${newer.name} the verdict's own code costs less, against the same I/O floor, than on ${older.name}):
 
 | step | measure | ${newer.name}: verdict / floor | ${older.name}: verdict / floor | ${newer.name} ÷ ${older.name} |
 |---|---|---|---|---|
