@@ -7,9 +7,13 @@ import { testEnv } from './test-deps.js';
 import { freePort } from './free-port.js';
 
 const children = new Set<ChildProcess>();
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
+const killAll = () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+after(killAll);
+// Also when the run ends otherwise: a root hook that fails skips the hooks after it, and mocha's
+// --exit ends the process; a server left behind would outlive the run.
+process.once('exit', killAll);
 
 export { freePort };
 
