@@ -54,7 +54,7 @@ describe('reviews and the review.resolved webhook', function () {
   const scope = (): Scope => ({ tenantId: h.tenant.tenantId, mode: 'test' });
   const aReview = async (extra: Record<string, unknown> = {}) => {
     const res = await h.verdict(aSignup({ ip: IPS.proxy, ...extra }));
-    expect(res.body.verdict).to.equal('review');
+    expect(res.body.verdict, `${res.status} ${JSON.stringify(res.body)}`).to.equal('review');
     return res.body.id as string;
   };
   const resolve = (eventId: string, resolution: 'approved' | 'denied', s = scope()) =>
