@@ -8,10 +8,11 @@ die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
 
 # The Node.js runtime. Doorman runs on Node 24 LTS: the version in .nvmrc, which `engines` (the
 # floor), the Dockerfile and the README follow (test/operations/runtime.test.ts checks that they
-# agree). Where the machine's `node` is older than engines' floor, the pinned version is installed once, without
-# root, from the npm registry's node-linux-<arch> package (npm checks its integrity) into a cache
-# folder shared by every checkout of this user, and put first on PATH: every script that sources
-# this file, the npm and npx they call, and the CLI (bin/doorman.js finds the same folder).
+# agree). Where the machine's `node` is older than engines' floor, the pinned version is installed
+# once, without root, from the npm registry's node-linux-<arch> package (npm checks its integrity)
+# into a cache folder shared by every checkout of this user, and put first on PATH: every script
+# that sources this file, the npm and npx they call, and the CLI (bin/doorman.js finds the same
+# folder).
 NODE_VERSION_PINNED="$(tr -d '[:space:]v' <"$REPO_DIR/.nvmrc")"
 NODE_FLOOR="$(sed -n 's/^ *"node": *">=\([0-9.]*\)".*/\1/p' "$REPO_DIR/package.json" | head -n1)"
 NODE_CACHE_DIR="${DOORMAN_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/doorman/node}"
@@ -42,9 +43,6 @@ ensure_node() {
 }
 ensure_node
 
-# The compiler that type-checks and builds: TypeScript 7's native one, the `typescript-native`
-# package. Named by its path, because node_modules/.bin/tsc may link either it or TypeScript 5.9
-# (`typescript`, kept for its compiler API: README "Dependencies held back").
 # ensure_node_modules [DIR]: installs DIR's (default the checkout's) dependencies with `npm ci`
 # when they are missing or were installed from another package-lock.json or on another Node line
 # (a pull that changed the lockfile, the move to a new runtime). A stamp in node_modules records
@@ -59,6 +57,9 @@ ensure_node_modules() {
   printf '%s' "$want" >"$dir/node_modules/.doorman-installed"
 }
 
+# The compiler that type-checks and builds: TypeScript 7's native one, the `typescript-native`
+# package. Named by its path, because node_modules/.bin/tsc may link either it or TypeScript 5.9
+# (`typescript`, kept for its compiler API: README "Dependencies").
 tsc_native() { node "$REPO_DIR/node_modules/typescript-native/bin/tsc" "$@"; }
 
 as_root() {

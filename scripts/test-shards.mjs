@@ -65,41 +65,43 @@ function storesOf(k) {
   return { databaseUrl: database.href, redisUrl: redis.href };
 }
 
-async function ensureDatabase(url) {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
-  const admin = new URL(url);
+// A client of the server's `postgres` database, for the duration of fn.
+async function withAdmin(fn) {
+  const admin = new URL(storesOf(1).databaseUrl);
   admin.pathname = '/postgres';
   // libpq's rule, as the service's configuration applies it: no user in the URL means the OS user.
   if (!admin.username) admin.username = encodeURIComponent(os.userInfo().username);
   const client = new pg.Client({ connectionString: admin.href });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return await fn(client);
   } finally {
     await client.end();
   }
 }
 
+function ensureDatabase(url) {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  return withAdmin(async (client) => {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  });
+}
+
 // Each shard runs servers, workers and pools of its own: up to about 70 connections at its peak
-// (pg_stat_activity sampled every 0.5 s through a whole run), so 120 leaves room. A Postgres with less room than the shards
-// need runs fewer of them, and says so, rather than failing tests with "too many clients".
+// (pg_stat_activity sampled every 0.5 s through a whole run), so 120 leaves room. A Postgres with
+// less room than the shards need runs fewer of them, and says so, rather than failing tests with
+// "too many clients".
 const PER_SHARD_CONNECTIONS = 120;
-async function roomFor(wanted) {
-  const admin = new URL(storesOf(1).databaseUrl);
-  if (!admin.username) admin.username = encodeURIComponent(os.userInfo().username);
-  const client = new pg.Client({ connectionString: admin.href });
-  await client.connect();
-  try {
+function roomFor(wanted) {
+  return withAdmin(async (client) => {
     const { rows: [row] } = await client.query(
-      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int - (SELECT count(*)::int FROM pg_stat_activity) AS free`);
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+              - (SELECT count(*)::int FROM pg_stat_activity) AS free`);
     const fits = Math.max(1, Math.floor(row.free / PER_SHARD_CONNECTIONS));
     if (fits < wanted) console.log(`[test] Postgres has room for ${row.free} more connections, ${PER_SHARD_CONNECTIONS} a shard: ${fits} shard(s) instead of ${wanted} (scripts/postgres.sh raises max_connections on its own cluster)`);
     return Math.min(wanted, fits);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function runShards() {
@@ -117,7 +119,8 @@ async function runShards() {
     const summaryFile = path.join(dir, `shard-${k}.json`);
     const logFile = path.join(dir, `shard-${k}.log`);
     const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DOORMAN_TEST_SUMMARY_FILE: summaryFile, DOORMAN_TEST_SHARD: `shard ${k} of ${shards}` };
-    const child = spawn(process.execPath, [mochaBin, ...shard.files], { env, stdio: ['ignore', k === 1 ? 'inherit' : fs.openSync(logFile, 'w'), k === 1 ? 'inherit' : fs.openSync(logFile, 'a')] });
+    const out = k === 1 ? 'inherit' : fs.openSync(logFile, 'w');
+    const child = spawn(process.execPath, [mochaBin, ...shard.files], { env, stdio: ['ignore', out, out] });
     children.push(child);
     const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
     return { k, code, summaryFile, logFile };
