@@ -2,7 +2,8 @@
 // restores: cut() destroys every open connection and refuses new ones, as a network partition or
 // a stopped server would; stall() keeps every connection open but carries nothing more either
 // way, as a half-open connection behind a dead router does; restore() lets connections through
-// again. accepted counts the connections made to it, refused ones included.
+// again. accepted counts the connections made to it, refused ones included. delay(ms) holds every
+// chunk that long each way (in order), as a slow link does; delay(0) ends it.
 import net from 'node:net';
 
 export interface TcpFaultProxy {
@@ -10,6 +11,7 @@ export interface TcpFaultProxy {
   readonly accepted: number;
   cut(): void;
   stall(): void;
+  delay(ms: number): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export interface TcpFaultProxy {
 export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpFaultProxy> {
   let isCut = false;
   let isStalled = false;
+  let delayMs = 0;
   let accepted = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -38,13 +41,28 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
       socket.on('error', end);
       socket.on('close', end);
     }
-    // Forwarded by hand, so a stall can swallow bytes without closing anything.
-    client.on('data', (chunk: Buffer) => {
-      if (!isStalled) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (!isStalled) client.write(chunk);
-    });
+    // Forwarded by hand, so a stall can swallow bytes without closing anything, and a delay can
+    // hold them: each direction's chunks keep their order (a chunk is never due before the one
+    // before it, whatever the delay was when each arrived).
+    const forward = (to: net.Socket) => {
+      const held: { chunk: Buffer; due: number }[] = [];
+      let timer: NodeJS.Timeout | undefined;
+      const pump = () => {
+        timer = undefined;
+        while (held.length > 0 && held[0]!.due <= Date.now()) {
+          const { chunk } = held.shift()!;
+          if (!to.destroyed) to.write(chunk);
+        }
+        if (held.length > 0) timer = setTimeout(pump, held[0]!.due - Date.now());
+      };
+      return (chunk: Buffer) => {
+        if (isStalled) return;
+        held.push({ chunk, due: Math.max(Date.now() + delayMs, held.at(-1)?.due ?? 0) });
+        if (!timer) pump();
+      };
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -59,9 +77,13 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
     stall() {
       isStalled = true;
     },
+    delay(ms) {
+      delayMs = Math.max(0, ms);
+    },
     restore() {
       isCut = false;
       isStalled = false;
+      delayMs = 0;
     },
     close() {
       isCut = true;
