@@ -23,7 +23,9 @@ CALL {
   CALL {
     WITH m
     MATCH (e:Event {tenantId: m.tenantId, mode: m.mode, id: m.anchorValue}) WHERE m.anchorKind = 'event'
-    OPTIONAL MATCH (e)-[:BY|USED]->(n)-[:IN]->(c:Cluster) WHERE NOT coalesce(n.hub, false)
+    // The event's cluster as recompute-clusters counts it: its account's, or (no account) those
+    // of the identifiers it used.
+    OPTIONAL MATCH (e)-[:BY|USED]->(n)-[:IN]->(c:Cluster) WHERE NOT coalesce(n.hub, false) AND (n:Account OR NOT EXISTS { (e)-[:BY]->(:Account) })
     RETURN e AS anchor, c
     UNION
     WITH m

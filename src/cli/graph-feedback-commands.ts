@@ -21,6 +21,39 @@ export function addGraphCommands(graph: Command, { print, withDeps, withAllDeps 
         `Reclustered ${opts.tenant} (${opts.mode}): ${r.clustersBefore} clusters before, ${r.clustersAfter} after; ${r.split} split, ${r.merged} merged.`);
     }));
 
+  scoped(graph.command('verify').description("compare the scope's graph with what Postgres says it must hold (exit 1 when they differ)"))
+    .option('--repair', 'queue what differs through the outbox (audited), apply it with a graph writer of this command, and verify again')
+    .option('--limit <n>', 'list at most this many differences (the rest are counted)', (v) => Number.parseInt(v, 10), 1000)
+    .action(withAllDeps(async (deps: Deps, opts: ScopeOptions & { repair?: boolean; limit: number }) => {
+      if (!Number.isInteger(opts.limit) || opts.limit < 0) throw AppError.invalid([{ path: 'limit', message: 'must be a whole number, 0 or more' }]);
+      const [{ verifyGraph }, { pendingGraphOps }] = await Promise.all([import('../lifecycle/verify-graph.js'), import('../graph/graph-outbox-store.js')]);
+      const scope = await scopeOf(deps, opts);
+      let r = await verifyGraph(deps, scope, { limit: opts.limit, repair: opts.repair, actor: { ...scope, analystId: null, analystEmail: CLI_ACTOR } });
+      let repaired: { queued: number; differences: number } | undefined;
+      if (r.repaired) {
+        repaired = { queued: r.repaired.queued, differences: r.differences.length + r.more };
+        await deps.graphWriter.start();
+        const deadline = Date.now() + 600_000;
+        while ((await pendingGraphOps(deps.db, scope)) > 0) {
+          if (Date.now() > deadline) throw new AppError('internal', "The repair is queued but not yet applied: the scope's lane is held by a writer that does not drain it.");
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        r = await verifyGraph(deps, scope, { limit: opts.limit });
+      }
+      const c = r.checked;
+      print({ ok: r.ok, checked: c, differences: r.differences, more: r.more, ...(repaired ? { repaired } : {}) },
+        [
+          `${r.ok ? 'The graph holds what Postgres says' : 'The graph differs from Postgres'} for ${opts.tenant} (${opts.mode}): ${c.events} events, ${c.accounts} accounts, ${c.identifiers} identifiers, ${c.links} links, ${c.marks} standing marks, ${c.clusters} clusters checked.`,
+          ...(repaired ? [`Repaired: ${repaired.differences} difference(s), ${repaired.queued} outbox row(s) applied; verified again below.`] : []),
+          ...r.differences.map((d) => `  ${d.type} ${d.what} ${d.subject}${d.expected !== undefined ? ` expected ${JSON.stringify(d.expected)}` : ''}${d.found !== undefined ? ` found ${JSON.stringify(d.found)}` : ''}`),
+          ...(r.more ? [`  … and ${r.more} more`] : []),
+        ].join('\n'));
+      if (!r.ok) {
+        process.stderr.write(`doorman: the graph of ${opts.tenant} (${opts.mode}) differs from Postgres in ${r.differences.length + r.more} place(s)\n`);
+        process.exitCode = 1;
+      }
+    }));
+
   scoped(graph.command('explain <event_id>').description("the event's cluster and the evidence path of every mark on it"))
     .action(withDeps(['db', 'graph', 'cypher'], async (deps, eventId: string, opts: ScopeOptions) => {
       const { explainCluster } = await import('../graph/explain-cluster.js');

@@ -5,11 +5,11 @@
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
-import { graphLinkOf } from '../graph/identity-graph.js';
+import { linkOfStoredEvent } from '../graph/identity-graph.js';
 import { AppError } from '../errors.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
-export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
+export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox' | 'policies'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     const event = await lockBinding(tx, scope, input.eventId);
     if (!event) throw new AppError('not_found', `No event ${input.eventId}.`);
@@ -18,12 +18,9 @@ export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox
       throw new AppError('conflict', 'This event is already bound to a different external_user_id; the binding is write-once.');
     }
     await bindExternalUser(tx, scope, input.eventId, input.externalUserId);
-    const card = event.request.payment?.card_fingerprint;
-    const link = graphLinkOf(scope, {
-      eventId: input.eventId, eventType: event.eventType, at: event.createdAt.getTime(), account: input.externalUserId,
-      email: event.request.email, deviceId: event.deviceId, card, cardCountry: card ? event.request.payment?.card_country : undefined,
-      identity: event.request.identity,
-    }, deps.config.hubThreshold);
+    // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH
+    // once linked every kind, whatever the policy said).
+    const link = linkOfStoredEvent(scope, { ...event, id: input.eventId, externalUserId: input.externalUserId }, deps.config.hubThreshold, deps.policies.forScope(scope).graph);
     if (link) await deps.graphOutbox.accountLink(tx, scope, link);
   });
 }

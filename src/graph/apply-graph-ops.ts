@@ -39,7 +39,7 @@ async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: 
     tenantId: r.tenantId, mode: r.mode, at, default: int(r.default),
     kinds: Object.fromEntries(Object.entries(r.kinds).map(([k, v]) => [k, int(v)])),
   });
-  const result = await recluster(tx, cypher, r, null, r.at);
+  const result = await recluster(tx, cypher, r, null, r.at, r.recompute ?? []);
   await tx.run(cypher.get('graph/record-recluster'), {
     tenantId: r.tenantId, mode: r.mode, id: r.id,
     before: neo4j.int(result.clustersBefore), after: neo4j.int(result.clustersAfter), split: neo4j.int(result.split), merged: neo4j.int(result.merged),

@@ -59,6 +59,8 @@ export interface GraphRecluster {
   id: string;
   default: KindLinkPolicy;
   kinds: Record<string, KindLinkPolicy>;
+  // Clusters whose facts are recomputed even if their members stay (`doorman graph verify --repair`).
+  recompute?: string[];
 }
 
 export type GraphOp =

@@ -48,6 +48,28 @@ export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number
   };
 }
 
+// An event as Postgres stores it (events row: the request's identifiers, the verified device and
+// the bound user id), which PATCH, a rebuild and `doorman graph verify` turn into its link.
+export interface StoredEventForLink {
+  id: string;
+  eventType: string;
+  createdAt: Date;
+  externalUserId?: string | null;
+  request: { email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; card_country?: string } };
+  deviceId?: string | null;
+}
+
+// The one way a stored event becomes its link, under the scope's link policy in force: the PATCH
+// binding, the rebuild and the checker all call it, so they cannot disagree on what the graph
+// holds.
+export function linkOfStoredEvent(scope: Scope, e: StoredEventForLink, hubThreshold: number, linkPolicy: GraphLinkPolicy | undefined): GraphLink | undefined {
+  const card = e.request.payment?.card_fingerprint;
+  return graphLinkOf(scope, {
+    eventId: e.id, eventType: e.eventType, at: e.createdAt.getTime(), account: e.externalUserId ?? undefined, email: e.request.email,
+    deviceId: e.deviceId ?? undefined, card, cardCountry: card ? e.request.payment?.card_country : undefined, identity: e.request.identity,
+  }, hubThreshold, linkPolicy);
+}
+
 // A link committed and not yet applied, as a verdict folds it into its read of the graph.
 export interface PendingLink {
   account: string | null;

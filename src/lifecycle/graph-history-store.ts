@@ -1,6 +1,6 @@
-// SQL reading a scope's stored history for `doorman graph rebuild`: events in judgement order, page
-// by page; feedback and review resolutions (few) at once. What they become in the graph is queued
-// through src/graph/graph-outbox.ts.
+// SQL reading a scope's stored history for `doorman graph rebuild` and `doorman graph verify`
+// (src/lifecycle/graph-projection.ts): events in judgement order, page by page; the marks that
+// stand (feedback not retracted, resolutions whose marks were not undone; few) at once.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 
@@ -33,6 +33,8 @@ export interface StoredOutcome {
   codes: string[];
 }
 
+// Only what stands: a retracted outcome or an undone resolution's mark is no evidence, so a
+// rebuild must not bring it back (issue 37).
 export async function storedOutcomes(db: Queryable, scope: Scope): Promise<StoredOutcome[]> {
   const { rows } = await db.query<{ at: Date; kind: StoredOutcome['kind']; subject_kind: StoredOutcome['subjectKind']; value: string; outcome: StoredOutcome['outcome']; codes: string[] | null }>(
     `SELECT f.created_at AS at, 'feedback' AS kind, f.subject_kind, f.subject_value AS value, f.outcome,
@@ -41,14 +43,43 @@ export async function storedOutcomes(db: Queryable, scope: Scope): Promise<Store
                  AND CASE f.subject_kind WHEN 'event_id' THEN e.id = f.subject_value WHEN 'external_user_id' THEN e.external_user_id = f.subject_value
                      ELSE lower(e.email) = lower(f.subject_value) END
                ORDER BY e.created_at DESC LIMIT 100) x, jsonb_array_elements(x.reasons) r) AS codes
-       FROM feedback f WHERE f.tenant_id = $1 AND f.mode = $2
+       FROM feedback f WHERE f.tenant_id = $1 AND f.mode = $2 AND f.retracted_at IS NULL
      UNION ALL
      SELECT v.resolved_at, 'resolution', 'event_id', v.event_id, CASE v.status WHEN 'denied' THEN 'confirmed_abuse' ELSE 'false_positive' END,
             CASE v.status WHEN 'approved' THEN (SELECT array_agg(r->>'code') FROM jsonb_array_elements(e.reasons) r) END
        FROM reviews v JOIN events e ON e.tenant_id = v.tenant_id AND e.mode = v.mode AND e.id = v.event_id
-      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending'
+      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending' AND v.marks_retracted_at IS NULL
      ORDER BY 1`,
     [scope.tenantId, scope.mode],
   );
   return rows.map((r) => ({ at: r.at, kind: r.kind, subjectKind: r.subject_kind, value: r.value, outcome: r.outcome, codes: r.codes ?? [] }));
+}
+
+// Which of these event ids Postgres holds (the checker's look for events only the graph has).
+export async function storedEventIds(db: Queryable, scope: Scope, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::text[])', [scope.tenantId, scope.mode, ids]);
+  return new Set(rows.map((r) => r.id));
+}
+
+// Stored events by id, as a rebuild reads them (the checker resolves the events marks are about).
+export async function storedEventsByIds(db: Queryable, scope: Scope, ids: string[]): Promise<StoredForReplay[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
+    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+      WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::text[])`,
+    [scope.tenantId, scope.mode, ids],
+  );
+  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
+}
+
+// The stored events bound to these accounts (the checker's repair links them again).
+export async function storedEventsOfAccounts(db: Queryable, scope: Scope, accounts: string[]): Promise<StoredForReplay[]> {
+  if (accounts.length === 0) return [];
+  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
+    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+      WHERE tenant_id = $1 AND mode = $2 AND external_user_id = ANY($3::text[]) ORDER BY created_at, id`,
+    [scope.tenantId, scope.mode, accounts],
+  );
+  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
 }

@@ -1,0 +1,136 @@
+// Issue 37: the graph is a copy of Postgres that can be checked. `doorman graph verify` recomputes
+// what a scope's graph must hold from Postgres alone (the rebuild's own projection) and names each
+// difference; `--repair` mends them through the outbox, audited. A rebuild brings back no retracted
+// mark and no undone resolution (drift 3), and a PATCH links under the tenant's link policy like the
+// verdict does (drift 5).
+import { expect } from 'chai';
+import request from 'supertest';
+import type { Deps } from '../../src/deps.js';
+import { attachUser } from '../../src/events/attach-user.js';
+import { retractFeedback } from '../../src/feedback/retract-feedback.js';
+import { listFeedback } from '../../src/feedback/feedback-store.js';
+import type { GraphLink } from '../../src/graph/identity-graph.js';
+import { rebuildGraph } from '../../src/lifecycle/rebuild-graph.js';
+import { verifyGraph, type VerifyResult } from '../../src/lifecycle/verify-graph.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
+import { resolveReview } from '../../src/reviews/resolve-review.js';
+import { undoReviewMarks } from '../../src/reviews/undo-review-marks.js';
+import type { Scope } from '../../src/scope.js';
+import { aDocument } from '../policies/policy-builders.js';
+import { doorman } from '../support/cli-runner.js';
+import { bearer } from '../support/fixtures.js';
+import { until } from '../support/processes.js';
+import { aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
+
+const actor = (scope: Scope) => ({ ...scope, analystId: null, analystEmail: 'verify-test' });
+
+async function confirmedClusters(h: Harness): Promise<string[][]> {
+  const { records } = await h.deps.graph.executeQuery(
+    `MATCH (a:Account {tenantId: $t, mode: 'test'})-[:IN]->(c:Cluster) WHERE c.confirmedAbuse
+     WITH c, a.externalId AS x ORDER BY x WITH c, collect(x) AS accounts RETURN accounts`, { t: h.tenant.tenantId });
+  return records.map((r) => r.get('accounts') as string[]).sort();
+}
+
+const types = (r: VerifyResult) => [...new Set(r.differences.map((d) => `${d.type} ${d.what}`))].sort();
+
+async function someTraffic(h: Harness): Promise<Scope> {
+  const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+  await h.verdict(aSignup({ external_user_id: 'ann', email: 'ann@shop-mail.com', identity: { phone: '+15557100001' } }));
+  await h.verdict(aSignup({ external_user_id: 'bob', identity: { phone: '+15557100001', wallet: 'w-bob' } }));
+  await h.verdict(aSignup({ external_user_id: 'cat', identity: { wallet: 'w-cat' } }));
+  const anonymous = await h.verdict(aSignup({ identity: { wallet: 'w-cat', phone: '+15557100009' } }));
+  await request(h.app).patch(`/v1/events/${anonymous.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'dan' }).expect(200);
+  await h.verdict(aSignup({ identity: { wallet: 'w-eve', phone: '+15557100010' } }));
+  await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cat' }, outcome: 'chargeback' }).expect(200);
+  await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'email', value: 'ann@shop-mail.com' }, outcome: 'confirmed_abuse' }).expect(200);
+  await h.graphSettled();
+  return scope;
+}
+
+describe('doorman graph verify', function () {
+  this.timeout(120_000);
+
+  it('finds a scope the writer built equal to Postgres, names each difference injected into Neo4j, and --repair mends them', async () => {
+    const h = await verdictHarness();
+    const scope = await someTraffic(h);
+    const clean = await verifyGraph(h.deps, scope);
+    expect(clean.differences).to.deep.equal([]);
+    expect(clean.ok).to.equal(true);
+    expect(clean.checked).to.include({ events: 5, accounts: 4, marks: 2 });
+
+    const cli = await doorman(['graph', 'verify', '--tenant', scope.tenantId, '--mode', 'test', '--json']);
+    expect(cli.code, cli.stderr).to.equal(0);
+    expect(JSON.parse(cli.stdout)).to.deep.include({ ok: true, differences: [] });
+
+    // Drift, written behind the writer's back.
+    const t = { t: scope.tenantId };
+    await h.deps.graph.executeQuery(`MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'bob'})-[k:LINKED]->(:Identifier {kind: 'wallet', value: 'w-bob'}) DELETE k`, t);
+    await h.deps.graph.executeQuery(`MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'cat'})-[:IN]->(c:Cluster) SET c.confirmedAbuse = true`, t);
+    await h.deps.graph.executeQuery(`CREATE (:Feedback {tenantId: $t, mode: 'test', key: 'feedback:external_user_id:cat:confirmed_abuse', outcome: 'confirmed_abuse', at: 0, codes: []})`, t);
+    await h.deps.graph.executeQuery(`CREATE (:Account {tenantId: $t, mode: 'test', externalId: 'ghost', firstSeenAt: 0, history: false})`, t);
+    const drifted = await verifyGraph(h.deps, scope);
+    expect(drifted.ok).to.equal(false);
+    expect(types(drifted)).to.include.members(['missing_link LINKED', 'wrong_facts cluster', 'stale_mark mark', 'extra_node account']);
+
+    const found = await doorman(['graph', 'verify', '--tenant', scope.tenantId, '--mode', 'test', '--json']);
+    expect(found.code).to.equal(1);
+    expect(JSON.parse(found.stdout).ok).to.equal(false);
+    expect(found.stderr).to.match(/differs from Postgres/);
+
+    const repaired = await doorman(['graph', 'verify', '--tenant', scope.tenantId, '--mode', 'test', '--repair', '--json']);
+    expect(repaired.code, repaired.stderr + repaired.stdout).to.equal(0);
+    const out = JSON.parse(repaired.stdout);
+    expect(out).to.deep.include({ ok: true, differences: [] });
+    expect(out.repaired.differences).to.be.at.least(4);
+    const { rows } = await h.deps.db.query(`SELECT action, detail FROM console_audit WHERE tenant_id = $1 AND action = 'graph.repair'`, [scope.tenantId]);
+    expect(rows).to.have.length(1);
+    expect((await verifyGraph(h.deps, scope)).ok).to.equal(true);
+  });
+
+  it('a rebuild brings back neither a retracted outcome nor an undone resolution (drift 3)', async () => {
+    const h = await verdictHarness();
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    await h.verdict(aSignup({ external_user_id: 'gus', identity: { phone: '+15557200001' } }));
+    await h.verdict(aSignup({ external_user_id: 'hal', identity: { phone: '+15557200001' } }));
+    const tor = await h.verdict(aSignup({ external_user_id: 'ida', ip: IPS.tor, identity: { wallet: 'w-ida' } }));
+    expect(tor.body.verdict).to.equal('review');
+    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'gus' }, outcome: 'confirmed_abuse' }).expect(200);
+    await resolveReview(h.deps, scope, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'analyst@example.com' });
+    await h.graphSettled();
+    expect(await confirmedClusters(h)).to.deep.equal([['gus', 'hal'], ['ida']]);
+
+    const [fb] = await listFeedback(h.deps.db, scope, { externalUserId: 'gus' });
+    await retractFeedback(h.deps, scope, { feedbackId: fb!.feedback_id, note: 'wrong account', actor: actor(scope) });
+    await undoReviewMarks(h.deps, scope, { eventId: tor.body.id, note: 'mistaken denial', actor: { ...actor(scope), analystEmail: 'analyst@example.com' }, role: 'admin' });
+    await h.graphSettled();
+    expect(await confirmedClusters(h)).to.deep.equal([]);
+    expect((await verifyGraph(h.deps, scope)).ok).to.equal(true);
+
+    const rebuilt = await rebuildGraph(h.deps, scope, { waitMs: 30_000 });
+    expect(rebuilt).to.deep.equal({ events: 3, marks: 0 });
+    expect(await confirmedClusters(h)).to.deep.equal([]);
+    const v = await verifyGraph(h.deps, scope);
+    expect(v.differences).to.deep.equal([]);
+  });
+
+  it('a PATCH links under the link policy in force, as the verdict does (drift 5)', async () => {
+    const h = await verdictHarness();
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { wifi: { links: false }, phone: { hub_threshold: 4 } } } }) });
+    await until('the published policy in force', async () => {
+      await h.deps.policies.refresh(scope);
+      return h.deps.policies.forScope(scope).version === version ? true : undefined;
+    });
+    const anonymous = await h.verdict(aSignup({ identity: { wifi: 'cafe-1', phone: '+15557300001' } }));
+    // The link PATCH queues, seen on its way into the real outbox.
+    let queued: GraphLink | undefined;
+    const outbox = h.deps.graphOutbox;
+    const deps: Deps = { ...h.deps, graphOutbox: { ...outbox, accountLink: (db, s, link) => { queued = link; return outbox.accountLink(db, s, link); } } };
+    await attachUser(deps, scope, { eventId: anonymous.body.id, externalUserId: 'jay' });
+    const ids = Object.fromEntries(queued!.ids.map((i) => [i.kind, i]));
+    expect(ids.wifi).to.include({ links: false });
+    expect(ids.phone).to.include({ links: true, hub: 4 });
+    await h.graphSettled();
+    expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+  });
+});
