@@ -26,6 +26,8 @@ export type Op =
   | { op: 'keyCreate'; inst: Inst }
   | { op: 'keyRevoke'; inst: Inst; pick: number }
   | { op: 'list'; inst: Inst; action: 'add' | 'remove'; list: 'allow' | 'block'; kind: 'external_user_id' | 'email'; pick: number }
+  // The user's next step after the link lag: waits (bounded) until the scope's outbox is applied.
+  | { op: 'settle'; inst: Inst }
   // A fault on one instance, healed after `hold` more operations (or when the history ends);
   // `during`: injected a few milliseconds into the next operation rather than before it.
   | { op: 'fault'; fault: FaultKind; inst: Inst; hold: number; during: boolean; latencyMs: number; jitterMs: number };
@@ -70,6 +72,7 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
     op: fc.constant('list' as const), inst, action: fc.constantFrom('add' as const, 'remove' as const), list: fc.constantFrom('allow' as const, 'block' as const),
     kind: fc.constantFrom('external_user_id' as const, 'email' as const), pick,
   }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('settle' as const), inst }) },
   { weight: 5, arbitrary: fault },
 );
 
@@ -96,6 +99,7 @@ export function describeOp(o: Op): string {
     case 'keyCreate': return `key create ${at}`;
     case 'keyRevoke': return `key revoke #${o.pick} ${at}`;
     case 'list': return `list ${o.action} ${o.list} ${o.kind} #${o.pick} ${at}`;
+    case 'settle': return 'wait for the link lag';
     case 'fault': return `FAULT ${o.fault} on ${'AB'[o.inst]} for ${o.hold} op(s)${o.during ? ' during the next op' : ''}${o.fault === 'neo4jSlow' ? ` ${o.latencyMs} ms` : ''}`;
   }
 }

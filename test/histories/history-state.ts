@@ -35,6 +35,8 @@ export interface HistoryState {
   keys: { key: string; revoked: boolean }[];
   pk: string;
   deviceTokens: string[];
+  // The device id each token carries (its subject), as the graph names the device.
+  deviceIds: string[];
   acks: Ack[];
   // Answered 500 and not (yet) acknowledged by a retry with the same key.
   failed: Failed[];
@@ -54,7 +56,7 @@ export interface HistoryState {
 
 export function newState(scope: Scope, keys: { sk: string; pk: string }): HistoryState {
   return {
-    scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], acks: [], failed: [],
+    scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], deviceIds: [], acks: [], failed: [],
     ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileStalled: [new Set(), new Set()], active: [],
     counters: { tags: 0, statuses: {}, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<FaultKind, number> },
     log: [], anomalies: [],

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../src/errors.js';
 import { retractFeedback } from '../../src/feedback/retract-feedback.js';
 import { listFeedback } from '../../src/feedback/feedback-store.js';
+import { pendingGraphOps } from '../../src/graph/graph-outbox-store.js';
 import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { rebuildGraph } from '../../src/lifecycle/rebuild-graph.js';
 import { reclusterGraph } from '../../src/lifecycle/recluster-graph.js';
@@ -201,6 +202,14 @@ async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
       await changeList(i.deps.db, scope, { action: o.action, list: o.list, kind: o.kind, value });
       changed(s, 'list');
       return `${o.list} ${o.kind}=${value} ${o.action}ed`;
+    }
+    case 'settle': {
+      const deadline = Date.now() + WAIT_MS;
+      while (Date.now() < deadline) {
+        if ((await pendingGraphOps(i.deps.db, scope)) === 0) return 'outbox applied';
+        await sleep(20);
+      }
+      return `outbox not applied within ${WAIT_MS} ms`;
     }
     case 'fault':
       throw new Error('faults are run by runHistory');
