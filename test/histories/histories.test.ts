@@ -80,7 +80,7 @@ async function runOne(world: World, deps: Deps, ops: Op[]): Promise<HistoryState
   await runHistory(world, s, ops);
   await settle(world, deps, s);
   await checkGraph(deps, s);
-  await checkKeys(world, s);
+  await checkKeys(world, deps, s);
   await checkFreshVerdicts(world, deps, s);
   await settle(world, deps, s);
   await checkStored(deps, s);

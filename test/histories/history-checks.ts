@@ -9,6 +9,7 @@
 //      answered 500 (the events are tagged in `context`, which the contract stores and never uses).
 import type { Deps } from '../../src/deps.js';
 import { verifyGraph } from '../../src/lifecycle/verify-graph.js';
+import { hashKey } from '../../src/tenants/api-key.js';
 import { call } from '../support/api-client.js';
 import { liveKey, type Anomaly, type HistoryState } from './history-state.js';
 import type { World } from './history-world.js';
@@ -48,8 +49,13 @@ export async function checkGraph(deps: Deps, s: HistoryState): Promise<void> {
   if (!result.ok) s.anomalies.push({ kind: 'graph_differs', detail: { differences: result.differences, more: result.more, checked: result.checked } });
 }
 
-export async function checkKeys(world: World, s: HistoryState): Promise<void> {
+// Revoked or not as Postgres says (a revocation whose answer was lost may have happened).
+export async function checkKeys(world: World, deps: Deps, s: HistoryState): Promise<void> {
+  const { rows } = await deps.db.query<{ key_hash: string; revoked: boolean }>(
+    'SELECT key_hash, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE tenant_id = $1', [s.scope.tenantId],
+  );
   for (const k of s.keys) {
+    k.revoked = rows.find((r) => r.key_hash === hashKey(k.key))?.revoked ?? k.revoked;
     for (const instance of world.instances) {
       const { status } = await call(instance.base, 'GET', '/v1/events?limit=1', { key: k.key, timeoutMs: 10_000 });
       if (status !== (k.revoked ? 401 : 200)) s.anomalies.push({ kind: k.revoked ? 'revoked_key_accepted' : 'live_key_refused', detail: { instance: instance.name, key: `…${k.key.slice(-4)}`, status, atEnd: true } });

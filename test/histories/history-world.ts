@@ -21,7 +21,7 @@ import { redisReady } from '../../src/redis/redis-ready.js';
 import { watchPolicies } from '../../src/policies/documents/policy-registry.js';
 import { startReadyWorker, type Child } from '../support/processes.js';
 import { startTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.js';
-import { ownTestDeps, testEnv } from '../support/test-deps.js';
+import { ownTestDeps, testDeps, testEnv } from '../support/test-deps.js';
 import { standIns } from '../support/verdict-harness.js';
 import type { FaultKind, Inst } from './history-ops.js';
 
@@ -40,6 +40,8 @@ export interface World {
   // Whether a worker child runs (HISTORY_WORKER=0: none, and workerKill does nothing).
   worker(): Child | undefined;
   inject(fault: FaultKind, inst: Inst, latencyMs: number): Promise<boolean>;
+  // pgRestart in the middle of an operation: see restartDuring below.
+  restartDuring<T>(inst: Inst, start: () => Promise<T>): Promise<{ work: Promise<T>; terminated: number }>;
   heal(fault: FaultKind, inst: Inst): Promise<void>;
   healAll(): Promise<void>;
   close(): Promise<void>;
@@ -93,6 +95,10 @@ async function startInstance(name: 'A' | 'B'): Promise<{ instance: Instance; sto
   };
 }
 
+// What the operations of a history write (a verdict, PATCH, feedback, a retraction, a review's
+// resolution or undo, a list change, a key, a policy, the outbox rows that follow them).
+const WRITTEN = ['events', 'feedback', 'reviews', 'graph_outbox', 'list_entries', 'api_keys', 'policy_versions'];
+
 // Ends every backend of this database whose application_name matches (an instance's, or its
 // writer session's): what its clients see when Postgres restarts.
 async function terminate(deps: Deps, pattern: string): Promise<number> {
@@ -108,7 +114,7 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
   const started = [await startInstance('A'), await startInstance('B')];
   const instances = started.map((s) => s.instance) as [Instance, Instance];
   // The test process's own deps (not an instance's) reach Postgres directly for the faults.
-  const admin = ownTestDeps();
+  const admin = testDeps();
   let worker = options.worker ? await startReadyWorker() : undefined;
   let workerStarting: Promise<Child> | undefined;
   const active = new Set<string>();
@@ -145,6 +151,39 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
           workerStarting.then((w) => { worker = w; }, () => undefined).finally(() => { workerStarting = undefined; });
           return true;
         }
+      }
+    },
+    // The tables the operations write are locked first (from this process, not through the
+    // instance), the operation started, and the instance's backends terminated once one of them
+    // waits on a lock (or after 1.5 s): Postgres restarts while the operation waits to write, as
+    // test/faults/postgres.faults.ts does it. The lock is given up at once after.
+    async restartDuring(inst, start) {
+      const i = instances[inst];
+      const lock = await admin.db.connect();
+      let locked = false;
+      try {
+        await lock.query('BEGIN');
+        await lock.query("SET LOCAL lock_timeout = '3s'");
+        await lock.query(`LOCK TABLE ${WRITTEN.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+        locked = true;
+      } catch {
+        await lock.query('ROLLBACK').catch(() => undefined);
+      }
+      const work = start();
+      try {
+        for (const deadline = Date.now() + 1500; locked && Date.now() < deadline;) {
+          const { rows } = await admin.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+              WHERE NOT l.granted AND a.datname = current_database() AND a.application_name LIKE $1`,
+            [`${i.appName}%`],
+          );
+          if (rows[0]!.n > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return { work, terminated: await terminate(admin, `${i.appName}%`) };
+      } finally {
+        if (locked) await lock.query('ROLLBACK').catch(() => undefined);
+        lock.release();
       }
     },
     async heal(fault, inst) {

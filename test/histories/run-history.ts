@@ -16,6 +16,7 @@ import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { listPendingReviews } from '../../src/reviews/review-store.js';
 import { undoReviewMarks } from '../../src/reviews/undo-review-marks.js';
+import { hashKey } from '../../src/tenants/api-key.js';
 import { createKey, revokeApiKey } from '../../src/tenants/manage-tenants.js';
 import { aDocument } from '../policies/policy-builders.js';
 import { call } from '../support/api-client.js';
@@ -57,6 +58,8 @@ async function sendVerdict(world: World, s: HistoryState, inst: Inst, tag: strin
   if (outcome === 'ok') {
     s.failed = s.failed.filter((f) => f.tag !== tag);
     s.acks.push({ tag, id: res.body.id, body, verdict: res.body.verdict, ...(typeof body.external_user_id === 'string' && { account: body.external_user_id }) });
+    const missing = (res.body.reasons as { code: string }[]).some((r) => r.code === 'timeout_failopen' || r.code === 'partial_enrichment');
+    if (missing) s.counters.statuses['200 with a missing signal'] = (s.counters.statuses['200 with a missing signal'] ?? 0) + 1;
     return `200 ${res.body.id} ${res.body.verdict} [${(res.body.reasons as { code: string }[]).map((r) => r.code).join(',')}]`;
   }
   if (outcome === 'failed') {
@@ -187,8 +190,13 @@ async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
       const live = s.keys.filter((k) => !k.revoked);
       if (live.length < 2) return 'skipped: the last live key is kept';
       const k = at(live, o.pick)!;
-      await revokeApiKey(i.deps.db, k.key);
-      k.revoked = true;
+      try {
+        await revokeApiKey(i.deps.db, k.key);
+      } finally {
+        // Revoked or not as Postgres says, whatever the answer was.
+        const { rows } = await i.deps.db.query('SELECT 1 FROM api_keys WHERE key_hash = $1 AND revoked_at IS NOT NULL', [hashKey(k.key)]).catch(() => ({ rows: [] }));
+        k.revoked = rows.length > 0;
+      }
       changed(s, 'key');
       const refusedAfter = await refusedEverywhere(world, k.key);
       refusedAfter.forEach((ms, n) => {
@@ -235,24 +243,30 @@ export async function runHistory(world: World, s: HistoryState, ops: Op[]): Prom
       continue;
     }
     const started = Date.now();
-    let line: string;
-    const work = runOp(world, s, o).catch((err: unknown) => {
+    const start = () => runOp(world, s, o).catch((err: unknown) => {
       const refused = refusal(err);
       if (refused) return refused;
       s.counters.statuses.thrown = (s.counters.statuses.thrown ?? 0) + 1;
       return `threw: ${String((err as Error).message ?? err).split('\n')[0]}`;
     });
-    if (during) {
-      const fault = during;
-      during = undefined;
-      await sleep(fault.jitterMs);
-      const injected = await world.inject(fault.fault, fault.inst, fault.latencyMs);
-      if (injected) {
-        s.counters.faults[fault.fault] += 1;
-        s.active.push({ fault: fault.fault, inst: fault.inst, left: fault.hold });
+    let work: Promise<string>;
+    const fault = during;
+    during = undefined;
+    if (fault?.fault === 'pgRestart') {
+      const restarted = await world.restartDuring(fault.inst, start);
+      work = restarted.work;
+      if (restarted.terminated > 0) s.counters.faults.pgRestart += 1;
+    } else {
+      work = start();
+      if (fault) {
+        await sleep(fault.jitterMs);
+        if (await world.inject(fault.fault, fault.inst, fault.latencyMs)) {
+          s.counters.faults[fault.fault] += 1;
+          s.active.push({ fault: fault.fault, inst: fault.inst, left: fault.hold });
+        }
       }
     }
-    line = await work;
+    const line = await work;
     if (line.startsWith('skipped')) s.counters.skipped += 1;
     s.log.push(`${n}. ${describeOp(o)}: ${line} (${Date.now() - started} ms)`);
     for (const a of s.active) a.left -= 1;
