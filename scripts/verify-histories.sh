@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# `npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose]`: the
+# `npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose] [--known]`: the
 # randomized histories with faults (issue 37, test/histories/histories.test.ts) for as many
 # histories as asked, against the test stores as `npm test` sets them up for one file (the stack
 # brought up, the test database and Redis database 1 unless TEST_DATABASE_URL / TEST_REDIS_URL say
 # otherwise). Prints each failing history shrunk, with its seed, and a summary: histories run,
 # operations, faults injected by kind, anomalies found, the seed range. Seeds run from S (default:
-# from the clock) upwards, one per history; HISTORY_REPLAY='[…]' runs one printed history again.
+# from the clock) upwards, one per history; --known first replays each known finding's history
+# (test/histories/known-findings.ts); HISTORY_REPLAY='[…]' runs one printed history again.
 # Bounded: the run is ended after HISTORIES_MAX_SECONDS (default 60 s per history, plus 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,8 @@ while [ $# -gt 0 ]; do
     --max-ops) export HISTORY_MAX_OPS="$2"; shift 2 ;;
     --strict) export HISTORY_STRICT=1; shift ;;
     --verbose) export HISTORY_VERBOSE=1; shift ;;
-    *) die "unknown argument $1 (usage: npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose])" ;;
+    --known) export HISTORY_KNOWN=1; shift ;;
+    *) die "unknown argument $1 (usage: npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose] [--known])" ;;
   esac
 done
 case "$runs" in ''|*[!0-9]*) die "--runs takes a number (got $runs)" ;; esac

@@ -25,10 +25,33 @@ async function outboxRows(deps: Deps, s: HistoryState): Promise<{ waiting: numbe
   return rows[0]!;
 }
 
+// Healed: every instance has its three LISTEN connections back (keys, lists, policies; they
+// reconnect 5 s after a loss) and has loaded its memories since.
+async function listening(world: World, deps: Deps): Promise<boolean> {
+  for (const i of world.instances) {
+    if (!i.deps.keys.trusted() || !i.deps.lists.trusted()) return false;
+    const { rows } = await deps.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query LIKE 'LISTEN %'",
+      [`${i.appName}-listen`],
+    );
+    if (rows[0]!.n < 3) return false;
+  }
+  return true;
+}
+
 export async function settle(world: World, deps: Deps, s: HistoryState): Promise<void> {
   await world.healAll();
   s.active = [];
   const deadline = Date.now() + SETTLE_MS;
+  while (!(await listening(world, deps))) {
+    if (Date.now() > deadline) {
+      s.anomalies.push({ kind: 'not_listening', detail: { afterMs: SETTLE_MS } });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // The policies' reload follows its reconnection.
+  await new Promise((resolve) => setTimeout(resolve, 300));
   for (;;) {
     const { waiting, failed } = await outboxRows(deps, s);
     if (waiting === 0) {

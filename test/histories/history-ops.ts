@@ -29,7 +29,8 @@ export type Op =
   // The user's next step after the link lag: waits (bounded) until the scope's outbox is applied.
   | { op: 'settle'; inst: Inst }
   // A fault on one instance, healed after `hold` more operations (or when the history ends);
-  // `during`: injected a few milliseconds into the next operation rather than before it.
+  // `during`: injected a few milliseconds into the next operation (on the instance it runs on)
+  // rather than before it.
   | { op: 'fault'; fault: FaultKind; inst: Inst; hold: number; during: boolean; latencyMs: number; jitterMs: number };
 
 const inst = fc.constantFrom<Inst>(0, 1);
@@ -100,6 +101,6 @@ export function describeOp(o: Op): string {
     case 'keyRevoke': return `key revoke #${o.pick} ${at}`;
     case 'list': return `list ${o.action} ${o.list} ${o.kind} #${o.pick} ${at}`;
     case 'settle': return 'wait for the link lag';
-    case 'fault': return `FAULT ${o.fault} on ${'AB'[o.inst]} for ${o.hold} op(s)${o.during ? ' during the next op' : ''}${o.fault === 'neo4jSlow' ? ` ${o.latencyMs} ms` : ''}`;
+    case 'fault': return `FAULT ${o.fault}${o.during ? ' during the next op' : ` on ${'AB'[o.inst]}`} for ${o.hold} op(s)${o.fault === 'neo4jSlow' ? ` ${o.latencyMs} ms` : ''}`;
   }
 }

@@ -48,6 +48,13 @@ export interface HistoryState {
   listValues: { kind: 'external_user_id' | 'email'; value: string }[];
   // Per instance: changes to announced tables made while its LISTEN connections were stalled.
   changedWhileStalled: [Set<string>, Set<string>];
+  // Per instance: a policy was published while its LISTEN connections were down (after a Postgres
+  // restart, until they reconnect), and it has not reconnected since.
+  missedWhileDown: [boolean, boolean];
+  // What the history did that a known finding needs (histories.test.ts KNOWN): 'hub-policy',
+  // 'erased-by-email', 'stale-link-policy' (a verdict or PATCH on an instance that missed a
+  // policy's announcement).
+  flags: Set<string>;
   active: { fault: FaultKind; inst: Inst; left: number }[];
   counters: { tags: number; statuses: Record<string, number>; skipped: number; faults: Record<FaultKind, number> };
   log: string[];
@@ -57,7 +64,7 @@ export interface HistoryState {
 export function newState(scope: Scope, keys: { sk: string; pk: string }): HistoryState {
   return {
     scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], deviceIds: [], acks: [], failed: [],
-    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileStalled: [new Set(), new Set()], active: [],
+    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileStalled: [new Set(), new Set()], missedWhileDown: [false, false], flags: new Set(), active: [],
     counters: { tags: 0, statuses: {}, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<FaultKind, number> },
     log: [], anomalies: [],
   };

@@ -21,7 +21,7 @@ import { createKey, revokeApiKey } from '../../src/tenants/manage-tenants.js';
 import { aDocument } from '../policies/policy-builders.js';
 import { call } from '../support/api-client.js';
 import { IPS } from '../support/verdict-harness.js';
-import { describeOp, POOL, type Inst, type Op } from './history-ops.js';
+import { describeOp, POOL, type FaultKind, type Inst, type Op } from './history-ops.js';
 import { account, changed, email, liveKey, type HistoryState } from './history-state.js';
 import type { World } from './history-world.js';
 
@@ -87,9 +87,17 @@ async function refusedEverywhere(world: World, key: string): Promise<(number | u
 // A use case's failure: a domain refusal is an answer; anything else leaves the outcome unknown.
 const refusal = (err: unknown) => (err instanceof AppError && err.code !== 'internal' ? `refused: ${err.code}` : undefined);
 
+// A verdict or PATCH links under the link policy its instance holds: one that missed the latest
+// publication's announcement links under the one before.
+function linksUnderStalePolicy(world: World, s: HistoryState, inst: Inst): void {
+  if (world.instances[inst].deps.keys.trusted()) s.missedWhileDown[inst] = false;
+  if (s.missedWhileDown[inst] || s.changedWhileStalled[inst].has('policy')) s.flags.add('stale-link-policy');
+}
+
 async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
   const i = world.instances[o.inst];
   const scope = s.scope;
+  if (o.op === 'verdict' || o.op === 'retry' || o.op === 'attach') linksUnderStalePolicy(world, s, o.inst);
   switch (o.op) {
     case 'verdict': {
       const tag = `${scope.tenantId}:${(s.counters.tags += 1)}`;
@@ -154,13 +162,16 @@ async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
         graph.default = { ...graph.default, hub_threshold: o.hub };
         for (const kind of ['email', 'device', 'card']) graph.kinds[kind] = { ...graph.kinds[kind], hub_threshold: o.hub };
       }
+      if (o.hub) s.flags.add('hub-policy');
       const version = await publishPolicy(i.deps, scope, { document: aDocument({}, { graph }) });
       changed(s, 'policy');
+      world.instances.forEach((x, n) => { if (!x.deps.keys.trusted()) s.missedWhileDown[n] = true; });
       const result = await reclusterGraph(i.deps, scope, { waitMs: WAIT_MS });
       return `${version} published; recluster: ${JSON.stringify(result)}`;
     }
     case 'erase': {
       const value = o.kind === 'email' ? email(o.pick % POOL.emails) : account(o.pick % POOL.accounts);
+      if (o.kind === 'email') s.flags.add('erased-by-email');
       const live = s.acks.filter((a) => !s.erased.has(a.id));
       const matches = (a: (typeof live)[number]) => (o.kind === 'email' ? String(a.body.email ?? '').toLowerCase() === value : a.account === value);
       const sure = live.filter((a) => matches(a) && !a.bindingUnknown).map((a) => a.id);
@@ -224,21 +235,23 @@ async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
   }
 }
 
-// Runs the operations in order, injecting and healing the faults between (or during) them.
+// Runs the operations in order, injecting and healing the faults between (or during) them. A
+// fault armed to strike during the next operation strikes the instance that operation runs on.
 export async function runHistory(world: World, s: HistoryState, ops: Op[]): Promise<void> {
-  let during: Extract<Op, { op: 'fault' }> | undefined;
+  let armed: Extract<Op, { op: 'fault' }>[] = [];
+  const activate = (fault: FaultKind, inst: Inst, hold: number) => {
+    s.counters.faults[fault] += 1;
+    if (!s.active.some((a) => a.fault === fault && a.inst === inst)) s.active.push({ fault, inst, left: hold });
+  };
   for (const [n, o] of ops.entries()) {
     if (o.op === 'fault') {
       if (o.during) {
-        during = o;
+        armed.push(o);
         s.log.push(`${n}. ${describeOp(o)}: armed`);
         continue;
       }
       const injected = await world.inject(o.fault, o.inst, o.latencyMs);
-      if (injected) {
-        s.counters.faults[o.fault] += 1;
-        s.active.push({ fault: o.fault, inst: o.inst, left: o.hold });
-      }
+      if (injected) activate(o.fault, o.inst, o.hold);
       s.log.push(`${n}. ${describeOp(o)}: ${injected ? 'injected' : 'nothing to do'}`);
       continue;
     }
@@ -249,26 +262,24 @@ export async function runHistory(world: World, s: HistoryState, ops: Op[]): Prom
       s.counters.statuses.thrown = (s.counters.statuses.thrown ?? 0) + 1;
       return `threw: ${String((err as Error).message ?? err).split('\n')[0]}`;
     });
+    const faults = armed;
+    armed = [];
+    const restart = faults.find((f) => f.fault === 'pgRestart');
     let work: Promise<string>;
-    const fault = during;
-    during = undefined;
-    if (fault?.fault === 'pgRestart') {
-      const restarted = await world.restartDuring(fault.inst, start);
+    if (restart) {
+      const restarted = await world.restartDuring(o.inst, start);
       work = restarted.work;
-      if (restarted.terminated > 0) s.counters.faults.pgRestart += 1;
+      if (restarted.terminated > 0) activate('pgRestart', o.inst, restart.hold);
     } else {
       work = start();
-      if (fault) {
-        await sleep(fault.jitterMs);
-        if (await world.inject(fault.fault, fault.inst, fault.latencyMs)) {
-          s.counters.faults[fault.fault] += 1;
-          s.active.push({ fault: fault.fault, inst: fault.inst, left: fault.hold });
-        }
-      }
+    }
+    for (const f of faults.filter((x) => x.fault !== 'pgRestart')) {
+      await sleep(f.jitterMs);
+      if (await world.inject(f.fault, o.inst, f.latencyMs)) activate(f.fault, o.inst, f.hold);
     }
     const line = await work;
     if (line.startsWith('skipped')) s.counters.skipped += 1;
-    s.log.push(`${n}. ${describeOp(o)}: ${line} (${Date.now() - started} ms)`);
+    s.log.push(`${n}. ${describeOp(o)}: ${line} (${Date.now() - started} ms)${faults.length > 0 ? ` [struck during it: ${faults.map((f) => `${f.fault} on ${'AB'[o.inst]}`).join(', ')}]` : ''}`);
     for (const a of s.active) a.left -= 1;
     for (const a of s.active.filter((x) => x.left <= 0)) {
       await world.heal(a.fault, a.inst);
@@ -277,5 +288,3 @@ export async function runHistory(world: World, s: HistoryState, ops: Op[]): Prom
     s.active = s.active.filter((x) => x.left > 0);
   }
 }
-
-export const uniqueTag = () => randomUUID();

@@ -1,0 +1,74 @@
+// Findings of the randomized histories already reported (issue 37), each with the smallest history
+// found that shows it (replayable: HISTORY_REPLAY='<its ops as JSON>' npm run verify:histories).
+// An anomaly a finding explains is printed with the history, marked `[known K…]`, and fails the
+// run only with HISTORY_STRICT=1; anything else fails it. Remove a finding once it is mended, so
+// that it fails again. HISTORY_KNOWN=1 (verify:histories --known) replays each one first and says
+// whether it still shows.
+import type { Op } from './history-ops.js';
+import type { Anomaly, HistoryState } from './history-state.js';
+
+export interface KnownFinding {
+  id: string;
+  title: string;
+  history: Op[];
+  explains(a: Anomaly, s: HistoryState): boolean;
+}
+
+const v = (inst: 0 | 1, type: string, fields: Partial<Record<'account' | 'email' | 'phone' | 'device' | 'card', number>>, tor = false): Op => ({
+  op: 'verdict', inst, type: type as never, account: null, email: null, phone: null, device: null, card: null, tor, keyed: false, ...fields,
+});
+const differences = (a: Anomaly) => (a.kind === 'graph_differs' ? (a.detail.differences as { type: string; what: string; subject: string }[]) : []);
+
+export const KNOWN: KnownFinding[] = [
+  {
+    id: 'K1',
+    title: 'an instance whose LISTEN connection is cut silently misses the announcements sent meanwhile and keeps trusting its memory: a revoked key stays accepted, a list change or a policy unseen, for good',
+    history: [
+      v(1, 'login', { account: 0 }),
+      { op: 'keyCreate', inst: 0 },
+      { op: 'fault', fault: 'listenStall', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'keyRevoke', inst: 0, pick: 0 },
+    ],
+    explains: (a, s) => {
+      const what = { revoked_key_accepted: 'key', list_differs: 'list', policy_differs: 'policy' }[a.kind];
+      return what !== undefined && s.changedWhileStalled[a.detail.instance === 'A' ? 0 : 1].has(what);
+    },
+  },
+  {
+    id: 'K2',
+    title: 'a mark on an event without an account stays on the cluster of its other identifiers once the identifier that joined them becomes a hub: the part keeps confirmedAbuse, and a fresh verdict through it is convicted',
+    history: [
+      { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
+      v(0, 'signup', { email: 1 }, true),
+      { op: 'feedback', inst: 0, subject: 'event_id', pick: 0, outcome: 'confirmed_abuse' },
+      v(0, 'signup', { email: 1, device: 0 }),
+      { op: 'settle', inst: 0 },
+      v(0, 'trial_start', { email: 1, phone: 2 }),
+    ],
+    explains: (a, s) => s.flags.has('hub-policy') && (
+      (a.kind === 'graph_differs' && differences(a).every((d) => d.type === 'wrong_facts' && /(confirmedAbuse|abuse|falsePositive|chargebacks|suppressed)$/.test(d.subject)))
+      || (a.kind === 'marks_differ' && a.detail.expected === false && typeof a.detail.identifier === 'string')),
+  },
+  {
+    id: 'K3',
+    title: 'an erasure by email forgets in the graph every account of the events it found, while Postgres keeps those accounts\' other events bound to them (BY missing, the account gone)',
+    history: [
+      v(0, 'signup', { account: 4 }),
+      v(0, 'login', { account: 4, email: 1 }),
+      { op: 'erase', inst: 0, kind: 'email', pick: 1 },
+    ],
+    explains: (a, s) => s.flags.has('erased-by-email') && a.kind === 'graph_differs'
+      && differences(a).some((d) => (d.type === 'missing_node' && d.what === 'account') || (d.type === 'missing_link' && d.what === 'BY')),
+  },
+  {
+    id: 'K4',
+    title: 'policies are trusted while their LISTEN is down (keys and lists are not): for the 5 s an instance takes to reconnect after a Postgres restart it links under the previous link policy, and the graph keeps those links against the policy in force until the next recluster',
+    history: [
+      { op: 'fault', fault: 'pgRestart', inst: 1, hold: 4, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'policy', inst: 0, off: ['phone'], exclude: null, hub: null },
+      v(1, 'signup', { account: 1, phone: 1 }),
+      v(1, 'signup', { account: 2, phone: 1 }),
+    ],
+    explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
+  },
+];
