@@ -34,7 +34,8 @@ export interface StoredOutcome {
 }
 
 // Only what stands: a retracted outcome or an undone resolution's mark is no evidence, so a
-// rebuild must not bring it back (issue 37).
+// rebuild must not bring it back (issue 37); nor a mark about an erased event (its feedback row and
+// its review stay, without the person: the erasure took the mark out of the graph).
 export async function storedOutcomes(db: Queryable, scope: Scope): Promise<StoredOutcome[]> {
   const { rows } = await db.query<{ at: Date; kind: StoredOutcome['kind']; subject_kind: StoredOutcome['subjectKind']; value: string; outcome: StoredOutcome['outcome']; codes: string[] | null }>(
     `SELECT f.created_at AS at, 'feedback' AS kind, f.subject_kind, f.subject_value AS value, f.outcome,
@@ -44,11 +45,12 @@ export async function storedOutcomes(db: Queryable, scope: Scope): Promise<Store
                      ELSE lower(e.email) = lower(f.subject_value) END
                ORDER BY e.created_at DESC LIMIT 100) x, jsonb_array_elements(x.reasons) r) AS codes
        FROM feedback f WHERE f.tenant_id = $1 AND f.mode = $2 AND f.retracted_at IS NULL
+        AND NOT (f.subject_kind = 'event_id' AND EXISTS (SELECT 1 FROM events x WHERE x.tenant_id = f.tenant_id AND x.mode = f.mode AND x.id = f.subject_value AND x.request ? 'erased'))
      UNION ALL
      SELECT v.resolved_at, 'resolution', 'event_id', v.event_id, CASE v.status WHEN 'denied' THEN 'confirmed_abuse' ELSE 'false_positive' END,
             CASE v.status WHEN 'approved' THEN (SELECT array_agg(r->>'code') FROM jsonb_array_elements(e.reasons) r) END
        FROM reviews v JOIN events e ON e.tenant_id = v.tenant_id AND e.mode = v.mode AND e.id = v.event_id
-      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending' AND v.marks_retracted_at IS NULL
+      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending' AND v.marks_retracted_at IS NULL AND NOT e.request ? 'erased'
      ORDER BY 1`,
     [scope.tenantId, scope.mode],
   );
