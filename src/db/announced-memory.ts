@@ -4,6 +4,7 @@
 // it untrusted at once; warm-up can wait for its first load. The rows themselves, and how an
 // announcement changes them, are the owner's.
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { listen } from './listen.js';
 
 export interface AnnouncedMemory {
@@ -14,7 +15,7 @@ export interface AnnouncedMemory {
   // Untrusted until the owner's load (started here) finishes: an announcement asked for it.
   reload(): void;
   whenLoaded(ms: number): Promise<void>;
-  watch(deps: { config: { databaseUrl: string }; logger: Logger }, onAnnouncement: (payload: string) => void): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl'>; logger: Logger }, onAnnouncement: (payload: string) => void): { close(): Promise<void> };
 }
 
 // `what` names the rows in logs; `load` reads them all (each (re)connection, and on reload()).
@@ -50,10 +51,13 @@ export function announcedMemory(channel: string, what: string, load: () => Promi
         listening = false;
         loaded = false;
       };
-      const listener = listen(deps.config.databaseUrl, channel, onAnnouncement, deps.logger, () => {
-        listening = true;
-        run();
-      }, lost);
+      const listener = listen(deps, channel, onAnnouncement, {
+        onListening: () => {
+          listening = true;
+          run();
+        },
+        onLost: lost,
+      });
       return {
         async close() {
           lost();

@@ -5,6 +5,7 @@
 // (src/db/announced-memory.ts); otherwise each verdict reads its matches from Postgres, as before. An announcement arriving
 // during a load is applied after it, in commit order, so a load never undoes a newer change.
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { Queryable } from '../db/queryable.js';
 import { announcedMemory } from '../db/announced-memory.js';
 import type { ListHit } from '../engine/types.js';
@@ -22,7 +23,7 @@ export interface ListDirectory {
   // most after `ms`): warm-up waits for it.
   whenLoaded(ms: number): Promise<void>;
   // Keeps this directory current until closed (serve() starts it).
-  watch(deps: { config: { databaseUrl: string }; logger: Logger }): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl'>; logger: Logger }): { close(): Promise<void> };
 }
 
 type Change = { op: 'add' | 'remove' } & ListEntry;

@@ -8,6 +8,7 @@
 // A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
 // on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { Queryable } from '../db/queryable.js';
 import { announcedMemory } from '../db/announced-memory.js';
 import { allKeys, findKey, type KeyRow } from './key-store.js';
@@ -23,7 +24,7 @@ export interface KeyDirectory {
   // most after `ms`): warm-up waits for it.
   whenLoaded(ms: number): Promise<void>;
   // Keeps this directory current until closed (serve() starts it).
-  watch(deps: { config: { databaseUrl: string }; logger: Logger }): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl'>; logger: Logger }): { close(): Promise<void> };
 }
 
 export function createKeyDirectory(db: Queryable): KeyDirectory {

@@ -4,6 +4,7 @@
 // so nothing missed while disconnected stays stale. A scope with no publication gets the
 // shipped default.
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import { listen, notify } from '../../db/listen.js';
@@ -69,10 +70,10 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
 }
 
 // Keeps a registry current on this instance until closed.
-export function watchPolicies(deps: { config: { databaseUrl: string }; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
+export function watchPolicies(deps: { config: Pick<Config, 'databaseDirectUrl'>; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
   const failed = (err: Error) => deps.logger.error({ err: err.message }, 'policy reload failed; the previous policies stay in force');
   return listen(
-    deps.config.databaseUrl,
+    deps,
     POLICY_CHANNEL,
     (payload) => {
       let scope: Scope;
@@ -86,8 +87,7 @@ export function watchPolicies(deps: { config: { databaseUrl: string }; policies:
       }
       deps.policies.refresh(scope).catch(failed);
     },
-    deps.logger,
-    () => void deps.policies.load().catch(failed),
+    { onListening: () => void deps.policies.load().catch(failed) },
   );
 }
 

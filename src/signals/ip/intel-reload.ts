@@ -12,7 +12,7 @@ export function watchIntelReloads(deps: { config: Pick<Config, 'databaseDirectUr
   const reload = () =>
     void deps.ipIntel.reload().catch((err: Error) => deps.logger.error({ err: err.message }, 'ip intelligence reload failed; old data kept'));
   const uninstall = installSighupReload(deps.ipIntel);
-  const listener = listen(deps.config.databaseDirectUrl, INTEL_RELOAD_CHANNEL, reload, deps.logger);
+  const listener = listen(deps, INTEL_RELOAD_CHANNEL, reload);
   return {
     async close() {
       uninstall();
