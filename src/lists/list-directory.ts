@@ -23,7 +23,7 @@ export interface ListDirectory {
   // most after `ms`): warm-up waits for it.
   whenLoaded(ms: number): Promise<void>;
   // Keeps this directory current until closed (serve() starts it).
-  watch(deps: { config: Pick<Config, 'databaseDirectUrl'>; logger: Logger }): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; logger: Logger }): { close(): Promise<void> };
 }
 
 type Change = { op: 'add' | 'remove' } & ListEntry;

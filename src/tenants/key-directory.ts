@@ -24,7 +24,7 @@ export interface KeyDirectory {
   // most after `ms`): warm-up waits for it.
   whenLoaded(ms: number): Promise<void>;
   // Keeps this directory current until closed (serve() starts it).
-  watch(deps: { config: Pick<Config, 'databaseDirectUrl'>; logger: Logger }): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; logger: Logger }): { close(): Promise<void> };
 }
 
 export function createKeyDirectory(db: Queryable): KeyDirectory {
