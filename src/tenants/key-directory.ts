@@ -7,6 +7,10 @@
 // and never later than the next lookup after a lost connection.
 // A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
 // on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.
+// A read (the load, or such a lookup) stores what it read only if nothing could have changed it
+// since it began: no announcement of its hash (or of everything) since, and still the same
+// generation, that is the same connection (a change made while disconnected is announced to
+// nobody; db/announced-memory.ts).
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/queryable.js';
@@ -30,20 +34,23 @@ export interface KeyDirectory {
 export function createKeyDirectory(db: Queryable): KeyDirectory {
   const rows = new Map<string, KeyRow>();
   // Each announcement advances the epoch and stamps its hash; a read that began before a change
-  // to its hash does not store what it read (it may predate the change).
+  // to its hash does not store what it read (it may predate the change). A load forgets the
+  // stamps (keeping them would grow without end), so a read that began before it counts as stale.
   let epoch = 0;
   const changedAt = new Map<string, number>();
   let everything = 0;
-  const staleSince = (hash: string, since: number) => (changedAt.get(hash) ?? 0) > since || everything > since;
+  let forgotten = 0;
+  const staleSince = (hash: string, since: number) => since < forgotten || (changedAt.get(hash) ?? 0) > since || everything > since;
 
-  const memory = announcedMemory(KEY_CHANNEL, 'api keys', async () => {
+  const memory = announcedMemory(KEY_CHANNEL, 'api keys', async (generation) => {
     const since = epoch;
     const all = await allKeys(db);
-    if (!memory.listening() || everything > since) return;
+    if (generation !== memory.generation() || everything > since) return;
     rows.clear();
     for (const [hash, row] of all) if (!staleSince(hash, since)) rows.set(hash, row);
     changedAt.clear();
-    memory.markLoaded();
+    forgotten = epoch;
+    memory.markLoaded(generation);
   });
 
   const announced = (payload: string) => {
@@ -65,8 +72,9 @@ export function createKeyDirectory(db: Queryable): KeyDirectory {
       const known = rows.get(hash);
       if (known) return known;
       const since = epoch;
+      const generation = memory.generation();
       const row = await findKey(db, hash);
-      if (row && memory.trusted() && !staleSince(hash, since)) rows.set(hash, row);
+      if (row && memory.trusted() && memory.generation() === generation && !staleSince(hash, since)) rows.set(hash, row);
       return row;
     },
     watch: (deps) => memory.watch(deps, announced),
