@@ -10,7 +10,10 @@
 // announcement committed before T has arrived. proven() holds while the newest proof is younger
 // than the bound, read from the clock when asked (a late timer cannot stretch it); past the
 // bound the connection is dropped (onLost) and made again (onListening). The heartbeats never
-// reach onNotify. TCP keepalive is on too, both ends, so an orphaned session is also reaped.
+// reach onNotify. TCP keepalive is on too, both ends. Postgres also ends the session once its
+// heartbeats stop (idle_session_timeout) or what it sends goes unacknowledged (tcp_user_timeout):
+// an orphaned listener would otherwise hold the notification queue's tail, which cannot advance
+// past the slowest listener, while every process's heartbeats pile up behind it.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -127,8 +130,9 @@ export function listen(
       try {
         await c.connect();
         const listenedAt = now();
-        // The server probes a quiet peer too, so a session whose client vanished ends in seconds.
+        // The server gives up on a vanished client in seconds too (see above).
         await c.query([
+          `SET idle_session_timeout = ${Math.max(10_000, 3 * bound)}`, 'SET tcp_user_timeout = 10000',
           'SET tcp_keepalives_idle = 5', 'SET tcp_keepalives_interval = 2', 'SET tcp_keepalives_count = 3',
           `LISTEN ${pg.escapeIdentifier(channel)}`, `LISTEN ${pg.escapeIdentifier(own)}`,
         ].join('; '));

@@ -65,12 +65,21 @@ describe('the key directory', function () {
     const app = createApp({ ...deps, keys });
     const status = async (key: string) => (await request(app).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key))).status;
     expect(await status(tenant.keys.sk_test)).to.equal(200);
-    // Both sockets stay open and every byte either way is dropped: no error, no close.
-    proxy.stall();
+    // Every byte either way is dropped and neither end hears of the other's close: no error ever.
+    const stalledAt = await serverNow();
+    proxy.forget();
     const revokedAt = Date.now();
     await revokeApiKey(deps.db, tenant.keys.sk_test);
     await until('the revoked key refused', async () => ((await status(tenant.keys.sk_test)) === 401 ? true : undefined), 5_000);
     expect(Date.now() - revokedAt).to.be.below(5_000);
+    // Postgres ends the session it can no longer reach (its heartbeats stopped): an orphaned
+    // listener would hold back the notification queue of every listener.
+    await until('the silenced session ended', async () => {
+      const { rows } = await deps.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND backend_start < $2',
+        [`doorman ${process.pid} listen ${KEY_CHANNEL}`, stalledAt]);
+      return rows[0]!.n === 0 ? true : undefined;
+    }, 20_000);
     proxy.restore();
     await until('memory trusted again', async () => (keys.trusted() ? true : undefined), 20_000);
     expect(await status(tenant.keys.sk_test)).to.equal(401);
