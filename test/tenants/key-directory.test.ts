@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
+import { ConfigError, loadConfig, type Config } from '../../src/config.js';
 import { hashKey } from '../../src/tenants/api-key.js';
 import { createKeyDirectory, KEY_CHANNEL, type KeyDirectory } from '../../src/tenants/key-directory.js';
 import { revokeApiKey } from '../../src/tenants/manage-tenants.js';
@@ -84,6 +84,12 @@ describe('the key directory', function () {
     await until('memory trusted again', async () => (keys.trusted() ? true : undefined), 20_000);
     expect(await status(tenant.keys.sk_test)).to.equal(401);
     expect(await status(tenant.keys.sk_live)).to.equal(200);
+  });
+
+  it('bounds its staleness at 3 s unless MEMORY_STALENESS_MS says otherwise, and at no less than 300 ms', () => {
+    expect(loadConfig({}).memoryStalenessMs).to.equal(3_000);
+    expect(loadConfig({ MEMORY_STALENESS_MS: '1500' }).memoryStalenessMs).to.equal(1_500);
+    expect(() => loadConfig({ MEMORY_STALENESS_MS: '100' })).to.throw(ConfigError, /MEMORY_STALENESS_MS/);
   });
 
   it('never trusts a load read under an earlier connection: a key revoked while disconnected stays revoked', async () => {
