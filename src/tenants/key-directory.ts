@@ -1,10 +1,10 @@
 // API keys answered from memory (issue 26): every key row, loaded once and kept current by the
 // announcements migration 0021's trigger sends on each change to api_keys (a key created,
-// revoked or deleted, by whatever means). The memory is trusted only while this process is
-// listening and has loaded since it last (re)connected (src/db/announced-memory.ts); otherwise
-// each lookup reads Postgres, as before. So a revoked key is refused by every instance once the
-// announcement arrives (on commit, typically within milliseconds; the README states the bound),
-// and never later than the next lookup after a lost connection.
+// revoked or deleted, by whatever means). The memory is trusted only while this process's
+// listener proves itself current (a heartbeat younger than MEMORY_STALENESS_MS) and it has loaded
+// since it last (re)connected (src/db/announced-memory.ts); otherwise each lookup reads Postgres,
+// as before. So a revoked key is refused by every instance once the announcement arrives (on
+// commit, typically within milliseconds), and within MEMORY_STALENESS_MS (3 s) when it cannot.
 // A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
 // on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.
 // A read (the load, or such a lookup) stores what it read only if nothing could have changed it
