@@ -3,9 +3,10 @@
 // (`doorman list add|remove`, an erasure, an operator in psql), each naming its entry. The memory
 // is trusted only while this process's listener proves itself current (MEMORY_STALENESS_MS) and
 // it has loaded since it last (re)connected (src/db/announced-memory.ts); otherwise each verdict
-// reads its matches from Postgres, as before. An announcement arriving during a load is applied after it, in commit order, so a load never undoes a newer change; a
-// load that ends under a later connection than it began in is dropped (announced-memory.ts runs
-// loads one at a time and again for the current connection).
+// reads its matches from Postgres, as before. An announcement arriving during a load is applied
+// after it, in commit order, so a load never undoes a newer change; a load that ends under a
+// later connection than it began in is dropped (announced-memory.ts runs loads one at a time and
+// again for the current connection).
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/queryable.js';
