@@ -1,9 +1,12 @@
 // The policy in force for each scope, and its shadow, held in memory so the verdict path looks
 // them up synchronously (forScope, shadowFor). Loaded at warm-up; a publication or a shadow
 // change NOTIFYs every instance, which reloads that scope; a (re)connected listener reloads all,
-// so nothing missed while disconnected stays stale. A scope with no publication gets the
-// shipped default.
+// so nothing missed while disconnected stays stale. The registry answers synchronously and has
+// no Postgres fallback, so while the listener cannot prove itself (db/listen.ts) it reads every
+// policy again at each reconnection attempt: a publication is then late by the retry (5 s at
+// most) rather than by the outage. A scope with no publication gets the shipped default.
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import { listen, notify } from '../../db/listen.js';
@@ -69,10 +72,10 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
 }
 
 // Keeps a registry current on this instance until closed.
-export function watchPolicies(deps: { config: { databaseUrl: string }; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
+export function watchPolicies(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
   const failed = (err: Error) => deps.logger.error({ err: err.message }, 'policy reload failed; the previous policies stay in force');
   return listen(
-    deps.config.databaseUrl,
+    deps,
     POLICY_CHANNEL,
     (payload) => {
       let scope: Scope;
@@ -86,8 +89,10 @@ export function watchPolicies(deps: { config: { databaseUrl: string }; policies:
       }
       deps.policies.refresh(scope).catch(failed);
     },
-    deps.logger,
-    () => void deps.policies.load().catch(failed),
+    {
+      onListening: () => void deps.policies.load().catch(failed),
+      onLost: () => void deps.policies.load().catch(failed),
+    },
   );
 }
 
