@@ -1,14 +1,15 @@
 // Applies a batch of outbox rows to Neo4j in seq order, in one write transaction: each run of
 // consecutive rows of one kind is one UNWIND statement (graph/apply-links, graph/apply-marks,
-// graph/apply-forgets). A scope delete (graph rebuild) is the exception: it empties the scope in
-// transactions of its own, 5,000 nodes each (graph/delete-scope-batch), between the rows before
-// and after it. A batch of the graph writer carries its lane's fence (lane and epoch): every
+// graph/apply-forgets); a run of links also records each scope's last link applied
+// (graph/stamp-applied-links: the verdict's fresh read compares it). A scope delete (graph
+// rebuild) is the exception: it empties the scope in transactions of its own, 5,000 nodes each
+// (graph/delete-scope-batch), between the rows before and after it. A batch of the graph writer carries its lane's fence (lane and epoch): every
 // transaction first passes the lane's fence node (writer/fence-lane) or writes nothing.
 // Clusters follow the evidence (docs/graph.md, "Splits"): the clusters an identifier left when it
 // became a hub are split in the same transaction as the links that made it one; a retraction
 // (graph/apply-retractions) recomputes its clusters' facts; a recluster recomputes a whole scope
 // under its link policy (graph/apply-link-policy, then recluster.ts) and records what changed.
-import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+import neo4j, { type Driver, type Integer, type ManagedTransaction, type Session } from 'neo4j-driver';
 import { newId } from '../db/new-id.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import type { GraphRecluster, GraphRetract, OutboxRow } from './graph-outbox-store.js';
@@ -84,6 +85,18 @@ function runsOfOneKind(rows: OutboxRow[]): OutboxRow[][] {
   return runs;
 }
 
+// Per scope, the seq of its last link among these rows (graph/stamp-applied-links).
+function lastLinkPerScope(rows: OutboxRow[]): { tenantId: string; mode: string; seq: Integer }[] {
+  const last = new Map<string, { tenantId: string; mode: string; seq: bigint }>();
+  for (const row of rows) {
+    const { tenantId, mode } = row.payload as GraphLink;
+    const key = `${tenantId}\0${mode}`;
+    const seq = BigInt(row.seq);
+    if ((last.get(key)?.seq ?? -1n) < seq) last.set(key, { tenantId, mode, seq });
+  }
+  return [...last.values()].map((x) => ({ ...x, seq: neo4j.int(x.seq.toString()) }));
+}
+
 export interface LaneFence {
   lane: number;
   epoch: number;
@@ -143,6 +156,7 @@ async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRo
         const { records } = await tx.run(cypher.get('graph/apply-links'), { links: links.map((l) => ({ ...l, clusterId: newId('clu') })) });
         const split = (records[0]?.get('split') ?? []) as ScopedId[];
         if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)));
+        await tx.run(cypher.get('graph/stamp-applied-links'), { scopes: lastLinkPerScope(run) });
       } else if (run[0]!.kind === 'retract') {
         const retractions = run.map((r) => r.payload as GraphRetract);
         const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
@@ -175,4 +189,5 @@ export function isInvalidOp(err: unknown): boolean {
 export async function planGraphWrites(graph: Driver, cypher: CypherCatalog): Promise<void> {
   await graph.executeQuery(cypher.get('graph/apply-links'), { links: [] });
   await graph.executeQuery(cypher.get('graph/apply-marks'), { marks: [] });
+  await graph.executeQuery(cypher.get('graph/stamp-applied-links'), { scopes: [] });
 }
