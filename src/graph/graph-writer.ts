@@ -278,7 +278,8 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     return true;
   }
 
-  // Expiry, in the lane's order: between batches, under the lane's fence.
+  // Expiry, in the lane's order: between batches, under the lane's fence; with it, the scope's
+  // unfinished splits in steps (split-in-steps.ts).
   async function expireDue(lane: number) {
     const scopes = expiring.get(lane);
     if (!scopes) return;
