@@ -49,7 +49,7 @@ const server = http.createServer(async (req, res) => {
       eventId, eventType: body.event_type, at: now.getTime(), account: body.external_user_id, email: body.email, card,
       cardCountry: body.payment?.card_country, identity: body.identity,
     }, 25);
-    await Promise.all([
+    const [, facts] = await Promise.all([
       countVelocity(deps.redis, counters, now.getTime()),
       link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
@@ -59,7 +59,7 @@ const server = http.createServer(async (req, res) => {
       createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
     };
     const keysOf = link ? linkKeys(link) : [];
-    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf } }) });
+    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf, seen: facts?.appliedSeq ?? null } }) });
     // Waiting links joined it: the verdict would read the graph again; the floor only writes.
     if (!first.written) await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link });
     res.writeHead(200, { 'content-type': 'application/json' }).end(response);

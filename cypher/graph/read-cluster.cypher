@@ -16,7 +16,11 @@
 //   falsePositive, chargebacks, convertedAt, lastTrialStartAt, suppressed, cards (list of {card,
 //   country} used since $since), accountHistory, deviceSeen, viaKinds (kinds shared with other
 //   accounts), evidence ({via, at} or null), joinKeys (this event's identifiers that link, as
-//   '<kind>:<value>': a pending link matters only through them or the account).
+//   '<kind>:<value>': a pending link matters only through them or the account), appliedSeq (the
+//   seq of the scope's last link applied, read before anything else, or null: every link up to it
+//   is in what this read sees; the verdict's write looks for the links applied after it).
+OPTIONAL MATCH (stamp:LinksApplied {tenantId: $tenantId, mode: $mode})
+WITH stamp.seq AS appliedSeq
 OPTIONAL MATCH (a:Account {tenantId: $tenantId, mode: $mode, externalId: $account})
 CALL {
   WITH a
@@ -38,7 +42,7 @@ CALL {
          count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
 }
 // The pending links this event joins: same account, or an identifier this event links through.
-WITH a, linking, sharedKinds, deviceSeen, joinKeys,
+WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys,
      [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(x IN p.ids WHERE x.kind + ':' + x.value IN joinKeys)] AS near
 CALL {
   WITH near
@@ -68,10 +72,10 @@ CALL {
   WHERE k.expiredAt IS NULL AND coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1
   RETURN collect(DISTINCT j.kind) AS accountKinds
 }
-WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys,
      memberClusters + [c IN nearClusters WHERE NOT c IN memberClusters] AS clusters,
      $account IS NOT NULL AND (a IS NULL OR NOT EXISTS { (a)-[:IN]->(:Cluster) }) AS newAccount
-WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, clusters, newAccount,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, clusters, newAccount,
      reduce(s = [], c IN clusters | s + [k IN coalesce(c.abuse, []) WHERE NOT k IN s]) AS abuseKeys
 CALL {
   WITH a, linking, abuseKeys
@@ -119,4 +123,4 @@ RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts 
        coalesce(a.history, false) AS accountHistory,
        deviceSeen,
        reduce(s = [], k IN sharedKinds + accountKinds | CASE WHEN k IN s THEN s ELSE s + k END) AS viaKinds,
-       evidence, joinKeys
+       evidence, joinKeys, appliedSeq

@@ -98,6 +98,9 @@ export interface ClusterFacts {
   evidence: { via: string[]; at: number } | null;
   // This event's identifiers that link ('<kind>:<value>').
   joinKeys: string[];
+  // The seq of the scope's last link applied when the read began (null: none recorded): the
+  // links applied after it may be missing from this read (graph-outbox-store pendingLinksSql).
+  appliedSeq: number | null;
 }
 
 // What makes a pending link change this event's read: it shares one of `joins` (the event's
@@ -113,9 +116,9 @@ export function joiningKeys(link: GraphLink, joinKeys: string[]): { joins: strin
 const DAY_MS = 86_400_000;
 
 // Read-only: a READ session takes no write locks (and a routing driver sends it to a reader).
-// `pending`: the links committed before this read began and not yet applied that this event
-// joins (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first seen at or after
-// it count as recent (identity_cluster's window).
+// `pending`: the links committed before this read began that this event joins and that the
+// graph may not hold yet (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first
+// seen at or after it count as recent (identity_cluster's window).
 export async function readClusterFacts(
   graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number,
   fresh: { pending?: PendingLink[]; recentSince?: number } = {},
@@ -134,7 +137,11 @@ export async function readClusterFacts(
     if (!record) throw new Error('read-cluster returned no row');
     const facts = record.toObject() as ClusterFacts;
     const evidence = facts.evidence as { via: string[]; at: unknown } | null;
-    return { ...facts, evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null };
+    return {
+      ...facts,
+      evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null,
+      appliedSeq: facts.appliedSeq === null || facts.appliedSeq === undefined ? null : Number(facts.appliedSeq),
+    };
   } finally {
     await session.close();
   }

@@ -19,7 +19,7 @@ export interface ReclusterResult {
   merged: number;
 }
 
-interface MemberRow {
+export interface MemberRow {
   node: string;
   account: boolean;
   links: boolean;

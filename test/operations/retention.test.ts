@@ -86,6 +86,7 @@ describe('retention', function () {
     // Tables that name an event without a foreign key clean it themselves; each says how.
     const cleanedBy: Record<string, string> = {
       graph_outbox: 'deleted with the event by retention and erasure (lifecycle/retention-store.ts)',
+      graph_applied_links: 'an applied link, kept a minute for the verdict\'s check; deleted with the event by retention and erasure, with its pending link',
       idempotency_keys: 'expire after 24 h; housekeeping deletes them',
       policy_backtest_flips: 'a stored backtest is a snapshot: ids and verdicts, no personal data; it goes with its backtest',
     };
