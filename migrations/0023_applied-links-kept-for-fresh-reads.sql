@@ -14,7 +14,7 @@ CREATE TABLE graph_applied_links (
   mode        text NOT NULL CHECK (mode IN ('live', 'test')),
   lane        smallint GENERATED ALWAYS AS (hashtext(tenant_id || ':' || mode) & 15) STORED,
   event_id    text,
-  -- As graph_outbox.keys: what the link joins ('account:<id>', '<kind>:<value>').
+  -- As graph_outbox.keys: what the link joins (src/graph/identity-graph.ts linkKeys).
   keys        text[] NOT NULL,
   account     text,
   ids         jsonb NOT NULL,

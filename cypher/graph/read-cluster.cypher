@@ -7,16 +7,17 @@
 // When the clusters carry confirmed abuse, it also finds the evidence: the shortest path of live
 // links from this event's account or identifiers to a marked subject (the kinds of the
 // identifiers on it) and the time of that mark.
-// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, links
-//   (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
+// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, key (its
+//   identifierKey, src/graph/identity-graph.ts), links (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
 //   cards used at or after it count), $recentSince (epoch ms: accounts first seen at or after it
-//   are recent), $pending (list of {account (string|null), ids (list of {kind, value, links})}).
+//   are recent), $pending (list of {account (string|null), ids (list of {kind, value, links}), keys (what it
+//   joins through: the outbox's keys)}).
 // Returns one row: clusterId (the largest cluster, or null), accounts (linked accounts, this
 //   event's included), recentAccounts (of those, first seen since $recentSince), confirmedAbuse,
 //   falsePositive, chargebacks, convertedAt, lastTrialStartAt, suppressed, cards (list of {card,
 //   country} used since $since), accountHistory, deviceSeen, viaKinds (kinds shared with other
-//   accounts), evidence ({via, at} or null), joinKeys (this event's identifiers that link, as
-//   '<kind>:<value>': a pending link matters only through them or the account), appliedSeq (the
+//   accounts), evidence ({via, at} or null), joinKeys (the keys of this event's identifiers that
+//   link: a pending link matters only through them or the account), appliedSeq (the
 //   seq of the scope's last link applied, read before anything else, or null: every link up to it
 //   is in what this read sees; the verdict's write looks for the links applied after it).
 OPTIONAL MATCH (stamp:LinksApplied {tenantId: $tenantId, mode: $mode})
@@ -37,13 +38,13 @@ CALL {
        CASE WHEN i IS NULL THEN coalesce(id.links, true) ELSE coalesce(i.linking, true) AND NOT i.hub END
          AND links <= coalesce(id.hub, $hubThreshold) AS joins
   RETURN collect(CASE WHEN joins THEN i END) AS linking,
-         collect(CASE WHEN joins THEN id.kind + ':' + id.value END) AS joinKeys,
+         collect(CASE WHEN joins THEN id.key END) AS joinKeys,
          collect(DISTINCT CASE WHEN joins AND links > 1 THEN id.kind END) AS sharedKinds,
          count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
 }
 // The pending links this event joins: same account, or an identifier this event links through.
 WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys,
-     [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(x IN p.ids WHERE x.kind + ':' + x.value IN joinKeys)] AS near
+     [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(k IN p.keys WHERE k IN joinKeys)] AS near
 CALL {
   WITH near
   UNWIND near AS p

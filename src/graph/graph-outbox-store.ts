@@ -6,7 +6,7 @@
 // tables (CONVENTIONS.md rule 13); other rooms go through graph-outbox.ts.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { GraphLink, PendingLink } from './identity-graph.js';
+import { linkKeys, type GraphLink, type PendingLink } from './identity-graph.js';
 import type { KindLinkPolicy } from './link-policy.js';
 
 export type MarkOutcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
@@ -78,22 +78,12 @@ export type OutboxRow = { seq: string } & GraphOp;
 // departure 2): inserted for each row of `source` (which returns the event's `id`) when the
 // payload parameter is not null; returns the row's lane (the writer of that lane is woken).
 // The caller names its parameters.
-export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; source: string }): string {
+// `keys`: what the link joins (identity-graph.ts linkKeys, the one builder of those keys), by
+// which the pending links a verdict joins are found.
+export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; keys: string; source: string }): string {
   return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
-  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL
+  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${p.keys}::text[] FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL
   RETURNING lane`;
-}
-
-// What a link joins, as the outbox's `keys` (the pending links a verdict joins are found by
-// them): 'account:<external id>' and '<kind>:<value>' of each identifier that links.
-function linkKeysSql(payload: string): string {
-  return `ARRAY(SELECT 'account:' || (${payload}->>'account') WHERE ${payload}->>'account' IS NOT NULL
-    UNION ALL SELECT (x->>'kind') || ':' || (x->>'value') FROM jsonb_array_elements(${payload}->'ids') x
-     WHERE coalesce((x->>'links')::boolean, true))`;
-}
-
-export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
-  return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
 }
 
 // The links that share a key with `joins` and bring a key not in `own`, committed and not yet
@@ -109,8 +99,8 @@ export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
 // index) and the newest 1,000 of the scope's kept links past `seen`, at most 200 that join the
 // event.
 export function pendingLinksSql(p: { tenantId: string; mode: string; joins: string; own: string; seen: string }): string {
-  return `SELECT account, ids FROM (
-           SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids FROM (
+  return `SELECT account, ids, keys FROM (
+           SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids, o.keys FROM (
             SELECT tenant_id, mode, kind, payload, keys FROM graph_outbox
              WHERE lane = (hashtext(${p.tenantId} || ':' || ${p.mode}) & 15) AND failed_at IS NULL
                AND ${p.joins}::text[] IS NOT NULL
@@ -118,7 +108,7 @@ export function pendingLinksSql(p: { tenantId: string; mode: string; joins: stri
            WHERE o.tenant_id = ${p.tenantId} AND o.mode = ${p.mode} AND o.kind = 'link'
              AND o.keys && ${p.joins}::text[] AND NOT (o.keys <@ ${p.own}::text[])
            UNION ALL
-           SELECT k.account, k.ids FROM (
+           SELECT k.account, k.ids, k.keys FROM (
             SELECT account, ids, keys FROM graph_applied_links
              WHERE tenant_id = ${p.tenantId} AND mode = ${p.mode} AND seq > coalesce(${p.seen}::bigint, 0)
                AND ${p.joins}::text[] IS NOT NULL
@@ -141,10 +131,11 @@ export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]
   if (ops.length === 0) return;
   await db.query(
     `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
-     SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ${linkKeysSql('u.payload')} END
-       FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
+     SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ARRAY(SELECT jsonb_array_elements_text(u.keys)) END
+       FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, keys, n)
       ORDER BY u.n`,
-    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload))],
+    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload)),
+      ops.map((o) => (o.kind === 'link' ? JSON.stringify(linkKeys(o.payload)) : null))],
   );
 }
 

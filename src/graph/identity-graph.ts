@@ -70,10 +70,25 @@ export function linkOfStoredEvent(scope: Scope, e: StoredEventForLink, hubThresh
   }, hubThreshold, linkPolicy);
 }
 
-// A link committed and not yet applied, as a verdict folds it into its read of the graph.
+// The one builder of the keys a link joins through (issue 37: built in TS, SQL, Cypher and a test
+// before, and ambiguous: an identity key named `account`, or a kind holding ':', could pass for
+// another): an account is 'a:<external id>', an identifier 'i:<characters in its kind>:<kind>:
+// <value>'. The verdict's read and write, PATCH, a rebuild and the outbox's `keys` all use it;
+// Cypher receives the keys as parameters (the ids' `key`).
+export const accountKey = (externalId: string): string => `a:${externalId}`;
+export const identifierKey = (kind: string, value: string): string => `i:${[...kind].length}:${kind}:${value}`;
+
+// What a link joins: its account and each identifier that links.
+export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
+  return [...(link.account ? [accountKey(link.account)] : []), ...link.ids.filter((i) => i.links !== false).map((i) => identifierKey(i.kind, i.value))];
+}
+
+// A link committed and not yet applied, as a verdict folds it into its read of the graph; `keys`
+// as linkKeys built them (the outbox's).
 export interface PendingLink {
   account: string | null;
   ids: { kind: string; value: string; links?: boolean }[];
+  keys: string[];
 }
 
 // The combined facts of the clusters the event touches, as if merged, before this event.
@@ -96,7 +111,7 @@ export interface ClusterFacts {
   // With confirmed abuse: the kinds on the shortest live path to a marked subject, and the mark's
   // time (epoch ms); null when no path is in the graph yet (the link is still pending).
   evidence: { via: string[]; at: number } | null;
-  // This event's identifiers that link ('<kind>:<value>').
+  // This event's identifiers that link (their identifierKey).
   joinKeys: string[];
   // The seq of the scope's last link applied when the read began (null: none recorded): the
   // links applied after it may be missing from this read (graph-outbox-store pendingLinksSql).
@@ -109,8 +124,8 @@ export interface ClusterFacts {
 // applied, adds nothing). The verdict's write finds such links in the outbox
 // (graph-outbox-store pendingLinksSql).
 export function joiningKeys(link: GraphLink, joinKeys: string[]): { joins: string[]; own: string[] } {
-  const account = link.account ? [`account:${link.account}`] : [];
-  return { joins: [...account, ...joinKeys], own: [...account, ...link.ids.map((i) => `${i.kind}:${i.value}`)] };
+  const account = link.account ? [accountKey(link.account)] : [];
+  return { joins: [...account, ...joinKeys], own: [...account, ...link.ids.map((i) => identifierKey(i.kind, i.value))] };
 }
 
 const DAY_MS = 86_400_000;
@@ -128,7 +143,7 @@ export async function readClusterFacts(
     const result = await session.run(
       cypher.get('graph/read-cluster'),
       {
-        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids, hubThreshold: link.hubThreshold,
+        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids.map((i) => ({ ...i, key: identifierKey(i.kind, i.value) })), hubThreshold: link.hubThreshold,
         since: link.at - DAY_MS, recentSince: fresh.recentSince ?? 0, pending: fresh.pending ?? [],
       },
       { timeout: timeoutMs },

@@ -5,6 +5,8 @@
 // are the graph's to drop: erase-person.ts asks src/graph/graph-outbox.ts.)
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import { feedbackMarkKey, type SubjectKind } from '../graph/graph-outbox.js';
+import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 
 export interface PersonEvent {
   id: string;
@@ -71,7 +73,7 @@ export async function removeFeedback(tx: Queryable, scope: Scope, p: { accounts:
   );
   await tx.query(`UPDATE feedback SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND subject_kind = 'event_id' AND subject_value = ANY($3)`,
     [scope.tenantId, scope.mode, p.eventIds]);
-  return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
+  return rows.map((r) => feedbackMarkKey(r.subject_kind as SubjectKind, r.subject_value, r.outcome as MarkOutcome));
 }
 
 

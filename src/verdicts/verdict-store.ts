@@ -16,7 +16,7 @@ import type { Scope } from '../scope.js';
 import type { EventRecord } from '../event-record.js';
 import { linkOutboxCte, pendingLinksSql } from '../graph/graph-outbox-store.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
-import type { GraphLink, PendingLink } from '../graph/identity-graph.js';
+import { linkKeys, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { judgedEventCte } from '../events/event-store.js';
 import { pendingReviewCte } from '../reviews/review-store.js';
 import { IDEMPOTENCY_TTL_HOURS, idempotencyRecordCte } from './idempotency-store.js';
@@ -57,7 +57,7 @@ event AS (
 review AS (
   ${pendingReviewCte({ tenantId: '$1', mode: '$2', createdAt: '$9', verdict: '$5', source: 'event' })}),
 link AS (
-  ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', source: 'event' })})
+  ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', keys: '$23', source: 'event' })})
 SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM joining j) AS joining, (SELECT lane FROM link) AS lane`;
 
 // Written, or not: an unexpired record for the key already existed (the caller replays it or
@@ -72,6 +72,7 @@ export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 
     extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
     extra.link ? JSON.stringify(extra.link) : null, e.engineVersion ?? null,
     extra.joining?.joins ?? null, extra.joining?.own ?? [], extra.joining?.seen ?? null,
+    extra.link ? linkKeys(extra.link) : null,
   ] });
   if (rows[0]?.written === 1) {
     if (rows[0]!.lane !== null) outbox.written(db, rows[0]!.lane);

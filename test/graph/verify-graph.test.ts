@@ -9,7 +9,8 @@ import type { Deps } from '../../src/deps.js';
 import { attachUser } from '../../src/events/attach-user.js';
 import { retractFeedback } from '../../src/feedback/retract-feedback.js';
 import { listFeedback } from '../../src/feedback/feedback-store.js';
-import type { GraphLink } from '../../src/graph/identity-graph.js';
+import { insertGraphOps, pendingLinksJoining } from '../../src/graph/graph-outbox-store.js';
+import { graphLinkOf, linkKeys, type GraphLink } from '../../src/graph/identity-graph.js';
 import { rebuildGraph } from '../../src/lifecycle/rebuild-graph.js';
 import { verifyGraph, type VerifyResult } from '../../src/lifecycle/verify-graph.js';
 import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
@@ -132,5 +133,28 @@ describe('doorman graph verify', function () {
     expect(ids.phone).to.include({ links: true, hub: 4 });
     await h.graphSettled();
     expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+  });
+
+  it('one key builder: an identity key named `account`, or a kind holding a colon, joins nothing it does not share (drift 5)', async () => {
+    const h = await verdictHarness();
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    const client = await h.deps.db.connect();
+    try {
+      // Waiting, uncommitted: out of every writer's reach.
+      await client.query('BEGIN');
+      const waiting = graphLinkOf(scope, { eventId: 'evt_key_1', eventType: 'signup', at: Date.now(), account: 'bob', identity: { 'a:b': 'c' } }, 25)!;
+      await insertGraphOps(client, scope, [{ kind: 'link', payload: waiting }]);
+      // Another event whose identity map says `account: bob` and `a: b:c`: neither is bob's account
+      // nor bob's `a:b` identifier.
+      const other = graphLinkOf(scope, { eventId: 'evt_key_2', eventType: 'signup', at: Date.now(), identity: { account: 'bob', a: 'b:c' } }, 25)!;
+      expect(await pendingLinksJoining(client, scope, linkKeys(other))).to.deep.equal([]);
+      // The same account does join, with the keys the outbox stored.
+      const same = graphLinkOf(scope, { eventId: 'evt_key_3', eventType: 'login', at: Date.now(), account: 'bob' }, 25)!;
+      const joined = await pendingLinksJoining(client, scope, linkKeys(same));
+      expect(joined.map((p) => p.keys)).to.deep.equal([linkKeys(waiting)]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });
