@@ -13,14 +13,25 @@ export interface StoredForReplay {
   deviceId: string | null;
 }
 
-export async function eventsPage(db: Queryable, scope: Scope, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<StoredForReplay[]> {
-  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
-    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
-      WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3, $4))
+// Where a page ended: the last event's time exactly as Postgres holds it (microseconds; a JS Date
+// keeps milliseconds, and a cursor rounded down would read the page's tail again).
+export interface PageEnd {
+  at: string;
+  id: string;
+}
+
+export async function eventsPage(db: Queryable, scope: Scope, after: PageEnd | undefined, limit: number): Promise<{ events: StoredForReplay[]; end: PageEnd | undefined }> {
+  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; at: string; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
+    `SELECT id, event_type, created_at, created_at::text AS at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+      WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4))
       ORDER BY created_at, id LIMIT $5`,
-    [scope.tenantId, scope.mode, after?.createdAt ?? null, after?.id ?? '', limit],
+    [scope.tenantId, scope.mode, after?.at ?? null, after?.id ?? '', limit],
   );
-  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
+  const last = rows.at(-1);
+  return {
+    events: rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id })),
+    end: last && { at: last.at, id: last.id },
+  };
 }
 
 export interface StoredOutcome {
