@@ -8,8 +8,12 @@
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/db/create-pool.js';
+import { pino } from 'pino';
 import { createGraphDriver } from '../src/graph/create-graph-driver.js';
 import { loadCypher } from '../src/graph/cypher-catalog.js';
+import { createGraphOutbox } from '../src/graph/graph-outbox.js';
+import { pendingGraphOps } from '../src/graph/graph-outbox-store.js';
+import { createGraphWriter } from '../src/graph/graph-writer.js';
 import { verifyGraph, type VerifyResult } from '../src/lifecycle/verify-graph.js';
 import { createPolicyRegistry } from '../src/policies/documents/policy-registry.js';
 import type { Scope } from '../src/scope.js';
@@ -41,9 +45,20 @@ async function verifyDatabase(databaseUrl: string): Promise<boolean> {
   // What the checker reads with, built as createDeps builds them (no Redis, no writer, no queue).
   const db = createPool(config);
   const graph = createGraphDriver(config);
-  const deps = { db, graph, cypher: loadCypher(), config, policies: createPolicyRegistry(db), clock: systemClock };
+  const cypher = loadCypher();
+  const deps = { db, graph, cypher, config, policies: createPolicyRegistry(db), clock: systemClock };
   const started = Date.now();
+  // What the run left in the outbox is applied first (a test that stopped its servers early, a
+  // fault suite's last outage): a graph writer of this process takes the lanes no one holds.
+  const writer = createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger: pino({ level: 'warn' }), graphOutbox: createGraphOutbox(db), clock: systemClock });
   try {
+    await writer.start();
+    const drainedBy = Date.now() + 60_000;
+    while ((await pendingGraphOps(db)) > 0) {
+      if (Date.now() > drainedBy) throw new Error(`${await pendingGraphOps(db)} outbox rows still waiting after 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await writer.stop();
     await deps.db.query(GRAPH_SCOPES_TABLE);
     const { rows } = await deps.db.query<{ tenant_id: string; mode: Scope['mode']; hub_threshold: number | null }>(
       `SELECT DISTINCT e.tenant_id, e.mode, n.hub_threshold FROM events e JOIN tenants t ON t.id = e.tenant_id
@@ -73,6 +88,7 @@ async function verifyDatabase(databaseUrl: string): Promise<boolean> {
     process.stdout.write(`[graph verify] ${scopes.length} scopes (${skipped[0]?.n ?? 0} left out: drift made on purpose), ${differing.length} differ; ${totals.events} events, ${totals.accounts} accounts, ${totals.identifiers} identifiers, ${totals.links} links, ${totals.marks} marks, ${totals.clusters} clusters checked in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     return differing.length === 0;
   } finally {
+    await writer.stop().catch(() => undefined);
     await Promise.allSettled([db.end(), graph.close()]);
   }
 }

@@ -83,10 +83,9 @@ async function splitInSteps(
   }
   await session.executeWrite(async (tx) => {
     await fenced(tx);
-    if (leaving.length > 0 || detach.length > 0) {
-      await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts: [], detach, emptied: [id] });
-      await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: [id], at: atInt });
-    }
+    if (leaving.length > 0 || detach.length > 0) await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts: [], detach, emptied: [id] });
+    // Even when nothing else leaves: the member that made the split (a hub) left already.
+    await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: [id], at: atInt });
     await tx.run(cypher.get('graph/split-done'), { ...scope, id });
   }, { timeout: timeoutMs });
   return steps.length + 1;

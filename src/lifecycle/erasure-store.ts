@@ -17,9 +17,14 @@ export interface PersonEvent {
   deviceId?: string;
 }
 
-// The person's events, locked: by account id, or by email (case-insensitive).
+// The person's events, locked: by account id, or by email (case-insensitive) together with every
+// event of the accounts that used it. Those accounts are the person's (their feedback and list
+// entries go, and the graph forgets them): their other events must not keep the account id in
+// Postgres while the graph forgets it (issue 37: a rebuild and the graph then disagreed).
 export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<PersonEvent[]> {
-  const where = subject.kind === 'external_user_id' ? 'external_user_id = $3' : 'lower(email) = lower($3)';
+  const where = subject.kind === 'external_user_id' ? 'external_user_id = $3'
+    : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events
+         WHERE tenant_id = $1 AND mode = $2 AND lower(email) = lower($3) AND external_user_id IS NOT NULL))`;
   const { rows } = await tx.query<{ id: string; event_type: string; external_user_id: string | null; email: string | null; request: PersonEvent['request']; device_id: string | null }>(
     `SELECT id, event_type, external_user_id, email, request, signals->>'deviceId' AS device_id FROM events
       WHERE tenant_id = $1 AND mode = $2 AND ${where} ORDER BY created_at FOR UPDATE`,
