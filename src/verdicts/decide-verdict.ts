@@ -78,7 +78,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
 
   const eventId = newId('evt');
   // The scope's published policy (or the default), read once: velocity windows and rules agree.
-  const policy = deps.policies.forScope(scope);
+  const policy = await deps.policies.inForce(scope);
   const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
   let judged = judge(deps, eventId, collected.signals, policy);
 

@@ -146,6 +146,30 @@ describe('the policy in force, on every instance', function () {
     }
   });
 
+  it('judges by the policy in Postgres while its announcements connection cannot prove it current', async () => {
+    const target = new URL(testConfig().databaseUrl);
+    const proxy = await startTcpFaultProxy(Number(target.port || 5432));
+    const listening = new URL(target);
+    listening.hostname = '127.0.0.1';
+    listening.port = String(proxy.port);
+    const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
+    const d = createDeps(config, { logger: pino({ level: 'silent' }) });
+    const watch = watchPolicies(d);
+    try {
+      const scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
+      const v1 = await publishPolicy(deps, scope, { document: aDocument() });
+      await until('publication seen', async () => ((await d.policies.inForce(scope)).version === v1 ? true : undefined), 10_000);
+      // The connection gone (a Postgres restart, say): no announcement can arrive, and the memory
+      // is not trusted from that moment, so the next verdict reads what was published meanwhile.
+      proxy.cut();
+      const v2 = await publishPolicy(deps, scope, { document: aDocument() });
+      expect((await d.policies.inForce(scope)).version).to.equal(v2);
+    } finally {
+      await Promise.all([watch.close(), proxy.close()]);
+      await d.close();
+    }
+  });
+
   it('applies a publication made while its announcements connection is silent, within the bound and a read', async () => {
     const target = new URL(testConfig().databaseUrl);
     const proxy = await startTcpFaultProxy(Number(target.port || 5432));
