@@ -10,8 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { newId } from '../src/db/new-id.js';
 import { defaultPolicy } from '../src/engine/policy.js';
-import { linkKeys } from '../src/graph/graph-outbox-store.js';
-import { graphLinkOf, readClusterFacts } from '../src/graph/identity-graph.js';
+import { graphLinkOf, linkKeys, readClusterFacts } from '../src/graph/identity-graph.js';
 import { bearerToken, hashKey } from '../src/tenants/api-key.js';
 import { findKey, type KeyRow } from '../src/tenants/key-store.js';
 import { countersFor, countVelocity } from '../src/velocity/velocity-store.js';
@@ -49,7 +48,7 @@ const server = http.createServer(async (req, res) => {
       eventId, eventType: body.event_type, at: now.getTime(), account: body.external_user_id, email: body.email, card,
       cardCountry: body.payment?.card_country, identity: body.identity,
     }, 25);
-    await Promise.all([
+    const [, facts] = await Promise.all([
       countVelocity(deps.redis, counters, now.getTime()),
       link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
@@ -59,7 +58,7 @@ const server = http.createServer(async (req, res) => {
       createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
     };
     const keysOf = link ? linkKeys(link) : [];
-    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf } }) });
+    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf, seen: facts?.appliedSeq ?? null } }) });
     // Waiting links joined it: the verdict would read the graph again; the floor only writes.
     if (!first.written) await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link });
     res.writeHead(200, { 'content-type': 'application/json' }).end(response);

@@ -20,9 +20,15 @@ db="$(url_part "$DATABASE_URL" db)"
 psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
   -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" -c "CREATE DATABASE \"$db\""
 # The load test last: links a Neo4j outage under load leaves pending must not queue before the others'.
+whole=$(( $# == 0 ))
 if [ $# -eq 0 ]; then
   set -- test/faults/postgres.faults.ts test/faults/neo4j.faults.ts test/faults/redis.faults.ts \
     test/faults/worker-kill.faults.ts test/faults/client.faults.ts test/faults/flapping-load.faults.ts
 fi
 echo "[faults] running the fault-injection suite"
-exec timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"
+timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"
+# One truth (issue 37): after every fault, each scope's graph holds what Postgres says it must.
+if [ "$whole" = 1 ]; then
+  echo "[faults] graph verify over every scope the faults left"
+  npx tsx scripts/verify-graphs.ts --concurrency 6
+fi

@@ -23,6 +23,8 @@ command -v pgbouncer >/dev/null || apt_install pgbouncer
 bash scripts/chromium.sh >/dev/null
 
 whole_suite=$(( $# == 0 ))
+# The scopes this run creates are the tenants made from now on (the graph check below).
+run_started="$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"
 if [ "$whole_suite" = 1 ]; then
   # The fault suite's toxiproxy (built from its Go module) and the fuzzer's schemathesis (from
   # PyPI) are made ready in the background while the rest runs: on a fresh clone they take a
@@ -59,6 +61,14 @@ echo "[test] running the suite (at ${SECONDS} s)"
 # (scripts/test-shards.mjs; TEST_SHARDS=1 runs one mocha process).
 if [ $# -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
 node scripts/test-shards.mjs "$@"
+if [ "$whole_suite" = 1 ]; then
+  # One truth (issue 37): after the suite's own traffic, every scope it created holds in Neo4j what
+  # Postgres says it must (`doorman graph verify`), in each shard's database.
+  echo "[test] graph verify over every scope the suite created (at ${SECONDS} s)"
+  verify_failed=0
+  npx tsx scripts/verify-graphs.ts --since "$run_started" --shards "${TEST_SHARDS:-2}" --concurrency 6 || verify_failed=1
+  [ "$verify_failed" = 0 ] || die "the graph differs from Postgres in a scope the suite created (above)"
+fi
 # The whole suite also runs the fault-injection suite and the external fuzzer (docs/reliability.md).
 if [ "$whole_suite" = 1 ]; then
   wait "$toxiproxy_prep" || { cat "$prep/toxiproxy.log" >&2; die "building toxiproxy failed"; }

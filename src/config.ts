@@ -97,6 +97,10 @@ export interface Config {
   // A direct (session) connection for what PgBouncer's transaction mode cannot carry: LISTEN,
   // session advisory locks (graph writer lanes, migrations) and the job queue. Defaults to DATABASE_URL.
   readonly databaseDirectUrl: string;
+  // The most that rows held in memory (API keys, list entries, policies) may lag Postgres: each
+  // LISTEN connection proves itself with a heartbeat every third of this, and a memory without a
+  // proof this recent is not trusted (db/listen.ts).
+  readonly memoryStalenessMs: number;
   // Named (server-side prepared) statements on the hot queries. PgBouncer before 1.21 cannot carry
   // them in transaction mode, so the default is on only when DATABASE_URL is the direct connection.
   readonly pgNamedStatements: boolean;
@@ -221,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionBatchSize: int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
     otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
     databaseDirectUrl,
+    memoryStalenessMs: int('MEMORY_STALENESS_MS', 3000, 300, 60_000),
     pgNamedStatements: bool('PG_NAMED_STATEMENTS', databaseDirectUrl === databaseUrl),
     pgStatementTimeoutMs: statementMs,
     pgIdleInTransactionTimeoutMs: int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', clientMs, 100, 3_600_000),

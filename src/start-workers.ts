@@ -60,7 +60,7 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
     await applyRetention(deps);
   });
   // Each (re)established LISTEN drains too: what was queued before it, or while it was down.
-  const listening = listen(deps.config.databaseDirectUrl, WEBHOOK_CHANNEL, () => void drainNow(), deps.logger, () => void drainNow());
+  const listening = listen(deps, WEBHOOK_CHANNEL, () => void drainNow(), { onListening: () => void drainNow() });
   return {
     async close() {
       closed = true;

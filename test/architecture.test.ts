@@ -26,6 +26,7 @@ const OWNERS: Record<string, string> = {
   list_entries: 'src/lists/list-store.ts',
   feedback: 'src/feedback/feedback-store.ts',
   graph_outbox: 'src/graph/graph-outbox-store.ts',
+  graph_applied_links: 'src/graph/graph-outbox-store.ts',
   graph_lane_epochs: 'src/graph/graph-writer.ts',
   webhook_endpoints: 'src/webhooks/webhook-store.ts',
   webhook_secrets: 'src/webhooks/webhook-store.ts',

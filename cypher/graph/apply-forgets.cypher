@@ -1,6 +1,7 @@
 // apply-forgets: removes events from the identity graph (retention) or a person (erasure), applied
 // by the graph writer in lane order like links and marks. For each forget: its events go; then
-// every account it names, and every account of those events left with no event; then every
+// every account it names, and every account of those events left with no event (an account that
+// keeps events loses the links only the removed ones evidenced); then every
 // identifier it names or those events and accounts used, once nothing else uses it (no remaining
 // event, no remaining account): an identifier another account still uses stays. Feedback records
 // it names go. The clusters that lost members get their counts recomputed and the removed cards
@@ -29,6 +30,19 @@ CALL {
   FOREACH (e IN events | DETACH DELETE e)
   RETURN size(events) AS eventCount, byAccounts, usedIds
 }
+// An account that keeps other events keeps only the links they evidence: a link to an identifier
+// that only the removed events used goes (issue 37: retention left the account joined through it).
+CALL {
+  WITH byAccounts
+  UNWIND byAccounts AS a
+  WITH a WHERE EXISTS { (:Event)-[:BY]->(a) }
+  MATCH (a)-[k:LINKED]->(i:Identifier)
+  WHERE NOT EXISTS { (e:Event)-[:BY]->(a) WHERE (e)-[:USED]->(i) }
+  OPTIONAL MATCH (a)-[:IN]->(c:Cluster)
+  SET i.accounts = i.accounts - 1
+  DELETE k
+  RETURN collect(DISTINCT c) AS unlinkedClusters, collect(DISTINCT i) AS unlinkedIds
+}
 CALL {
   WITH f, byAccounts
   OPTIONAL MATCH (listed:Account {tenantId: f.tenantId, mode: f.mode}) WHERE listed.externalId IN f.accounts
@@ -49,8 +63,8 @@ CALL {
   RETURN collect(i) AS listedIds
 }
 CALL {
-  WITH usedIds, linkedIds, listedIds
-  UNWIND usedIds + linkedIds + listedIds AS i
+  WITH usedIds, linkedIds, listedIds, unlinkedIds
+  UNWIND usedIds + linkedIds + listedIds + unlinkedIds AS i
   WITH DISTINCT i
   WHERE NOT EXISTS { (:Event)-[:USED]->(i) } AND NOT EXISTS { (:Account)-[:LINKED]->(i) }
   OPTIONAL MATCH (i)-[:IN]->(c:Cluster)
@@ -66,8 +80,8 @@ CALL {
   RETURN count(*) AS feedbackCount
 }
 CALL {
-  WITH f, accountClusters, identifierClusters, cards
-  UNWIND accountClusters + identifierClusters AS c
+  WITH f, accountClusters, identifierClusters, unlinkedClusters, cards
+  UNWIND accountClusters + identifierClusters + unlinkedClusters AS c
   WITH DISTINCT f, c, cards
   WITH f, c, cards, COUNT { (m)-[:IN]->(c) } AS members, COUNT { (:Account)-[:IN]->(c) } AS accounts,
        [j IN range(0, size(coalesce(c.cardValue, [])) - 1) WHERE NOT c.cardValue[j] IN cards] AS keep

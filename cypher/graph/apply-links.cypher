@@ -103,6 +103,11 @@ CALL {
         c.abuse = coalesce(c.abuse, []) + [k IN coalesce(other.abuse, []) WHERE NOT k IN coalesce(c.abuse, [])],
         c.accountAt = (coalesce(c.accountAt, []) + coalesce(other.accountAt, []))[-100..]
     WITH c, other
+    // A cluster whose split is not finished passes that on (src/graph/split-in-steps.ts): the
+    // split then recomputes the merged cluster's parts.
+    FOREACH (_ IN CASE WHEN other:Splitting THEN [1] ELSE [] END |
+      SET c:Splitting, c.splitAt = CASE WHEN c.splitAt IS NULL OR c.splitAt < other.splitAt THEN other.splitAt ELSE c.splitAt END)
+    WITH c, other
     CALL {
       WITH c, other
       MATCH (m)-[r:IN]->(other)

@@ -7,16 +7,21 @@
 // When the clusters carry confirmed abuse, it also finds the evidence: the shortest path of live
 // links from this event's account or identifiers to a marked subject (the kinds of the
 // identifiers on it) and the time of that mark.
-// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, links
-//   (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
+// Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, key (its
+//   identifierKey, src/graph/identity-graph.ts), links (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
 //   cards used at or after it count), $recentSince (epoch ms: accounts first seen at or after it
-//   are recent), $pending (list of {account (string|null), ids (list of {kind, value, links})}).
+//   are recent), $pending (list of {account (string|null), ids (list of {kind, value, links}), keys (what it
+//   joins through: the outbox's keys)}).
 // Returns one row: clusterId (the largest cluster, or null), accounts (linked accounts, this
 //   event's included), recentAccounts (of those, first seen since $recentSince), confirmedAbuse,
 //   falsePositive, chargebacks, convertedAt, lastTrialStartAt, suppressed, cards (list of {card,
 //   country} used since $since), accountHistory, deviceSeen, viaKinds (kinds shared with other
-//   accounts), evidence ({via, at} or null), joinKeys (this event's identifiers that link, as
-//   '<kind>:<value>': a pending link matters only through them or the account).
+//   accounts), evidence ({via, at} or null), joinKeys (the keys of this event's identifiers that
+//   link: a pending link matters only through them or the account), appliedSeq (the
+//   seq of the scope's last link applied, read before anything else, or null: every link up to it
+//   is in what this read sees; the verdict's write looks for the links applied after it).
+OPTIONAL MATCH (stamp:LinksApplied {tenantId: $tenantId, mode: $mode})
+WITH stamp.seq AS appliedSeq
 OPTIONAL MATCH (a:Account {tenantId: $tenantId, mode: $mode, externalId: $account})
 CALL {
   WITH a
@@ -33,13 +38,13 @@ CALL {
        CASE WHEN i IS NULL THEN coalesce(id.links, true) ELSE coalesce(i.linking, true) AND NOT i.hub END
          AND links <= coalesce(id.hub, $hubThreshold) AS joins
   RETURN collect(CASE WHEN joins THEN i END) AS linking,
-         collect(CASE WHEN joins THEN id.kind + ':' + id.value END) AS joinKeys,
+         collect(CASE WHEN joins THEN id.key END) AS joinKeys,
          collect(DISTINCT CASE WHEN joins AND links > 1 THEN id.kind END) AS sharedKinds,
          count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
 }
 // The pending links this event joins: same account, or an identifier this event links through.
-WITH a, linking, sharedKinds, deviceSeen, joinKeys,
-     [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(x IN p.ids WHERE x.kind + ':' + x.value IN joinKeys)] AS near
+WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys,
+     [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(k IN p.keys WHERE k IN joinKeys)] AS near
 CALL {
   WITH near
   UNWIND near AS p
@@ -68,10 +73,10 @@ CALL {
   WHERE k.expiredAt IS NULL AND coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1
   RETURN collect(DISTINCT j.kind) AS accountKinds
 }
-WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys,
      memberClusters + [c IN nearClusters WHERE NOT c IN memberClusters] AS clusters,
      $account IS NOT NULL AND (a IS NULL OR NOT EXISTS { (a)-[:IN]->(:Cluster) }) AS newAccount
-WITH a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, clusters, newAccount,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, clusters, newAccount,
      reduce(s = [], c IN clusters | s + [k IN coalesce(c.abuse, []) WHERE NOT k IN s]) AS abuseKeys
 CALL {
   WITH a, linking, abuseKeys
@@ -119,4 +124,4 @@ RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts 
        coalesce(a.history, false) AS accountHistory,
        deviceSeen,
        reduce(s = [], k IN sharedKinds + accountKinds | CASE WHEN k IN s THEN s ELSE s + k END) AS viaKinds,
-       evidence, joinKeys
+       evidence, joinKeys, appliedSeq

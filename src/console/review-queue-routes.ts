@@ -1,6 +1,6 @@
 // /console/api/reviews (the queue, oldest first, keyset-paged), its resolution through the
 // resolveReview use case (the same webhook as from the CLI), and feedback through recordFeedback.
-// HTTP only; every action is written to the audit log.
+// HTTP only; every action is written to the audit log, in the use case's own transaction.
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
@@ -17,7 +17,7 @@ import { listPendingReviews, reviewBacklog, type PendingReview, type QueueFilter
 import { undoReviewMarks } from '../reviews/undo-review-marks.js';
 import { AppError } from '../errors.js';
 import { reviewClusters, type ReviewCluster } from './cluster-picture.js';
-import { actorOf, audit } from './audit-store.js';
+import { actorOf } from './audit-store.js';
 import { consoleValidated } from './console-schemas.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -111,16 +111,18 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
   });
 
   // Resolves several reviews the same way (the queue's bulk action for reviews whose cluster was
-  // confirmed since they were queued): each through resolveReview, each audited, one at a time;
-  // a review resolved meanwhile is reported, not an error for the rest.
+  // confirmed since they were queued): each through resolveReview, each audited in its own
+  // transaction, one at a time; a review resolved meanwhile is reported, not an error for the
+  // rest.
   router.post('/reviews/resolve-many', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = consoleValidated<{ event_ids: string[]; resolution: 'approved' | 'denied'; note?: string }>('ResolveMany', req.body);
     const session = req.console!;
     const results: Record<string, unknown>[] = [];
     for (const eventId of body.event_ids) {
       try {
-        const resolved = await resolveReview(deps, session.scope, { eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email });
-        await audit(deps.db, actorOf(session), 'review.resolve', eventId, { resolution: body.resolution, note: body.note ?? null, delivery_id: resolved.deliveryId, bulk: true });
+        const resolved = await resolveReview(deps, session.scope, {
+          eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email, audited: { actor: actorOf(session), bulk: true },
+        });
         results.push({ event_id: eventId, ok: true, final_verdict: resolved.finalVerdict, delivery_id: resolved.deliveryId });
       } catch (err) {
         if (!(err instanceof AppError) || !['conflict', 'not_found'].includes(err.code)) throw err;
@@ -143,9 +145,8 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
     const session = req.console!;
     const eventId = String(req.params.eventId);
     const resolved = await resolveReview(deps, session.scope, {
-      eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email,
+      eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email, audited: { actor: actorOf(session) },
     });
-    await audit(deps.db, actorOf(session), 'review.resolve', eventId, { resolution: body.resolution, note: body.note ?? null, delivery_id: resolved.deliveryId });
     res.json({ ok: true, final_verdict: resolved.finalVerdict, resolved_at: resolved.resolvedAt.toISOString(), delivery_id: resolved.deliveryId });
   });
 
@@ -153,8 +154,7 @@ export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Rout
   router.post('/feedback', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
     const session = req.console!;
-    const recorded = await recordFeedback(deps, session.scope, body);
-    await audit(deps.db, actorOf(session), 'feedback', `${body.subject.kind}:${body.subject.value}`, { outcome: body.outcome, note: body.note ?? null });
+    const recorded = await recordFeedback(deps, session.scope, body, actorOf(session));
     res.json(feedbackAnswer(recorded));
   });
 

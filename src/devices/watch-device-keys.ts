@@ -11,5 +11,5 @@ export function watchDeviceKeys(deps: Pick<Deps, 'config' | 'secrets' | 'logger'
     void deps.secrets.deviceKeys.reload().catch((err: Error) => deps.logger.warn({ err: err.message }, 'device key reload failed; old keys kept'));
   // Load now, so the first verdict with a token does not pay for it.
   reload();
-  return listen(deps.config.databaseDirectUrl, DEVICE_KEYS_CHANNEL, reload, deps.logger);
+  return listen(deps, DEVICE_KEYS_CHANNEL, reload);
 }

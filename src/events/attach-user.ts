@@ -10,6 +10,9 @@ import { AppError } from '../errors.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
 export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox' | 'policies'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
+  // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH once
+  // linked every kind, whatever the policy said); read before the transaction.
+  const linkPolicy = (await deps.policies.inForce(scope)).graph;
   await inTransaction(deps.db, async (tx) => {
     const event = await lockBinding(tx, scope, input.eventId);
     if (!event) throw new AppError('not_found', `No event ${input.eventId}.`);
@@ -18,9 +21,7 @@ export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox
       throw new AppError('conflict', 'This event is already bound to a different external_user_id; the binding is write-once.');
     }
     await bindExternalUser(tx, scope, input.eventId, input.externalUserId);
-    // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH
-    // once linked every kind, whatever the policy said).
-    const link = linkOfStoredEvent(scope, { ...event, id: input.eventId, externalUserId: input.externalUserId }, deps.config.hubThreshold, deps.policies.forScope(scope).graph);
+    const link = linkOfStoredEvent(scope, { ...event, id: input.eventId, externalUserId: input.externalUserId }, deps.config.hubThreshold, linkPolicy);
     if (link) await deps.graphOutbox.accountLink(tx, scope, link);
   });
 }

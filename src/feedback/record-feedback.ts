@@ -1,6 +1,7 @@
 // Use case: record an outcome about an event, an account or an email, and spread it across the
 // subject's linked identity cluster (docs/graph.md, marks). The outcome and its graph mark are
-// written in one short transaction (the mark only when the outcome is new); the graph writer
+// written in one short transaction (the mark only when the outcome is new), with the console's
+// audit entry when an analyst reported it (none is written without the other); the graph writer
 // applies the mark after every link committed before it, so a mark about an event never races the
 // event's own link.
 import neo4j from 'neo4j-driver';
@@ -8,6 +9,7 @@ import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { inTransaction } from '../db/queryable.js';
 import { markOf } from '../graph/graph-outbox.js';
+import { audit, type Actor } from '../console/audit-store.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
@@ -27,11 +29,14 @@ async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Sc
   return records[0]?.get('known') === true;
 }
 
-// `duplicate`: the same (subject, outcome) was already recorded and stands, so nothing was written.
+// `duplicate`: the same (subject, outcome) was already recorded and stands, so nothing was written
+// (but the analyst's report is audited all the same). `actor`: the console's analyst, audited as
+// `feedback` in the same transaction (the public API's caller is not).
 export async function recordFeedback(
   deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock' | 'graphOutbox'>,
   scope: Scope,
   input: FeedbackInput,
+  actor?: Actor,
 ): Promise<{ duplicate: boolean }> {
   const { kind, value } = input.subject;
   const anchorValue = kind === 'email' ? (emailIdentity(value) ?? value) : value;
@@ -44,6 +49,7 @@ export async function recordFeedback(
   return inTransaction(deps.db, async (tx) => {
     const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
     if (recorded) await deps.graphOutbox.mark(tx, scope, mark);
+    if (actor) await audit(tx, actor, 'feedback', `${kind}:${value}`, { outcome: input.outcome, note: input.note ?? null });
     return { duplicate: !recorded };
   });
 }

@@ -1,24 +1,31 @@
 // Applies a batch of outbox rows to Neo4j in seq order, in one write transaction: each run of
 // consecutive rows of one kind is one UNWIND statement (graph/apply-links, graph/apply-marks,
-// graph/apply-forgets). A scope delete (graph rebuild) is the exception: it empties the scope in
-// transactions of its own, 5,000 nodes each (graph/delete-scope-batch), between the rows before
-// and after it. A batch of the graph writer carries its lane's fence (lane and epoch): every
-// transaction first passes the lane's fence node (writer/fence-lane) or writes nothing.
+// graph/apply-forgets); a run of links also records each scope's last link applied
+// (graph/stamp-applied-links: the verdict's fresh read compares it). A scope delete (graph
+// rebuild) is the exception: it empties the scope in transactions of its own, 5,000 nodes each
+// (graph/delete-scope-batch), between the rows before and after it. A batch of the graph writer
+// carries its lane's fence (lane and epoch): every transaction first passes the lane's fence
+// node (writer/fence-lane) or writes nothing.
 // Clusters follow the evidence (docs/graph.md, "Splits"): the clusters an identifier left when it
-// became a hub are split in the same transaction as the links that made it one; a retraction
-// (graph/apply-retractions) recomputes its clusters' facts; a recluster recomputes a whole scope
-// under its link policy (graph/apply-link-policy, then recluster.ts) and records what changed.
-import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+// became a hub are split in the same transaction as the links that made it one, or, larger than
+// split-in-steps.ts's bound, in steps right after it; a retraction (graph/apply-retractions)
+// recomputes its clusters' facts; a recluster recomputes a whole scope under its link policy
+// (graph/apply-link-policy, then recluster.ts) and records what changed.
+import neo4j, { type Driver, type Integer, type ManagedTransaction, type Session } from 'neo4j-driver';
 import { newId } from '../db/new-id.js';
 import type { CypherCatalog } from './cypher-catalog.js';
 import type { GraphRecluster, GraphRetract, OutboxRow } from './graph-outbox-store.js';
 import type { GraphLink } from './identity-graph.js';
 import { recluster } from './recluster.js';
+import { deferLargeSplits, finishSplits } from './split-in-steps.js';
 
-type ScopedId = { tenantId: string; mode: string; id: string };
+type Scope = { tenantId: string; mode: string };
+type ScopedId = Scope & { id: string };
 
-// Recomputes clusters grouped by scope (a batch may hold several scopes of one lane).
-async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, split: ScopedId[], recompute: ScopedId[], at: number): Promise<void> {
+// Recomputes clusters grouped by scope (a batch may hold several scopes of one lane). A cluster
+// too large to split in this transaction is marked and split afterwards in steps
+// (split-in-steps.ts); the scopes that hold one are added to `deferred`.
+async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, split: ScopedId[], recompute: ScopedId[], at: number, deferred: Map<string, Scope>): Promise<void> {
   const scopes = new Map<string, { scope: { tenantId: string; mode: string }; split: Set<string>; recompute: Set<string> }>();
   const entry = (x: ScopedId) => {
     const key = `${x.tenantId}\0${x.mode}`;
@@ -28,7 +35,11 @@ async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, s
   };
   for (const x of split) entry(x).split.add(x.id);
   for (const x of recompute) entry(x).recompute.add(x.id);
-  for (const e of scopes.values()) await recluster(tx, cypher, e.scope, [...e.split], at, [...e.recompute]);
+  for (const [key, e] of scopes) {
+    const later = new Set(await deferLargeSplits(tx, cypher, e.scope, [...e.split], at));
+    if (later.size > 0) deferred.set(key, e.scope);
+    await recluster(tx, cypher, e.scope, [...e.split].filter((id) => !later.has(id)), at, [...e.recompute]);
+  }
 }
 
 // A whole scope under its link policy; the counts are recorded for `doorman graph recluster`.
@@ -51,13 +62,20 @@ async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: 
 export async function expireLinks(graph: Driver, cypher: CypherCatalog, scope: { tenantId: string; mode: string }, at: number, timeoutMs: number, fence?: LaneFence): Promise<number> {
   const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
   try {
-    return await session.executeWrite(async (tx) => {
+    const fenced = async (tx: ManagedTransaction) => {
       if (fence) await passFence(tx, cypher, fence);
+    };
+    const expired = await session.executeWrite(async (tx) => {
+      await fenced(tx);
       const { records } = await tx.run(cypher.get('graph/expire-links'), { ...scope, at: neo4j.int(at) });
       const ids = (records[0]?.get('clusters') ?? []) as string[];
-      if (ids.length > 0) await recluster(tx, cypher, scope, ids, at);
+      const later = new Set(await deferLargeSplits(tx, cypher, scope, ids, at));
+      if (ids.length > 0) await recluster(tx, cypher, scope, ids.filter((id) => !later.has(id)), at);
       return Number(records[0]?.get('expired') ?? 0);
     }, { timeout: timeoutMs });
+    // Large splits, those just marked and any left unfinished (the sweep finds their scopes).
+    await finishSplits(session, cypher, scope, timeoutMs, fenced);
+    return expired;
   } finally {
     await session.close();
   }
@@ -82,6 +100,18 @@ function runsOfOneKind(rows: OutboxRow[]): OutboxRow[][] {
     else runs.push([row]);
   }
   return runs;
+}
+
+// Per scope, the seq of its last link among these rows (graph/stamp-applied-links).
+function lastLinkPerScope(rows: OutboxRow[]): { tenantId: string; mode: string; seq: Integer }[] {
+  const last = new Map<string, { tenantId: string; mode: string; seq: bigint }>();
+  for (const row of rows) {
+    const { tenantId, mode } = row.payload as GraphLink;
+    const key = `${tenantId}\0${mode}`;
+    const seq = BigInt(row.seq);
+    if ((last.get(key)?.seq ?? -1n) < seq) last.set(key, { tenantId, mode, seq });
+  }
+  return [...last.values()].map((x) => ({ ...x, seq: neo4j.int(x.seq.toString()) }));
 }
 
 export interface LaneFence {
@@ -114,7 +144,12 @@ export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: 
     while (from < rows.length) {
       const at = rows.findIndex((r, i) => i >= from && r.kind === 'delete_scope');
       const until = at < 0 ? rows.length : at;
-      if (until > from) await applyRuns(session, cypher, rows.slice(from, until), timeoutMs, fenced);
+      if (until > from) {
+        const deferred = await applyRuns(session, cypher, rows.slice(from, until), timeoutMs, fenced);
+        // Clusters too large to split in the batch's transaction, split now, in steps, before
+        // anything after them.
+        for (const scope of deferred) await finishSplits(session, cypher, scope, timeoutMs, fenced);
+      }
       if (at < 0) break;
       const { tenantId, mode } = (rows[at] as Extract<OutboxRow, { kind: 'delete_scope' }>).payload;
       for (;;) {
@@ -132,9 +167,12 @@ export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: 
   }
 }
 
-async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number, fenced: (tx: ManagedTransaction) => Promise<void>): Promise<void> {
-  await session.executeWrite(async (tx) => {
+// Returns the scopes whose clusters were marked to split in steps.
+async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number, fenced: (tx: ManagedTransaction) => Promise<void>): Promise<Scope[]> {
+  return session.executeWrite(async (tx) => {
     await fenced(tx);
+    // Filled anew by each attempt of this transaction.
+    const deferred = new Map<string, Scope>();
     for (const run of runsOfOneKind(rows)) {
       if (run[0]!.kind === 'link') {
         // A cluster that a link creates gets a fresh id; a re-applied link finds its members
@@ -142,12 +180,13 @@ async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRo
         const links = run.map((r) => r.payload as GraphLink);
         const { records } = await tx.run(cypher.get('graph/apply-links'), { links: links.map((l) => ({ ...l, clusterId: newId('clu') })) });
         const split = (records[0]?.get('split') ?? []) as ScopedId[];
-        if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)));
+        if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)), deferred);
+        await tx.run(cypher.get('graph/stamp-applied-links'), { scopes: lastLinkPerScope(run) });
       } else if (run[0]!.kind === 'retract') {
         const retractions = run.map((r) => r.payload as GraphRetract);
         const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
         const clusters = (records[0]?.get('clusters') ?? []) as ScopedId[];
-        if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)));
+        if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)), deferred);
       } else if (run[0]!.kind === 'recluster') {
         for (const r of run) await reclusterScope(tx, cypher, r.payload as GraphRecluster);
       } else if (run[0]!.kind === 'mark') {
@@ -157,9 +196,10 @@ async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRo
         const { records } = await tx.run(cypher.get('graph/apply-forgets'), { forgets });
         // What went may have held clusters together: they are split like after a hub.
         const trimmed = (records[0]?.get('trimmed') ?? []) as ScopedId[];
-        if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)));
+        if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)), deferred);
       }
     }
+    return [...deferred.values()];
   }, { timeout: timeoutMs });
 }
 
@@ -175,4 +215,5 @@ export function isInvalidOp(err: unknown): boolean {
 export async function planGraphWrites(graph: Driver, cypher: CypherCatalog): Promise<void> {
   await graph.executeQuery(cypher.get('graph/apply-links'), { links: [] });
   await graph.executeQuery(cypher.get('graph/apply-marks'), { marks: [] });
+  await graph.executeQuery(cypher.get('graph/stamp-applied-links'), { scopes: [] });
 }

@@ -18,7 +18,8 @@ export interface ModelIdentifier {
   // Whether its kind links and its value is not excluded (the link policy in force).
   links: boolean;
   hubAt: number;
-  accounts: Set<string>;
+  // Accounts linked to it (each account-identifier link counted once, as apply-links counts).
+  accounts: number;
   anonymous: number;
   // Filled from the graph by the checker (undefined: not found there).
   graphCluster?: string | null;
@@ -59,7 +60,7 @@ export class GraphModel {
       const name = identifierName(id.kind, id.value);
       let i = this.identifiers.get(name);
       if (!i) {
-        i = { kind: id.kind, value: id.value, links: id.links ?? true, hubAt: id.hub ?? link.hubThreshold, accounts: new Set(), anonymous: 0 };
+        i = { kind: id.kind, value: id.value, links: id.links ?? true, hubAt: id.hub ?? link.hubThreshold, accounts: 0, anonymous: 0 };
         this.identifiers.set(name, i);
       }
       const expiryMs = id.expiryMs ?? null;
@@ -67,7 +68,7 @@ export class GraphModel {
       if (own) {
         const prev = own.get(name);
         if (!prev) {
-          i.accounts.add(account!);
+          i.accounts += 1;
           this.links += 1;
         }
         own.set(name, seen(prev));
@@ -84,7 +85,7 @@ export class GraphModel {
 
   // Counts past the threshold made it a hub (cypher/graph/apply-links, apply-link-policy).
   isHub(i: ModelIdentifier): boolean {
-    return i.accounts.size + i.anonymous > i.hubAt;
+    return i.accounts + i.anonymous > i.hubAt;
   }
 
   // A member of a cluster: every account; an identifier that links and is no hub.

@@ -1,11 +1,12 @@
 // SQL for graph_outbox, the one table of what the identity graph must gain or lose: written in the
 // same transaction as the row that causes it (an event, a binding, a feedback outcome, a review
 // resolution, a retention batch, an erasure, a rebuild) and applied after commit by the graph
-// writer, lane by lane, in seq order; applied rows are deleted. Only src/graph/ writes this table
-// (CONVENTIONS.md rule 13); other rooms go through graph-outbox.ts.
+// writer, lane by lane, in seq order; applied rows are deleted, an applied link moving to
+// graph_applied_links for a minute (the verdict's check, below). Only src/graph/ writes these
+// tables (CONVENTIONS.md rule 13); other rooms go through graph-outbox.ts.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { GraphLink, PendingLink } from './identity-graph.js';
+import { linkKeys, type GraphLink, type PendingLink } from './identity-graph.js';
 import type { KindLinkPolicy } from './link-policy.js';
 
 export type MarkOutcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
@@ -77,44 +78,51 @@ export type OutboxRow = { seq: string } & GraphOp;
 // departure 2): inserted for each row of `source` (which returns the event's `id`) when the
 // payload parameter is not null; returns the row's lane (the writer of that lane is woken).
 // The caller names its parameters.
-export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; source: string }): string {
+// `keys`: what the link joins (identity-graph.ts linkKeys, the one builder of those keys), by
+// which the pending links a verdict joins are found.
+export function linkOutboxCte(p: { tenantId: string; mode: string; payload: string; keys: string; source: string }): string {
   return `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
-  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${linkKeysSql(`${p.payload}::jsonb`)} FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL
+  SELECT ${p.tenantId}, ${p.mode}, 'link', id, ${p.payload}, ${p.keys}::text[] FROM ${p.source} WHERE ${p.payload}::jsonb IS NOT NULL
   RETURNING lane`;
 }
 
-// What a link joins, as the outbox's `keys` (the pending links a verdict joins are found by
-// them): 'account:<external id>' and '<kind>:<value>' of each identifier that links.
-function linkKeysSql(payload: string): string {
-  return `ARRAY(SELECT 'account:' || (${payload}->>'account') WHERE ${payload}->>'account' IS NOT NULL
-    UNION ALL SELECT (x->>'kind') || ':' || (x->>'value') FROM jsonb_array_elements(${payload}->'ids') x
-     WHERE coalesce((x->>'links')::boolean, true))`;
-}
-
-export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
-  return [...(link.account ? [`account:${link.account}`] : []), ...link.ids.filter((i) => i.links !== false).map((i) => `${i.kind}:${i.value}`)];
-}
-
-// The links committed but not yet applied that share a key with `joins` and bring a key not in
-// `own`: a verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads").
+// The links that share a key with `joins` and bring a key not in `own`, committed and not yet
+// applied, or applied after the seq `seen` (the scope's last applied link when the verdict's graph
+// read began: cypher/graph/read-cluster's appliedSeq; null: none known, every kept link counts).
+// A verdict reads the graph as if they were applied (docs/graph.md, "Fresh reads"): a link the
+// writer applied after the read began is in neither the read nor the outbox, so applied links are
+// kept a minute (KEEP_APPLIED_LINKS_SECONDS), far past a verdict's read-to-write time (a signal deadline
+// of at most 10 s, a pool wait of at most 3 s).
 // The query's text, for a statement that composes it (the verdict's write checks it first,
 // src/verdicts/verdict-store.ts); the caller names its parameters. A null `joins` finds none.
 // Bounded: among the newest 1,000 rows waiting in the scope's lane (read backwards on the lane's
-// index), at most 200 that join the event.
-export function pendingLinksSql(p: { tenantId: string; mode: string; joins: string; own: string }): string {
-  return `SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids FROM (
+// index) and the newest 1,000 of the scope's kept links past `seen`, at most 200 that join the
+// event.
+export function pendingLinksSql(p: { tenantId: string; mode: string; joins: string; own: string; seen: string }): string {
+  return `SELECT account, ids, keys FROM (
+           SELECT o.payload->>'account' AS account, o.payload->'ids' AS ids, o.keys FROM (
             SELECT tenant_id, mode, kind, payload, keys FROM graph_outbox
              WHERE lane = (hashtext(${p.tenantId} || ':' || ${p.mode}) & 15) AND failed_at IS NULL
                AND ${p.joins}::text[] IS NOT NULL
              ORDER BY seq DESC LIMIT 1000) o
            WHERE o.tenant_id = ${p.tenantId} AND o.mode = ${p.mode} AND o.kind = 'link'
              AND o.keys && ${p.joins}::text[] AND NOT (o.keys <@ ${p.own}::text[])
+           UNION ALL
+           SELECT k.account, k.ids, k.keys FROM (
+            SELECT account, ids, keys FROM graph_applied_links
+             WHERE tenant_id = ${p.tenantId} AND mode = ${p.mode} AND seq > coalesce(${p.seen}::bigint, 0)
+               AND ${p.joins}::text[] IS NOT NULL
+             ORDER BY seq DESC LIMIT 1000) k
+           WHERE k.keys && ${p.joins}::text[] AND NOT (k.keys <@ ${p.own}::text[])) joining
            LIMIT 200`;
 }
 
-export async function pendingLinksJoining(db: Queryable, scope: Scope, joins: string[], own: string[] = []): Promise<PendingLink[]> {
+// How long an applied link stays in graph_applied_links.
+export const KEEP_APPLIED_LINKS_SECONDS = 60;
+
+export async function pendingLinksJoining(db: Queryable, scope: Scope, joins: string[], own: string[] = [], seen: number | null = null): Promise<PendingLink[]> {
   if (joins.length === 0) return [];
-  const { rows } = await db.query<PendingLink>(pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$3', own: '$4' }), [scope.tenantId, scope.mode, joins, own]);
+  const { rows } = await db.query<PendingLink>(pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$3', own: '$4', seen: '$5' }), [scope.tenantId, scope.mode, joins, own, seen]);
   return rows;
 }
 
@@ -123,16 +131,20 @@ export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]
   if (ops.length === 0) return;
   await db.query(
     `INSERT INTO graph_outbox (tenant_id, mode, kind, event_id, payload, keys)
-     SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ${linkKeysSql('u.payload')} END
-       FROM unnest($3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, n)
+     SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ARRAY(SELECT jsonb_array_elements_text(u.keys)) END
+       FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, keys, n)
       ORDER BY u.n`,
-    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload))],
+    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload)),
+      ops.map((o) => (o.kind === 'link' ? JSON.stringify(linkKeys(o.payload)) : null))],
   );
 }
 
-// Unapplied links of these events (retention, erasure: they would write removed values).
+// Unapplied links of these events (retention, erasure: they would write removed values), and
+// those kept since applied. In this order, as two statements: a link the writer is moving when
+// the first runs is waited for, and the second, reading after it, finds it kept.
 export async function deletePendingLinks(db: Queryable, scope: Scope, eventIds: string[]): Promise<void> {
   await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND event_id = ANY($3)`, [scope.tenantId, scope.mode, eventIds]);
+  await db.query(`DELETE FROM graph_applied_links WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)`, [scope.tenantId, scope.mode, eventIds]);
 }
 
 // Unapplied marks anchored on these accounts or emails (erasure).
@@ -159,13 +171,25 @@ export async function nextBatch(db: Queryable, lane: number, limit: number): Pro
   return rows;
 }
 
-// Deletes applied rows; returns how long each waited from its insert to now (the link lag), ms.
+// Deletes applied rows, keeping the links a minute in graph_applied_links (the verdict's check,
+// pendingLinksSql), in the same statement, so a link is always in one of the two tables; purges
+// the kept links of these rows' lanes older than that. Returns how long each row waited from its
+// insert to now (the link lag), ms.
 export async function deleteApplied(db: Queryable, seqs: string[]): Promise<number[]> {
   const { rows } = await db.query<{ lag_ms: number }>({
     name: 'delete-applied-outbox',
-    text: `DELETE FROM graph_outbox WHERE seq = ANY($1::bigint[])
-     RETURNING (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS lag_ms`,
-    values: [seqs],
+    text: `WITH applied AS (
+       DELETE FROM graph_outbox WHERE seq = ANY($1::bigint[])
+       RETURNING seq, tenant_id, mode, lane, kind, event_id, keys, payload, created_at),
+     kept AS (
+       INSERT INTO graph_applied_links (seq, tenant_id, mode, event_id, keys, account, ids)
+       SELECT seq, tenant_id, mode, event_id, coalesce(keys, '{}'), payload->>'account', coalesce(payload->'ids', '[]') FROM applied WHERE kind = 'link'
+       ON CONFLICT (seq) DO NOTHING),
+     purged AS (
+       DELETE FROM graph_applied_links
+        WHERE lane IN (SELECT DISTINCT lane FROM applied) AND applied_at < clock_timestamp() - make_interval(secs => $2))
+     SELECT (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS lag_ms FROM applied`,
+    values: [seqs, KEEP_APPLIED_LINKS_SECONDS],
   });
   return rows.map((r) => r.lag_ms);
 }

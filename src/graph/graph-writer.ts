@@ -278,7 +278,8 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     return true;
   }
 
-  // Expiry, in the lane's order: between batches, under the lane's fence.
+  // Expiry, in the lane's order: between batches, under the lane's fence; with it, the scope's
+  // unfinished splits in steps (split-in-steps.ts).
   async function expireDue(lane: number) {
     const scopes = expiring.get(lane);
     if (!scopes) return;
@@ -301,8 +302,10 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     try {
       const scopes = await expiredScopes(deps.graph, deps.cypher, now());
       if (scopes.length === 0) return;
+      // Only this database's tenants: several databases may share one Neo4j (lane fences, 0022).
       const { rows } = await onSession(client, (c) => c.query<{ t: string; m: string; lane: number }>(
-        `SELECT t, m, hashtext(t || ':' || m) & 15 AS lane FROM unnest($1::text[], $2::text[]) AS s(t, m)`,
+        `SELECT t, m, hashtext(t || ':' || m) & 15 AS lane FROM unnest($1::text[], $2::text[]) AS s(t, m)
+          WHERE EXISTS (SELECT 1 FROM tenants WHERE id = s.t)`,
         [scopes.map((x) => x.tenantId), scopes.map((x) => x.mode)],
       ));
       for (const r of rows) {

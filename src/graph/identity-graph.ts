@@ -70,10 +70,25 @@ export function linkOfStoredEvent(scope: Scope, e: StoredEventForLink, hubThresh
   }, hubThreshold, linkPolicy);
 }
 
-// A link committed and not yet applied, as a verdict folds it into its read of the graph.
+// The one builder of the keys a link joins through (issue 37: built in TS, SQL, Cypher and a test
+// before, and ambiguous: an identity key named `account`, or a kind holding ':', could pass for
+// another): an account is 'a:<external id>', an identifier 'i:<characters in its kind>:<kind>:
+// <value>'. The verdict's read and write, PATCH, a rebuild and the outbox's `keys` all use it;
+// Cypher receives the keys as parameters (the ids' `key`).
+export const accountKey = (externalId: string): string => `a:${externalId}`;
+export const identifierKey = (kind: string, value: string): string => `i:${[...kind].length}:${kind}:${value}`;
+
+// What a link joins: its account and each identifier that links.
+export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
+  return [...(link.account ? [accountKey(link.account)] : []), ...link.ids.filter((i) => i.links !== false).map((i) => identifierKey(i.kind, i.value))];
+}
+
+// A link committed and not yet applied, as a verdict folds it into its read of the graph; `keys`
+// as linkKeys built them (the outbox's).
 export interface PendingLink {
   account: string | null;
   ids: { kind: string; value: string; links?: boolean }[];
+  keys: string[];
 }
 
 // The combined facts of the clusters the event touches, as if merged, before this event.
@@ -96,8 +111,11 @@ export interface ClusterFacts {
   // With confirmed abuse: the kinds on the shortest live path to a marked subject, and the mark's
   // time (epoch ms); null when no path is in the graph yet (the link is still pending).
   evidence: { via: string[]; at: number } | null;
-  // This event's identifiers that link ('<kind>:<value>').
+  // This event's identifiers that link (their identifierKey).
   joinKeys: string[];
+  // The seq of the scope's last link applied when the read began (null: none recorded): the
+  // links applied after it may be missing from this read (graph-outbox-store pendingLinksSql).
+  appliedSeq: number | null;
 }
 
 // What makes a pending link change this event's read: it shares one of `joins` (the event's
@@ -106,16 +124,16 @@ export interface ClusterFacts {
 // applied, adds nothing). The verdict's write finds such links in the outbox
 // (graph-outbox-store pendingLinksSql).
 export function joiningKeys(link: GraphLink, joinKeys: string[]): { joins: string[]; own: string[] } {
-  const account = link.account ? [`account:${link.account}`] : [];
-  return { joins: [...account, ...joinKeys], own: [...account, ...link.ids.map((i) => `${i.kind}:${i.value}`)] };
+  const account = link.account ? [accountKey(link.account)] : [];
+  return { joins: [...account, ...joinKeys], own: [...account, ...link.ids.map((i) => identifierKey(i.kind, i.value))] };
 }
 
 const DAY_MS = 86_400_000;
 
 // Read-only: a READ session takes no write locks (and a routing driver sends it to a reader).
-// `pending`: the links committed before this read began and not yet applied that this event
-// joins (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first seen at or after
-// it count as recent (identity_cluster's window).
+// `pending`: the links committed before this read began that this event joins and that the
+// graph may not hold yet (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first
+// seen at or after it count as recent (identity_cluster's window).
 export async function readClusterFacts(
   graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number,
   fresh: { pending?: PendingLink[]; recentSince?: number } = {},
@@ -125,7 +143,7 @@ export async function readClusterFacts(
     const result = await session.run(
       cypher.get('graph/read-cluster'),
       {
-        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids, hubThreshold: link.hubThreshold,
+        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids.map((i) => ({ ...i, key: identifierKey(i.kind, i.value) })), hubThreshold: link.hubThreshold,
         since: link.at - DAY_MS, recentSince: fresh.recentSince ?? 0, pending: fresh.pending ?? [],
       },
       { timeout: timeoutMs },
@@ -134,7 +152,11 @@ export async function readClusterFacts(
     if (!record) throw new Error('read-cluster returned no row');
     const facts = record.toObject() as ClusterFacts;
     const evidence = facts.evidence as { via: string[]; at: unknown } | null;
-    return { ...facts, evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null };
+    return {
+      ...facts,
+      evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null,
+      appliedSeq: facts.appliedSeq === null || facts.appliedSeq === undefined ? null : Number(facts.appliedSeq),
+    };
   } finally {
     await session.close();
   }

@@ -19,7 +19,7 @@ export interface ReclusterResult {
   merged: number;
 }
 
-interface MemberRow {
+export interface MemberRow {
   node: string;
   account: boolean;
   links: boolean;
@@ -136,6 +136,10 @@ export async function recluster(
       // A cluster that lost a member but kept its id.
       for (const id of olds) touched.add(id);
     }
+    // Clusters named for a split lost a member before this was called (a hub, an expired link, a
+    // forget): what stays may be one part, unchanged here, and still carry the facts of what left
+    // (issue 37: a mark on an event reached only through the new hub stayed on its old cluster).
+    if (clusterIds !== null) for (const id of clusterIds) touched.add(id);
   }
   if (touched.size > 0) await tx.run(cypher.get('graph/recompute-clusters'), { tenantId, mode, ids: [...touched], at: atInt });
   return result;

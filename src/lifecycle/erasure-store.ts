@@ -5,6 +5,8 @@
 // are the graph's to drop: erase-person.ts asks src/graph/graph-outbox.ts.)
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import { feedbackMarkKey, type SubjectKind } from '../graph/graph-outbox.js';
+import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 
 export interface PersonEvent {
   id: string;
@@ -15,9 +17,14 @@ export interface PersonEvent {
   deviceId?: string;
 }
 
-// The person's events, locked: by account id, or by email (case-insensitive).
+// The person's events, locked: by account id, or by email (case-insensitive) together with every
+// event of the accounts that used it. Those accounts are the person's (their feedback and list
+// entries go, and the graph forgets them): their other events must not keep the account id in
+// Postgres while the graph forgets it (issue 37: a rebuild and the graph then disagreed).
 export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<PersonEvent[]> {
-  const where = subject.kind === 'external_user_id' ? 'external_user_id = $3' : 'lower(email) = lower($3)';
+  const where = subject.kind === 'external_user_id' ? 'external_user_id = $3'
+    : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events
+         WHERE tenant_id = $1 AND mode = $2 AND lower(email) = lower($3) AND external_user_id IS NOT NULL))`;
   const { rows } = await tx.query<{ id: string; event_type: string; external_user_id: string | null; email: string | null; request: PersonEvent['request']; device_id: string | null }>(
     `SELECT id, event_type, external_user_id, email, request, signals->>'deviceId' AS device_id FROM events
       WHERE tenant_id = $1 AND mode = $2 AND ${where} ORDER BY created_at FOR UPDATE`,
@@ -71,7 +78,7 @@ export async function removeFeedback(tx: Queryable, scope: Scope, p: { accounts:
   );
   await tx.query(`UPDATE feedback SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND subject_kind = 'event_id' AND subject_value = ANY($3)`,
     [scope.tenantId, scope.mode, p.eventIds]);
-  return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
+  return rows.map((r) => feedbackMarkKey(r.subject_kind as SubjectKind, r.subject_value, r.outcome as MarkOutcome));
 }
 
 

@@ -13,14 +13,25 @@ export interface StoredForReplay {
   deviceId: string | null;
 }
 
-export async function eventsPage(db: Queryable, scope: Scope, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<StoredForReplay[]> {
-  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
-    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
-      WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3, $4))
+// Where a page ended: the last event's time exactly as Postgres holds it (microseconds; a JS Date
+// keeps milliseconds, and a cursor rounded down would read the page's tail again).
+export interface PageEnd {
+  at: string;
+  id: string;
+}
+
+export async function eventsPage(db: Queryable, scope: Scope, after: PageEnd | undefined, limit: number): Promise<{ events: StoredForReplay[]; end: PageEnd | undefined }> {
+  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; at: string; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
+    `SELECT id, event_type, created_at, created_at::text AS at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+      WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4))
       ORDER BY created_at, id LIMIT $5`,
-    [scope.tenantId, scope.mode, after?.createdAt ?? null, after?.id ?? '', limit],
+    [scope.tenantId, scope.mode, after?.at ?? null, after?.id ?? '', limit],
   );
-  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
+  const last = rows.at(-1);
+  return {
+    events: rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id })),
+    end: last && { at: last.at, id: last.id },
+  };
 }
 
 export interface StoredOutcome {
@@ -34,7 +45,8 @@ export interface StoredOutcome {
 }
 
 // Only what stands: a retracted outcome or an undone resolution's mark is no evidence, so a
-// rebuild must not bring it back (issue 37).
+// rebuild must not bring it back (issue 37); nor a mark about an erased event (its feedback row and
+// its review stay, without the person: the erasure took the mark out of the graph).
 export async function storedOutcomes(db: Queryable, scope: Scope): Promise<StoredOutcome[]> {
   const { rows } = await db.query<{ at: Date; kind: StoredOutcome['kind']; subject_kind: StoredOutcome['subjectKind']; value: string; outcome: StoredOutcome['outcome']; codes: string[] | null }>(
     `SELECT f.created_at AS at, 'feedback' AS kind, f.subject_kind, f.subject_value AS value, f.outcome,
@@ -44,11 +56,12 @@ export async function storedOutcomes(db: Queryable, scope: Scope): Promise<Store
                      ELSE lower(e.email) = lower(f.subject_value) END
                ORDER BY e.created_at DESC LIMIT 100) x, jsonb_array_elements(x.reasons) r) AS codes
        FROM feedback f WHERE f.tenant_id = $1 AND f.mode = $2 AND f.retracted_at IS NULL
+        AND NOT (f.subject_kind = 'event_id' AND EXISTS (SELECT 1 FROM events x WHERE x.tenant_id = f.tenant_id AND x.mode = f.mode AND x.id = f.subject_value AND x.request ? 'erased'))
      UNION ALL
      SELECT v.resolved_at, 'resolution', 'event_id', v.event_id, CASE v.status WHEN 'denied' THEN 'confirmed_abuse' ELSE 'false_positive' END,
             CASE v.status WHEN 'approved' THEN (SELECT array_agg(r->>'code') FROM jsonb_array_elements(e.reasons) r) END
        FROM reviews v JOIN events e ON e.tenant_id = v.tenant_id AND e.mode = v.mode AND e.id = v.event_id
-      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending' AND v.marks_retracted_at IS NULL
+      WHERE v.tenant_id = $1 AND v.mode = $2 AND v.status <> 'pending' AND v.marks_retracted_at IS NULL AND NOT e.request ? 'erased'
      ORDER BY 1`,
     [scope.tenantId, scope.mode],
   );

@@ -9,7 +9,7 @@ import { markOf } from '../graph/graph-outbox.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
 import { linkOfStoredEvent } from '../graph/identity-graph.js';
 import type { Scope } from '../scope.js';
-import { eventsPage, storedOutcomes, type StoredOutcome } from './graph-history-store.js';
+import { eventsPage, storedOutcomes, type PageEnd, type StoredOutcome } from './graph-history-store.js';
 
 const PAGE = 1000;
 
@@ -38,9 +38,9 @@ export async function* projectScope(
 ): AsyncGenerator<ProjectionPage> {
   const outcomes = await storedOutcomes(deps.db, scope);
   let next = 0;
-  let after: { createdAt: Date; id: string } | undefined;
+  let after: PageEnd | undefined;
   for (;;) {
-    const page = await eventsPage(deps.db, scope, after, pageSize);
+    const { events: page, end } = await eventsPage(deps.db, scope, after, pageSize);
     const ops: GraphOp[] = [];
     for (const e of page) {
       while (next < outcomes.length && outcomes[next]!.at < e.createdAt) ops.push(markOfOutcome(scope, outcomes[next++]!));
@@ -51,7 +51,6 @@ export async function* projectScope(
     if (last) while (next < outcomes.length) ops.push(markOfOutcome(scope, outcomes[next++]!));
     yield { ops, events: page.length, last };
     if (last) return;
-    const tail = page.at(-1)!;
-    after = { createdAt: tail.createdAt, id: tail.id };
+    after = end;
   }
 }

@@ -4,7 +4,7 @@
 // and queues the graph's forget row (through src/graph/graph-outbox.ts).
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import { feedbackMarkKey, reviewMarkKey } from '../graph/graph-outbox.js';
+import { feedbackMarkKey, reviewMarkKey, type SubjectKind } from '../graph/graph-outbox.js';
 import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 
 const OUTCOMES: MarkOutcome[] = ['confirmed_abuse', 'false_positive', 'chargeback'];
@@ -42,7 +42,7 @@ export async function deleteOldFeedback(tx: Queryable, scope: Scope, cutoff: Dat
      RETURNING subject_kind, subject_value, outcome`,
     [scope.tenantId, scope.mode, cutoff, limit],
   );
-  return rows.map((r) => `feedback:${r.subject_kind}:${r.subject_value}:${r.outcome}`);
+  return rows.map((r) => feedbackMarkKey(r.subject_kind as SubjectKind, r.subject_value, r.outcome as MarkOutcome));
 }
 
 // The scopes holding anything judged or reported before the cutoff: one index probe per tenant

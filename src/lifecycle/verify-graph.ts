@@ -224,7 +224,7 @@ export async function verifyGraph(
     seenIds.add(name);
     i.graphCluster = r.get('cluster') as string | null;
     const hub = r.get('hub') as boolean;
-    if (hub !== model.isHub(i)) differ({ type: 'wrong_hub', what: 'identifier', subject: name, expected: { hub: model.isHub(i), accounts: i.accounts.size, anonymous: i.anonymous, threshold: i.hubAt }, found: { hub, accounts: num(r.get('accounts')), anonymous: num(r.get('anonymous')) } });
+    if (hub !== model.isHub(i)) differ({ type: 'wrong_hub', what: 'identifier', subject: name, expected: { hub: model.isHub(i), accounts: i.accounts, anonymous: i.anonymous, threshold: i.hubAt }, found: { hub, accounts: num(r.get('accounts')), anonymous: num(r.get('anonymous')) } });
     if (Number(r.get('clusters')) > 1) differ({ type: 'wrong_cluster', what: 'identifier', subject: name, expected: 1, found: Number(r.get('clusters')) });
     if (!model.isMember(i) && i.graphCluster !== null) differ({ type: 'wrong_cluster', what: 'identifier', subject: name, expected: null, found: i.graphCluster });
   }

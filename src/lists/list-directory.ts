@@ -1,10 +1,14 @@
 // The tenants' allow and block lists answered from memory (issue 26): every entry, loaded once and
 // kept current by the announcements migration 0021's trigger sends on each change to list_entries
 // (`doorman list add|remove`, an erasure, an operator in psql), each naming its entry. The memory
-// is trusted only while this process is listening and has loaded since it last (re)connected
-// (src/db/announced-memory.ts); otherwise each verdict reads its matches from Postgres, as before. An announcement arriving
-// during a load is applied after it, in commit order, so a load never undoes a newer change.
+// is trusted only while this process's listener proves itself current (MEMORY_STALENESS_MS) and
+// it has loaded since it last (re)connected (src/db/announced-memory.ts); otherwise each verdict
+// reads its matches from Postgres, as before. An announcement arriving during a load is applied
+// after it, in commit order, so a load never undoes a newer change; a load that ends under a
+// later connection than it began in is dropped (announced-memory.ts runs loads one at a time and
+// again for the current connection).
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { Queryable } from '../db/queryable.js';
 import { announcedMemory } from '../db/announced-memory.js';
 import type { ListHit } from '../engine/types.js';
@@ -22,7 +26,7 @@ export interface ListDirectory {
   // most after `ms`): warm-up waits for it.
   whenLoaded(ms: number): Promise<void>;
   // Keeps this directory current until closed (serve() starts it).
-  watch(deps: { config: { databaseUrl: string }; logger: Logger }): { close(): Promise<void> };
+  watch(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; logger: Logger }): { close(): Promise<void> };
 }
 
 type Change = { op: 'add' | 'remove' } & ListEntry;
@@ -66,43 +70,23 @@ function changeOf(payload: string): Change | undefined {
 
 export function createListDirectory(db: Queryable): ListDirectory {
   let lists: Lists = new Map();
-  // Changes announced while a load runs, applied after it.
+  // Changes announced while a load runs (one at a time), applied after it.
   let buffered: Change[] | undefined;
-  let loading: Promise<void> | undefined;
-  let again = false;
 
-  const loadOnce = async () => {
+  const memory = announcedMemory(LIST_CHANNEL, 'lists', async (generation) => {
     buffered = [];
     try {
       const entries = await allListEntries(db);
+      if (generation !== memory.generation()) return;
       const next: Lists = new Map();
       for (const e of entries) apply(next, { op: 'add', ...e });
       for (const c of buffered) apply(next, c);
       lists = next;
-      memory.markLoaded();
+      memory.markLoaded(generation);
     } finally {
       buffered = undefined;
     }
-  };
-  // Loads are serial; one asked for during a load runs after it.
-  const load = (): Promise<void> => {
-    if (loading) {
-      again = true;
-      return loading;
-    }
-    loading = (async () => {
-      try {
-        do {
-          again = false;
-          await loadOnce();
-        } while (again);
-      } finally {
-        loading = undefined;
-      }
-    })();
-    return loading;
-  };
-  const memory = announcedMemory(LIST_CHANNEL, 'lists', load);
+  });
 
   const announced = (payload: string) => {
     const change = changeOf(payload);

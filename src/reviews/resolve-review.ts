@@ -3,13 +3,15 @@
 // delivery's first job, and the graph mark (a denial marks the event's cluster like
 // confirmed_abuse; an approval suppresses the codes that fired, like a false positive). No
 // resolution without its delivery, no delivery without its resolution. The CLI and the analyst
-// console both call this.
+// console both call this; the console's audit entry is written in the same transaction, so no
+// resolution goes unaudited and no failed audit leaves a resolution behind.
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { markOf } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
+import { audit, type Actor } from '../console/audit-store.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
 import { insertDelivery } from '../webhooks/webhook-store.js';
@@ -21,6 +23,9 @@ export interface ResolveInput {
   note?: string;
   // Free text: who resolved it (the CLI's default is the OS user; the console's, the analyst).
   resolvedBy: string;
+  // The console's audit entry (`review.resolve`), written with the resolution; `bulk` for one of
+  // the queue's resolutions of several reviews.
+  audited?: { actor: Actor; bulk?: boolean };
 }
 
 export interface Resolved {
@@ -62,6 +67,11 @@ export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | '
       outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive', codes: review.reasons.map((r) => r.code),
     }));
     await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
+    if (input.audited) {
+      await audit(tx, input.audited.actor, 'review.resolve', input.eventId, {
+        resolution: input.resolution, note: input.note ?? null, delivery_id: deliveryId, ...(input.audited.bulk && { bulk: true }),
+      });
+    }
   });
   wakeWebhookWorkers(deps.db);
   return { finalVerdict, resolvedAt, deliveryId };

@@ -2,7 +2,8 @@
 // and writes nothing but the event's velocity counts (one atomic Redis step that adds and counts,
 // which the caller takes back if the event is not committed). The graph is only read: the link
 // it will gain is returned, for the write to put in the outbox, with what the write needs to find
-// the links still waiting in the outbox that this event joins (docs/graph.md, "Fresh reads"). The
+// the links that this event joins and the read may have missed: those still waiting in the outbox,
+// and those applied since the read began (docs/graph.md, "Fresh reads"). The
 // lists are matched in memory (src/lists/list-directory.ts). A collector's failure or lateness
 // only removes its signal and notes it in `missing`.
 import type { Scope } from '../scope.js';
@@ -42,6 +43,9 @@ export interface Collected {
 export interface FreshRead {
   joins: string[];
   own: string[];
+  // The seq of the scope's last link applied when the graph was read: the write also looks at
+  // the links applied after it, which the read may have missed.
+  seen: number | null;
   reread(pending: PendingLink[], timings: Timings): Promise<Signals>;
 }
 
@@ -176,6 +180,7 @@ export async function collectSignals(
   };
   const fresh: FreshRead | undefined = link && facts && {
     ...joiningKeys(link, facts.joinKeys),
+    seen: facts.appliedSeq,
     // The graph read again with the waiting links folded in, under a deadline of its own; if it
     // fails, the verdict is judged without the graph, as when the first read fails.
     async reread(pending, t) {

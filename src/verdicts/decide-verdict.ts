@@ -2,7 +2,8 @@
 // conflict). Otherwise: gather signals outside any transaction (reads, and the atomic velocity
 // count), evaluate (pure, fails open), then write the event, its idempotency record, its review
 // and its graph link in one statement, which first checks the outbox for links not yet applied
-// that join the event; if some do, nothing is written, the graph is read again with them, and
+// (or applied since the graph was read) that join the event; if some do, nothing is written, the
+// graph is read again with them, and
 // the event is decided again and written (docs/graph.md, "Fresh reads"). A request that does
 // not commit (a Postgres failure, or a twin with the same key that committed first) takes its
 // velocity counts back and leaves no trace in any store. The graph writer applies the link after the commit; a shadow policy, if
@@ -77,7 +78,7 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
 
   const eventId = newId('evt');
   // The scope's published policy (or the default), read once: velocity windows and rules agree.
-  const policy = deps.policies.forScope(scope);
+  const policy = await deps.policies.inForce(scope);
   const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
   let judged = judge(deps, eventId, collected.signals, policy);
 
@@ -89,10 +90,11 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
 
   let outcome: WriteOutcome;
   try {
-    outcome = await write(collected.fresh && { joins: collected.fresh.joins, own: collected.fresh.own });
+    outcome = await write(collected.fresh && { joins: collected.fresh.joins, own: collected.fresh.own, seen: collected.fresh.seen });
     if (!outcome.written && outcome.joining.length > 0 && collected.fresh) {
-      // Links committed and not yet applied join this event: read the graph with them, decide
-      // again, and write without the check (docs/graph.md, "Fresh reads").
+      // Links the first read may have missed (waiting, or applied since it began) join this
+      // event: read the graph with them, decide again, and write without the check
+      // (docs/graph.md, "Fresh reads").
       judged = judge(deps, eventId, await collected.fresh.reread(outcome.joining, timings), policy);
       outcome = await write(undefined);
     }

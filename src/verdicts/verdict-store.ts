@@ -6,16 +6,17 @@
 // in flight makes this statement wait on the primary key until the twin commits, then write
 // nothing; the caller answers with the twin's stored response.
 // Fresh reads (docs/graph.md): given the keys through which a waiting link would join the event,
-// the statement first looks in the outbox; if a link committed and not yet applied joins it, it
-// writes nothing and returns those links, and the caller reads the graph again with them folded
-// in, decides again and writes without the check. Steady traffic, where no such link waits, makes
+// the statement first looks in the outbox, and at the links applied since the graph read began
+// (kept a minute after they leave the outbox: the read may have begun before they were applied);
+// if such a link joins the event, it writes nothing and returns those links, and the caller reads
+// the graph again with them folded in, decides again and writes without the check. Steady traffic, where no such link waits, makes
 // this one statement the verdict's only Postgres round trip.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { EventRecord } from '../event-record.js';
 import { linkOutboxCte, pendingLinksSql } from '../graph/graph-outbox-store.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
-import type { GraphLink, PendingLink } from '../graph/identity-graph.js';
+import { linkKeys, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import { judgedEventCte } from '../events/event-store.js';
 import { pendingReviewCte } from '../reviews/review-store.js';
 import { IDEMPOTENCY_TTL_HOURS, idempotencyRecordCte } from './idempotency-store.js';
@@ -31,8 +32,9 @@ export interface WriteExtras {
   // The exact response bytes, kept for a replay.
   response: string;
   link?: GraphLink;
-  // The write's check for waiting links that join the event (absent: no check).
-  joining?: { joins: string[]; own: string[] };
+  // The write's check for links that join the event and its graph read may have missed (absent:
+  // no check): waiting in the outbox, or applied after `seen`.
+  joining?: { joins: string[]; own: string[]; seen: number | null };
 }
 
 // Not written: `joining` lists the waiting links that join the event, or is empty when an
@@ -43,7 +45,7 @@ export type WriteOutcome = { written: true } | { written: false; joining: Pendin
 // composes them into one statement and names the parameters.
 const WRITE_SQL = `
 WITH joining AS (
-  ${pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$20', own: '$21' })}),
+  ${pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$20', own: '$21', seen: '$22' })}),
 idempotency AS (
   ${idempotencyRecordCte({ tenantId: '$1', mode: '$2', key: '$14', bodySha256: '$15', eventId: '$3', response: '$16', createdAt: '$9', ttlHours: '$17', when: 'NOT EXISTS (SELECT 1 FROM joining)' })}),
 proceed AS (SELECT 1 AS go WHERE NOT EXISTS (SELECT 1 FROM joining) AND ($14::text IS NULL OR EXISTS (SELECT 1 FROM idempotency))),
@@ -55,7 +57,7 @@ event AS (
 review AS (
   ${pendingReviewCte({ tenantId: '$1', mode: '$2', createdAt: '$9', verdict: '$5', source: 'event' })}),
 link AS (
-  ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', source: 'event' })})
+  ${linkOutboxCte({ tenantId: '$1', mode: '$2', payload: '$18', keys: '$23', source: 'event' })})
 SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM joining j) AS joining, (SELECT lane FROM link) AS lane`;
 
 // Written, or not: an unexpired record for the key already existed (the caller replays it or
@@ -69,7 +71,8 @@ export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 
     JSON.stringify(e.request), JSON.stringify(e.signals),
     extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
     extra.link ? JSON.stringify(extra.link) : null, e.engineVersion ?? null,
-    extra.joining?.joins ?? null, extra.joining?.own ?? [],
+    extra.joining?.joins ?? null, extra.joining?.own ?? [], extra.joining?.seen ?? null,
+    extra.link ? linkKeys(extra.link) : null,
   ] });
   if (rows[0]?.written === 1) {
     if (rows[0]!.lane !== null) outbox.written(db, rows[0]!.lane);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { changeList } from '../../src/lists/manage-lists.js';
 import { loadLabels } from '../../src/policies/backtests/backtest-labels.js';
 import { aSignup, codes, verdictHarness, type Harness } from '../support/verdict-harness.js';
+import { noteGraphScope } from '../support/graph-scopes.js';
 
 // One mailbox, as people type it: case, surrounding spaces, Gmail's dots and plus tags.
 const SPELLINGS = ['jane.doe@gmail.com', '  Jane.Doe+promo@GMail.com', 'JANEDOE@gmail.com ', 'j.a.n.e.d.o.e+x@googlemail.com'];
@@ -44,6 +45,7 @@ describe('one email normaliser for the graph, lists and feedback', function () {
 
   it('labels, for a backtest, every spelling of an address that feedback was given about', async () => {
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    await noteGraphScope(h.deps.db, scope.tenantId, { drift: 'feedback written straight into Postgres, past its graph mark' });
     await h.deps.db.query(`INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, 'test', 'email', $2, 'confirmed_abuse')`,
       [scope.tenantId, SPELLINGS[1]]);
     const labelOf = await loadLabels(h.deps.db, scope);

@@ -9,7 +9,9 @@ import type { Deps } from '../../src/deps.js';
 import { attachUser } from '../../src/events/attach-user.js';
 import { retractFeedback } from '../../src/feedback/retract-feedback.js';
 import { listFeedback } from '../../src/feedback/feedback-store.js';
-import type { GraphLink } from '../../src/graph/identity-graph.js';
+import { insertGraphOps, pendingLinksJoining } from '../../src/graph/graph-outbox-store.js';
+import { graphLinkOf, linkKeys, type GraphLink } from '../../src/graph/identity-graph.js';
+import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { rebuildGraph } from '../../src/lifecycle/rebuild-graph.js';
 import { verifyGraph, type VerifyResult } from '../../src/lifecycle/verify-graph.js';
 import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
@@ -132,5 +134,66 @@ describe('doorman graph verify', function () {
     expect(ids.phone).to.include({ links: true, hub: 4 });
     await h.graphSettled();
     expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+  });
+
+  it('one key builder: an identity key named `account`, or a kind holding a colon, joins nothing it does not share (drift 5)', async () => {
+    const h = await verdictHarness();
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    const client = await h.deps.db.connect();
+    try {
+      // Waiting, uncommitted: out of every writer's reach.
+      await client.query('BEGIN');
+      const waiting = graphLinkOf(scope, { eventId: 'evt_key_1', eventType: 'signup', at: Date.now(), account: 'bob', identity: { 'a:b': 'c' } }, 25)!;
+      await insertGraphOps(client, scope, [{ kind: 'link', payload: waiting }]);
+      // Another event whose identity map says `account: bob` and `a: b:c`: neither is bob's account
+      // nor bob's `a:b` identifier.
+      const other = graphLinkOf(scope, { eventId: 'evt_key_2', eventType: 'signup', at: Date.now(), identity: { account: 'bob', a: 'b:c' } }, 25)!;
+      expect(await pendingLinksJoining(client, scope, linkKeys(other))).to.deep.equal([]);
+      // The same account does join, with the keys the outbox stored.
+      const same = graphLinkOf(scope, { eventId: 'evt_key_3', eventType: 'login', at: Date.now(), account: 'bob' }, 25)!;
+      const joined = await pendingLinksJoining(client, scope, linkKeys(same));
+      expect(joined.map((p) => p.keys)).to.deep.equal([linkKeys(waiting)]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  describe('what the randomized histories found (test/histories/)', () => {
+    it('a mark reached only through an identifier that became a hub leaves the cluster with it', async () => {
+      const h = await verdictHarness();
+      const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+      const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { default: { hub_threshold: 2 } } }) });
+      await until('the published policy in force', async () => {
+        await h.deps.policies.refresh(scope);
+        return h.deps.policies.forScope(scope).version === version ? true : undefined;
+      });
+      const email = 'shared.k2@shop-mail.com';
+      const first = await h.verdict({ event_type: 'signup', email, ip: IPS.clean });
+      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' }).expect(200);
+      await h.verdict({ event_type: 'signup', email, ip: IPS.clean, identity: { wallet: 'w-k2' } });
+      await h.graphSettled();
+      // The third anonymous use makes the email a hub: the wallet's cluster no longer holds the
+      // event the mark is about.
+      await h.verdict({ event_type: 'trial_start', email, ip: IPS.clean, identity: { phone: '+15557400002' } });
+      await h.graphSettled();
+      expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+      const again = await h.verdict({ event_type: 'signup', external_user_id: 'k2_new', ip: IPS.clean, identity: { wallet: 'w-k2' } });
+      expect((again.body.reasons as { code: string }[]).map((r) => r.code)).to.not.include('cluster_confirmed_abuse');
+    });
+
+    it('an erasure by email takes every event of the accounts that used it, in Postgres as in the graph', async () => {
+      const h = await verdictHarness();
+      const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+      await h.verdict(aSignup({ external_user_id: 'k3_acct', identity: { phone: '+15557400003' } }));
+      await h.verdict({ event_type: 'login', external_user_id: 'k3_acct', email: 'k3.person@shop-mail.com', ip: IPS.clean });
+      await h.verdict(aSignup({ external_user_id: 'k3_other', identity: { phone: '+15557400003' } }));
+      await h.graphSettled();
+      await erasePerson(h.deps, scope, { kind: 'email', value: 'k3.person@shop-mail.com' }, { requestedBy: 'test' });
+      await h.graphSettled();
+      const { rows } = await h.deps.db.query(`SELECT count(*)::int AS n FROM events WHERE tenant_id = $1 AND external_user_id = 'k3_acct'`, [scope.tenantId]);
+      expect(rows[0].n).to.equal(0);
+      expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+    });
   });
 });

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
+import { verifyGraph } from '../../src/lifecycle/verify-graph.js';
 import { changeList } from '../../src/lists/manage-lists.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import { deliverWebhook } from '../../src/webhooks/deliver-webhook.js';
@@ -80,6 +81,9 @@ describe('doorman erase', function () {
     const kept = await request(h.app).get(`/v1/events/${other.body.id}`).set(bearer(h.tenant.keys.sk_test));
     expect(kept.body.external_user_id).to.equal(`stays_${tag}`);
     expect(await graphEntitiesContaining(h.deps, scope.tenantId, `stays_${tag}`)).to.be.greaterThan(0);
+    // The graph holds what Postgres says, and a rebuild would bring back no mark about the erased
+    // events (their feedback row and review stay, without the person: issue 37).
+    expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
   });
 
   it('refuses without a subject, or with both', async () => {

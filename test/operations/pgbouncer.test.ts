@@ -1,16 +1,23 @@
 // Postgres behind PgBouncer in transaction mode (issue 15, docs/pgbouncer.md): with DATABASE_URL
 // through a real PgBouncer and DATABASE_DIRECT_URL straight to Postgres, the verdict path, its
 // Idempotency-Key, PATCH, feedback and a review resolution (a job queued in the caller's
-// transaction) all work, and PgBouncer carried their transactions.
+// transaction) all work, and PgBouncer carried their transactions. Issue 37: a running instance
+// hears every announcement (LISTEN on the direct URL: through the bouncer a LISTEN succeeds and
+// then hears nothing), so a revoked key, a new block-list entry and a publication reach it.
 import { expect } from 'chai';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { changeList } from '../../src/lists/manage-lists.js';
+import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
-import { bearer } from '../support/fixtures.js';
+import { createKey, revokeApiKey } from '../../src/tenants/manage-tenants.js';
+import { aDocument } from '../policies/policy-builders.js';
+import { aClientIp, aTenant, bearer } from '../support/fixtures.js';
 import { pgbouncerAvailable, startPgBouncer, transactionsThrough, type PgBouncer } from '../support/pgbouncer.js';
+import { startServer, until } from '../support/processes.js';
 import { skipBecause } from '../support/skip.js';
-import { testConfig } from '../support/test-deps.js';
-import { aSignup, IPS, verdictHarness } from '../support/verdict-harness.js';
+import { testConfig, testDeps } from '../support/test-deps.js';
+import { aSignup, DOMAINS, IPS, verdictHarness } from '../support/verdict-harness.js';
 
 describe('Postgres behind PgBouncer (transaction mode)', function () {
   this.timeout(90_000);
@@ -52,6 +59,52 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
     await h.graphSettled();
     expect((await request(h.app).get(`/v1/events/${first.body.id}`).set(bearer(h.tenant.keys.sk_test))).body.external_user_id).to.equal('bounced');
     expect(await transactionsThrough(bouncer!, direct, database) - before).to.be.greaterThan(10);
+  });
+
+  it('lets a running instance hear every change: a revoked key is refused, a new block-list entry matched and a publication applied, each within the bound', async () => {
+    // The README's bound on memory (MEMORY_STALENESS_MS's default); announcements take milliseconds.
+    const bound = 3_000;
+    const deps = testDeps();
+    const tenant = await aTenant(deps);
+    const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
+    const doomed = await createKey(deps.db, tenant.tenantId, 'secret', 'test');
+    const server = await startServer({ DATABASE_URL: bouncer!.url(direct), DATABASE_DIRECT_URL: direct });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const status = async (key: string) => (await fetch(`${base}/v1/events`, { headers: bearer(key) })).status;
+      const verdict = async (body: object) => {
+        const res = await fetch(`${base}/v1/verdict`, {
+          method: 'POST',
+          headers: { ...bearer(tenant.keys.sk_test), 'Content-Type': 'application/json', 'X-Forwarded-For': aClientIp() },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).to.equal(200);
+        return (await res.json()) as { verdict: string; reasons: { code: string }[]; policy_version: string };
+      };
+      // Each change is made elsewhere (this process's own pool, straight to Postgres), as
+      // `doorman key revoke`, `doorman list add` and `doorman policy publish` make it.
+      const heard = async (what: string, change: () => Promise<unknown>, seen: () => Promise<boolean>) => {
+        const started = Date.now();
+        await change();
+        await until(what, async () => ((await seen()) ? true : undefined), bound);
+        return Date.now() - started;
+      };
+
+      expect(await status(doomed)).to.equal(200);
+      await heard('the revoked key refused', () => revokeApiKey(deps.db, doomed), async () => (await status(doomed)) === 401);
+      expect(await status(tenant.keys.sk_test)).to.equal(200);
+
+      const email = `listed.${Date.now()}@${DOMAINS.good}`;
+      const blocklisted = async () => (await verdict(aSignup({ email }))).reasons.some((r) => r.code === 'blocklisted');
+      expect(await blocklisted()).to.equal(false);
+      await heard('the block-list entry matched', () => changeList(deps.db, scope, { action: 'add', list: 'block', kind: 'email', value: email }), blocklisted);
+
+      let version = '';
+      await heard('the publication in force', async () => { version = await publishPolicy(deps, scope, { document: aDocument() }); },
+        async () => (await verdict(aSignup())).policy_version === version);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

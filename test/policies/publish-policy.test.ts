@@ -1,5 +1,6 @@
 // Publishing: versions <YYYY-MM-DD>.<n> per tenant, mode and day; immutable and kept; the policy
-// in force reaches every instance without a restart (NOTIFY), shadows too.
+// in force reaches every instance without a restart (NOTIFY), shadows too, and within the bound
+// when the instance's LISTEN connection goes silent (issue 37).
 import { expect } from 'chai';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { defaultPolicy } from '../../src/engine/policy.js';
@@ -10,6 +11,7 @@ import { publishPolicy } from '../../src/policies/documents/publish-policy.js';
 import { clearShadow, setShadow } from '../../src/policies/shadows/shadow-policy.js';
 import { aTenant } from '../support/fixtures.js';
 import { until } from '../support/processes.js';
+import { startTcpFaultProxy } from '../support/tcp-fault-proxy.js';
 import { testConfig, testDeps } from '../support/test-deps.js';
 import { pino } from 'pino';
 import { aDocument, doorman, doormanJson, writeDocument } from './policy-builders.js';
@@ -141,6 +143,55 @@ describe('the policy in force, on every instance', function () {
       for (const d of [a, b]) await until('shadow cleared', async () => (d.policies.shadowFor(scope) === undefined ? true : undefined), 10_000);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('judges by the policy in Postgres while its announcements connection cannot prove it current', async () => {
+    const target = new URL(testConfig().databaseUrl);
+    const proxy = await startTcpFaultProxy(Number(target.port || 5432));
+    const listening = new URL(target);
+    listening.hostname = '127.0.0.1';
+    listening.port = String(proxy.port);
+    const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
+    const d = createDeps(config, { logger: pino({ level: 'silent' }) });
+    const watch = watchPolicies(d);
+    try {
+      const scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
+      const v1 = await publishPolicy(deps, scope, { document: aDocument() });
+      await until('publication seen', async () => ((await d.policies.inForce(scope)).version === v1 ? true : undefined), 10_000);
+      // The connection gone (a Postgres restart, say): no announcement can arrive, and the memory
+      // is not trusted from that moment, so the next verdict reads what was published meanwhile.
+      proxy.cut();
+      const v2 = await publishPolicy(deps, scope, { document: aDocument() });
+      expect((await d.policies.inForce(scope)).version).to.equal(v2);
+    } finally {
+      await Promise.all([watch.close(), proxy.close()]);
+      await d.close();
+    }
+  });
+
+  it('applies a publication made while its announcements connection is silent, within the bound and a read', async () => {
+    const target = new URL(testConfig().databaseUrl);
+    const proxy = await startTcpFaultProxy(Number(target.port || 5432));
+    const listening = new URL(target);
+    listening.hostname = '127.0.0.1';
+    listening.port = String(proxy.port);
+    const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
+    const d = createDeps(config, { logger: pino({ level: 'silent' }) });
+    const watch = watchPolicies(d);
+    try {
+      const scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
+      const v1 = await publishPolicy(deps, scope, { document: aDocument() });
+      await until('publication seen', async () => (d.policies.forScope(scope).version === v1 ? true : undefined), 10_000);
+      // Every byte either way dropped, both sockets open: no error ever comes.
+      proxy.stall();
+      const publishedAt = Date.now();
+      const v2 = await publishPolicy(deps, scope, { document: aDocument() });
+      await until('publication seen without its announcement', async () => (d.policies.forScope(scope).version === v2 ? true : undefined), config.memoryStalenessMs + 2_000);
+      expect(Date.now() - publishedAt).to.be.below(config.memoryStalenessMs + 2_000);
+    } finally {
+      await Promise.all([watch.close(), proxy.close()]);
+      await d.close();
     }
   });
 

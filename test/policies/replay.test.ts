@@ -13,6 +13,7 @@ import { AppError } from '../../src/errors.js';
 import { aTenant, bearer } from '../support/fixtures.js';
 import { aCheckout, aSignup, DOMAINS, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { aDocument, doorman, doormanJson } from './policy-builders.js';
+import { noteGraphScope } from '../support/graph-scopes.js';
 
 describe('replaying stored decisions', function () {
   this.timeout(300_000);
@@ -67,6 +68,7 @@ describe('replaying stored decisions', function () {
 
   it('lists a decision that no longer comes out the same, and counts it against its engine', async () => {
     const { tenantId } = await aTenant(h.deps);
+    await noteGraphScope(h.deps.db, tenantId, { drift: 'a decision of an older engine written straight into Postgres' });
     // A decision an older engine made: stored block, while these signals now give allow.
     await h.deps.db.query(
       `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version, engine_version, created_at, request, signals)

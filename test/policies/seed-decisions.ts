@@ -9,6 +9,7 @@ import { evaluate } from '../../src/engine/evaluate.js';
 import { defaultPolicy } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import type { Decision, Signals } from '../../src/engine/types.js';
+import { noteGraphScope } from '../support/graph-scopes.js';
 
 export interface Seed {
   signals: Partial<Signals> & Pick<Signals, 'eventType'>;
@@ -17,7 +18,17 @@ export interface Seed {
   email?: string;
 }
 
+// Seeded straight into Postgres, past the verdict's write: the graph never hears of these events,
+// so the suite's graph check (scripts/verify-graphs.ts) leaves the scope out.
+const noted = new Set<string>();
+async function noteSeeded(db: Queryable, scope: Scope): Promise<void> {
+  if (noted.has(scope.tenantId)) return;
+  noted.add(scope.tenantId);
+  await noteGraphScope(db, scope.tenantId, { drift: 'decisions seeded straight into Postgres (test/policies/seed-decisions.ts)' });
+}
+
 export async function seedDecision(db: Queryable, scope: Scope, seed: Seed): Promise<{ id: string; decision: Decision }> {
+  await noteSeeded(db, scope);
   const id = newId('evt');
   const signals: Signals = { missing: [], lists: [], ...seed.signals };
   const d = evaluate(signals, defaultRules, defaultPolicy);
@@ -34,6 +45,7 @@ export async function seedDecision(db: Queryable, scope: Scope, seed: Seed): Pro
 }
 
 export async function seedFeedback(db: Queryable, scope: Scope, kind: 'event_id' | 'external_user_id' | 'email', value: string, outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback'): Promise<void> {
+  await noteSeeded(db, scope);
   await db.query('INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, $2, $3, $4, $5)', [scope.tenantId, scope.mode, kind, value, outcome]);
 }
 

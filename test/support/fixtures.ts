@@ -1,7 +1,9 @@
 // Builders: every test mints its own tenant, so tests share no data and need no cleanup.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
 import { createTenant, type TenantKeys } from '../../src/tenants/manage-tenants.js';
+import { noteGraphScope } from './graph-scopes.js';
 
 export interface TestTenant {
   tenantId: string;
@@ -9,8 +11,13 @@ export interface TestTenant {
 }
 
 export async function aTenant(deps: Deps, name = `test-${randomUUID().slice(0, 8)}`): Promise<TestTenant> {
-  return createTenant(deps.db, name);
+  const tenant = await createTenant(deps.db, name);
+  // The suite's last stage verifies this tenant's graph with the hub threshold it ran with.
+  if (deps.config.hubThreshold !== DEFAULT_HUB_THRESHOLD) await noteGraphScope(deps.db, tenant.tenantId, { hubThreshold: deps.config.hubThreshold });
+  return tenant;
 }
+
+const DEFAULT_HUB_THRESHOLD = loadConfig({ DATABASE_URL: 'postgres://localhost/doorman' }).hubThreshold;
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 

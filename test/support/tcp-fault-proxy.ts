@@ -1,9 +1,11 @@
 // A TCP proxy on loopback in front of a real service (Postgres, say) that a test cuts and
 // restores: cut() destroys every open connection and refuses new ones, as a network partition or
 // a stopped server would; stall() keeps every connection open but carries nothing more either
-// way, as a half-open connection behind a dead router does; restore() lets connections through
-// again. accepted counts the connections made to it, refused ones included. delay(ms) holds every
-// chunk that long each way (in order), as a slow link does; delay(0) ends it.
+// way, as a half-open connection behind a dead router does; forget() does that and also keeps
+// from each end that the other has closed, as a NAT that dropped the connection does (the server
+// learns nothing until its own timeouts); restore() lets connections through again. accepted
+// counts the connections made to it, refused ones included. delay(ms) holds every chunk that long
+// each way (in order), as a slow link does; delay(0) ends it.
 import net from 'node:net';
 
 export interface TcpFaultProxy {
@@ -11,6 +13,7 @@ export interface TcpFaultProxy {
   readonly accepted: number;
   cut(): void;
   stall(): void;
+  forget(): void;
   delay(ms: number): void;
   restore(): void;
   close(): Promise<void>;
@@ -19,6 +22,7 @@ export interface TcpFaultProxy {
 export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpFaultProxy> {
   let isCut = false;
   let isStalled = false;
+  let isForgotten = false;
   let delayMs = 0;
   let accepted = 0;
   const sockets = new Set<net.Socket>();
@@ -38,8 +42,14 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
       sockets.delete(upstream);
     };
     for (const socket of [client, upstream]) {
-      socket.on('error', end);
-      socket.on('close', end);
+      // Forgotten: the closing end goes, the other is never told (close() and cut() end it).
+      const closed = () => {
+        if (!isForgotten) return end();
+        socket.destroy();
+        sockets.delete(socket);
+      };
+      socket.on('error', closed);
+      socket.on('close', closed);
     }
     // Forwarded by hand, so a stall can swallow bytes without closing anything, and a delay can
     // hold them: each direction's chunks keep their order (a chunk is never due before the one
@@ -77,12 +87,17 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
     stall() {
       isStalled = true;
     },
+    forget() {
+      isStalled = true;
+      isForgotten = true;
+    },
     delay(ms) {
       delayMs = Math.max(0, ms);
     },
     restore() {
       isCut = false;
       isStalled = false;
+      isForgotten = false;
       delayMs = 0;
     },
     close() {

@@ -96,6 +96,18 @@ describe('the verdict\'s Postgres round trips', function () {
     expect((await screen(aSignup())).statements).to.deep.equal(['write-judged-event']);
   });
 
+  it('writes once when the joining link was applied before the graph read (it is kept a minute, and the read saw it)', async () => {
+    const phone = `+1554${String(Date.now()).slice(-7)}`;
+    await screen(aSignup({ external_user_id: `rt_c_${phone}`, identity: { phone } }));
+    await h.graphSettled();
+    const { rows } = await h.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graph_applied_links WHERE tenant_id = $1 AND account = $2`, [h.tenant.tenantId, `rt_c_${phone}`]);
+    expect(rows[0]!.n, 'the applied link is kept').to.equal(1);
+    const other = await screen(aSignup({ external_user_id: `rt_d_${phone}`, identity: { phone } }));
+    expect(other.statements).to.deep.equal(['write-judged-event']);
+    const cluster = (other.res.body.reasons as Reason[]).find((r) => r.code === 'identity_cluster');
+    expect(cluster?.detail?.linked_accounts).to.equal(2);
+  });
+
   describe('with links waiting in the outbox (no graph writer running)', () => {
     before(async () => rootGraphWriter().stop());
     after(async () => rootGraphWriter().start());

@@ -1,9 +1,12 @@
 // The policy in force for each scope, and its shadow, held in memory so the verdict path looks
 // them up synchronously (forScope, shadowFor). Loaded at warm-up; a publication or a shadow
 // change NOTIFYs every instance, which reloads that scope; a (re)connected listener reloads all,
-// so nothing missed while disconnected stays stale. A scope with no publication gets the
-// shipped default.
+// so nothing missed while disconnected stays stale. The registry answers synchronously and has
+// no Postgres fallback, so while the listener cannot prove itself (db/listen.ts) it reads every
+// policy again at each reconnection attempt: a publication is then late by the retry (5 s at
+// most) rather than by the outage. A scope with no publication gets the shipped default.
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import { listen, notify } from '../../db/listen.js';
@@ -14,7 +17,15 @@ import { shadowsInForce, versionsInForce, type PublishedVersion } from './policy
 export const POLICY_CHANNEL = 'doorman_policy_changed';
 
 export interface PolicyRegistry {
+  // From memory, as last read (whether or not it can prove it is current).
   forScope(scope: Scope): Policy;
+  // The policy in force: from memory while its announcements connection proves it current
+  // (watchPolicies), otherwise read from Postgres first (issue 37: a process that had lost its
+  // connection linked under a link policy published meanwhile, and the graph kept those links);
+  // from memory as last read if Postgres cannot answer either.
+  inForce(scope: Scope): Promise<Policy>;
+  // What proves the memory current (the watcher's listener); always, until one is set.
+  trustWhile(proven: () => boolean): void;
   shadowFor(scope: Scope): Policy | undefined;
   // Reads every scope's versions (warm-up, reconnect).
   load(): Promise<void>;
@@ -49,8 +60,22 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
     else shadows.delete(key);
   };
 
+  let proven: () => boolean = () => true;
+  const forScope = (scope: Scope) => live.get(keyOf(scope.tenantId, scope.mode)) ?? fallback;
+  const refresh = async (scope: Scope) => {
+    const ticket = ++tickets;
+    const [versions, shadowRows] = await Promise.all([versionsInForce(db, scope), shadowsInForce(db, scope)]);
+    apply(keyOf(scope.tenantId, scope.mode), ticket, versions[0] && compile(versions[0]), shadowRows[0] && compile(shadowRows[0]));
+  };
   return {
-    forScope: (scope) => live.get(keyOf(scope.tenantId, scope.mode)) ?? fallback,
+    forScope,
+    async inForce(scope) {
+      if (!proven()) await refresh(scope).catch(() => undefined);
+      return forScope(scope);
+    },
+    trustWhile(p) {
+      proven = p;
+    },
     shadowFor: (scope) => shadows.get(keyOf(scope.tenantId, scope.mode)),
     async load() {
       const ticket = ++tickets;
@@ -60,19 +85,15 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
       const keys = new Set([...live.keys(), ...shadows.keys(), ...current.keys(), ...shadow.keys()]);
       for (const key of keys) apply(key, ticket, current.get(key), shadow.get(key));
     },
-    async refresh(scope) {
-      const ticket = ++tickets;
-      const [versions, shadowRows] = await Promise.all([versionsInForce(db, scope), shadowsInForce(db, scope)]);
-      apply(keyOf(scope.tenantId, scope.mode), ticket, versions[0] && compile(versions[0]), shadowRows[0] && compile(shadowRows[0]));
-    },
+    refresh,
   };
 }
 
 // Keeps a registry current on this instance until closed.
-export function watchPolicies(deps: { config: { databaseUrl: string }; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
+export function watchPolicies(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
   const failed = (err: Error) => deps.logger.error({ err: err.message }, 'policy reload failed; the previous policies stay in force');
-  return listen(
-    deps.config.databaseUrl,
+  const listener = listen(
+    deps,
     POLICY_CHANNEL,
     (payload) => {
       let scope: Scope;
@@ -86,9 +107,13 @@ export function watchPolicies(deps: { config: { databaseUrl: string }; policies:
       }
       deps.policies.refresh(scope).catch(failed);
     },
-    deps.logger,
-    () => void deps.policies.load().catch(failed),
+    {
+      onListening: () => void deps.policies.load().catch(failed),
+      onLost: () => void deps.policies.load().catch(failed),
+    },
   );
+  deps.policies.trustWhile(() => listener.proven());
+  return listener;
 }
 
 // Sent inside the publishing transaction: Postgres delivers it on commit, never for a rollback.
