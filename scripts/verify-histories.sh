@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# `npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose] [--known]`: the
+# `npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose]`: the
 # randomized histories with faults (issue 37, test/histories/histories.test.ts) for as many
 # histories as asked, against the test stores as `npm test` sets them up for one file (the stack
 # brought up, the test database and Redis database 1 unless TEST_DATABASE_URL / TEST_REDIS_URL say
 # otherwise). Prints each failing history shrunk, with its seed, and a summary: histories run,
 # operations, faults injected by kind, anomalies found, the seed range. Seeds run from S (default:
-# from the clock) upwards, one per history; --known first replays each known finding's history
-# (test/histories/known-findings.ts); HISTORY_REPLAY='[…]' runs one printed history again.
+# from the clock) upwards, one per history, after the histories of what was found
+# (test/histories/findings.ts); HISTORY_REPLAY='[…]' runs one printed history again.
 # Bounded: the run is ended after HISTORIES_MAX_SECONDS (default 60 s per history, plus 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-ensure_node_modules
+# Checked, not installed: `npm ci` through a node_modules that is a link (a worktree sharing an
+# install) would empty the install it points to.
+[ -f node_modules/mocha/bin/mocha.js ] || die "node_modules is missing: run npm ci (or npm test) first"
 
 runs=15
 while [ $# -gt 0 ]; do
@@ -21,8 +23,7 @@ while [ $# -gt 0 ]; do
     --max-ops) export HISTORY_MAX_OPS="$2"; shift 2 ;;
     --strict) export HISTORY_STRICT=1; shift ;;
     --verbose) export HISTORY_VERBOSE=1; shift ;;
-    --known) export HISTORY_KNOWN=1; shift ;;
-    *) die "unknown argument $1 (usage: npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose] [--known])" ;;
+    *) die "unknown argument $1 (usage: npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose])" ;;
   esac
 done
 case "$runs" in ''|*[!0-9]*) die "--runs takes a number (got $runs)" ;; esac

@@ -9,8 +9,8 @@
 // HISTORY_RUNS (default 15) histories, with seeds HISTORY_SEED (default: from the clock), +1, …;
 // one history again: HISTORY_SEED=<its seed> HISTORY_RUNS=1, or HISTORY_REPLAY='<its ops as
 // JSON>' as a report prints it. HISTORY_WORKER=0 runs no worker child. HISTORY_STRICT=1 fails on
-// the known findings (known-findings.ts) too; HISTORY_KNOWN=1 replays each of their histories
-// first; HISTORY_VERBOSE=1 prints every history. `npm run verify:histories` runs many and prints
+// the known findings (findings.ts) too; HISTORY_FINDINGS=0 skips replaying the histories of what
+// was found; HISTORY_VERBOSE=1 prints every history. `npm run verify:histories` runs many and prints
 // the summary (scripts/verify-histories.sh).
 import fc from 'fast-check';
 import type { Deps } from '../../src/deps.js';
@@ -24,7 +24,7 @@ import { FAULTS, historyArb, POOL, type Op } from './history-ops.js';
 import { newState, type Anomaly, type HistoryState } from './history-state.js';
 import { runHistory } from './run-history.js';
 import { startWorld, type World } from './history-world.js';
-import { KNOWN } from './known-findings.js';
+import { FINDINGS, KNOWN } from './findings.js';
 
 const RUNS = Number(process.env.HISTORY_RUNS ?? 15);
 const SEED = Number(process.env.HISTORY_SEED ?? (Date.now() % 1_000_000_000));
@@ -127,13 +127,17 @@ describe('randomized histories with faults (issue 37)', function () {
     await processGraphWriter().start();
   });
 
-  if (process.env.HISTORY_KNOWN === '1') {
-    it('replays each known finding\'s history (known-findings.ts) and says whether it still shows', async () => {
-      for (const k of KNOWN) {
-        const s = await runOne(world, deps, k.history);
-        const shown = s.anomalies.filter((a) => a.known === k.id);
-        process.stdout.write(`${k.id} ${shown.length > 0 ? 'still shows' : 'NO LONGER SHOWS (remove it from known-findings.ts)'}: ${k.title}\n${report(0, s)}\n\n`);
+  if (process.env.HISTORY_FINDINGS !== '0' && !process.env.HISTORY_REPLAY) {
+    it(`the histories of what was found (findings.ts: ${FINDINGS.map((f) => f.id).join(', ')}) hold every invariant once mended`, async () => {
+      const failing: string[] = [];
+      for (const f of FINDINGS) {
+        const s = await runOne(world, deps, f.history);
+        const shown = s.anomalies.filter((a) => STRICT || a.known !== f.id || f.mended);
+        const state = f.mended ? (shown.length > 0 ? 'SHOWS AGAIN' : 'mended') : s.anomalies.some((a) => a.known === f.id) ? 'still shows (known)' : 'NO LONGER SHOWS: give it its `mended`';
+        process.stdout.write(`      ${f.id} ${state}${f.mended ? ` in ${f.mended.split(' ')[0]}` : ''}: ${f.title.slice(0, 100)}…\n`);
+        if (shown.length > 0) failing.push(`${f.id}:\n${report(0, s)}`);
       }
+      if (failing.length > 0) throw new Error(failing.join('\n\n'));
     });
   }
 

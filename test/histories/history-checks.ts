@@ -26,19 +26,10 @@ async function outboxRows(deps: Deps, s: HistoryState): Promise<{ waiting: numbe
   return rows[0]!;
 }
 
-// Healed: every instance has its three LISTEN connections back (keys, lists, policies; they
-// reconnect 5 s after a loss) and has loaded its memories since.
-async function listening(world: World, deps: Deps): Promise<boolean> {
-  for (const i of world.instances) {
-    if (!i.deps.keys.trusted() || !i.deps.lists.trusted()) return false;
-    const { rows } = await deps.db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query LIKE 'LISTEN %'",
-      [`${i.appName}-listen`],
-    );
-    if (rows[0]!.n < 3) return false;
-  }
-  return true;
-}
+// Healed: every instance's memories of keys and lists are trusted again (their LISTEN
+// connections prove themselves current and have loaded since; the policies' connection is made
+// the same way, and a policy is read from Postgres while it cannot prove itself).
+const listening = (world: World) => world.instances.every((i) => i.deps.keys.trusted() && i.deps.lists.trusted());
 
 export async function settle(world: World, deps: Deps, s: HistoryState): Promise<void> {
   // An outbox row of an event that was never stored: a failed request's write left behind (once
@@ -52,15 +43,13 @@ export async function settle(world: World, deps: Deps, s: HistoryState): Promise
   await world.healAll();
   s.active = [];
   const deadline = Date.now() + SETTLE_MS;
-  while (!(await listening(world, deps))) {
+  while (!listening(world)) {
     if (Date.now() > deadline) {
       s.anomalies.push({ kind: 'not_listening', detail: { afterMs: SETTLE_MS } });
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  // The policies' reload follows its reconnection.
-  await new Promise((resolve) => setTimeout(resolve, 300));
   for (;;) {
     const { waiting, failed } = await outboxRows(deps, s);
     if (waiting === 0) {

@@ -12,8 +12,9 @@ export interface Ack {
   verdict: string;
   // The external user id sent or bound by a PATCH answered 200; undefined when none.
   account?: string;
-  // A PATCH of it had no clear answer: its binding is unknown.
+  // A PATCH of it had no clear answer: its binding is unknown (maybeAccount, or none).
   bindingUnknown?: boolean;
+  maybeAccount?: string;
 }
 
 export interface Failed {

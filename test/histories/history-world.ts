@@ -71,8 +71,9 @@ async function startInstance(name: 'A' | 'B'): Promise<{ instance: Instance; sto
     // A generous deadline (a shared, noisy machine); the neo4jSlow fault goes past it on purpose.
     SIGNAL_DEADLINE_MS: '1000', PG_QUERY_TIMEOUT_MS: '3000', RATE_LIMIT_PER_MINUTE: '1000000',
   });
-  // The LISTEN connections, as serve() opens them, through this instance's listen proxy.
-  const watchDeps = { ...deps, config: { ...deps.config, databaseUrl: withAppName(deps.config.databaseUrl, `${appName}-listen`, `127.0.0.1:${listen.port}`) } };
+  // The LISTEN connections (on the direct URL), as serve() opens them, through this instance's
+  // listen proxy.
+  const watchDeps = { ...deps, config: { ...deps.config, databaseDirectUrl: withAppName(deps.config.databaseDirectUrl, `${appName}-listen`, `127.0.0.1:${listen.port}`) } };
   await redisReady(deps.redis, 3000);
   const keyWatch = deps.keys.watch(watchDeps);
   const listWatch = deps.lists.watch(watchDeps);

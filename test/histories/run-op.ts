@@ -21,7 +21,7 @@ import { aDocument } from '../policies/policy-builders.js';
 import { call } from '../support/api-client.js';
 import { IPS } from '../support/verdict-harness.js';
 import { POOL, type Inst, type Op } from './history-ops.js';
-import { account, changed, email, liveKey, type HistoryState } from './history-state.js';
+import { account, changed, email, liveKey, type Ack, type HistoryState } from './history-state.js';
 import type { World } from './history-world.js';
 
 const REVOKE_BOUND_MS = 5_000;
@@ -86,6 +86,20 @@ async function refusedEverywhere(world: World, key: string): Promise<(number | u
 // A use case's failure: a domain refusal is an answer; anything else leaves the outcome unknown.
 export const refusal = (err: unknown) => (err instanceof AppError && err.code !== 'internal' ? `refused: ${err.code}` : undefined);
 
+// The events an erasure takes (erasure-store.ts lockPersonEvents): those of the account, or those
+// of the email and every event of the accounts that used it. `unsure`: those it may take, as a
+// PATCH without a clear answer may have bound them.
+function personEvents(s: HistoryState, kind: 'external_user_id' | 'email', value: string): { sure: string[]; unsure: string[] } {
+  const live = s.acks.filter((a) => !s.erased.has(a.id));
+  const ofEmail = (a: Ack) => kind === 'email' && String(a.body.email ?? '').toLowerCase() === value;
+  const accounts = new Set(kind === 'email' ? live.filter(ofEmail).flatMap((a) => (a.account ? [a.account] : [])) : [value]);
+  const maybeAccounts = new Set(live.filter(ofEmail).flatMap((a) => (a.maybeAccount ? [a.maybeAccount] : [])));
+  const sure = live.filter((a) => ofEmail(a) || (a.account !== undefined && accounts.has(a.account)));
+  const unsure = live.filter((a) => !sure.includes(a) && ((a.maybeAccount !== undefined && (accounts.has(a.maybeAccount) || maybeAccounts.has(a.maybeAccount)))
+    || (a.account !== undefined && maybeAccounts.has(a.account))));
+  return { sure: sure.map((a) => a.id), unsure: unsure.map((a) => a.id) };
+}
+
 // A verdict or PATCH links under the link policy its instance holds: one that missed the latest
 // publication's announcement links under the one before.
 function linksUnderStalePolicy(world: World, s: HistoryState, inst: Inst): void {
@@ -113,7 +127,7 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       const res = await call(i.base, 'PATCH', `/v1/events/${ack.id}`, { key: liveKey(s), body: { external_user_id: account(o.account) } });
       const outcome = answered(s, res.status);
       if (outcome === 'ok') ack.account = account(o.account);
-      else if (outcome !== 'other') ack.bindingUnknown = true;
+      else if (outcome !== 'other') Object.assign(ack, { bindingUnknown: true, maybeAccount: account(o.account) });
       else s.anomalies.push({ kind: 'unexpected_status', detail: { request: `PATCH /v1/events/${ack.id}`, instance: i.name, status: res.status, body: res.body } });
       return `${ack.id}: ${res.status}`;
     }
@@ -171,10 +185,7 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
     case 'erase': {
       const value = o.kind === 'email' ? email(o.pick % POOL.emails) : account(o.pick % POOL.accounts);
       if (o.kind === 'email') s.flags.add('erased-by-email');
-      const live = s.acks.filter((a) => !s.erased.has(a.id));
-      const matches = (a: (typeof live)[number]) => (o.kind === 'email' ? String(a.body.email ?? '').toLowerCase() === value : a.account === value);
-      const sure = live.filter((a) => matches(a) && !a.bindingUnknown).map((a) => a.id);
-      const unsure = live.filter((a) => a.bindingUnknown && o.kind === 'external_user_id').map((a) => a.id);
+      const { sure, unsure } = personEvents(s, o.kind, value);
       for (const id of unsure) s.maybeErased.add(id);
       try {
         const erased = await erasePerson(i.deps, scope, { kind: o.kind, value }, { requestedBy: 'history (test)', waitMs: WAIT_MS });

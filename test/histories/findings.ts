@@ -1,16 +1,17 @@
-// Findings of the randomized histories already reported (issue 37), each with the smallest history
-// found that shows it (replayable: HISTORY_REPLAY='<its ops as JSON>' npm run verify:histories).
-// An anomaly a finding explains is printed with the history, marked `[known K…]`, and fails the
-// run only with HISTORY_STRICT=1; anything else fails it. Remove a finding once it is mended, so
-// that it fails again. HISTORY_KNOWN=1 (verify:histories --known) replays each one first and says
-// whether it still shows.
+// What the randomized histories found (issue 37), each with the smallest history found that shows
+// it. Every run replays these histories first, as regressions: a mended finding's history must
+// hold every invariant. A finding not yet mended (no `mended`) is known: an anomaly it explains is
+// printed, marked `[known K…]`, and fails a run only with HISTORY_STRICT=1; anything else fails
+// it. Give a finding its `mended` once it is, so that it fails again.
 import type { Op } from './history-ops.js';
 import type { Anomaly, HistoryState } from './history-state.js';
 
-export interface KnownFinding {
+export interface Finding {
   id: string;
   title: string;
   history: Op[];
+  // The commit that mended it.
+  mended?: string;
   explains(a: Anomaly, s: HistoryState): boolean;
 }
 
@@ -19,9 +20,10 @@ const v = (inst: 0 | 1, type: string, fields: Partial<Record<'account' | 'email'
 });
 const differences = (a: Anomaly) => (a.kind === 'graph_differs' ? (a.detail.differences as { type: string; what: string; subject: string }[]) : []);
 
-export const KNOWN: KnownFinding[] = [
+export const FINDINGS: Finding[] = [
   {
     id: 'K1',
+    mended: 'c0fe046 (a heartbeat proves each LISTEN connection current)',
     title: 'an instance whose LISTEN connection is cut silently misses the announcements sent meanwhile and keeps trusting its memory: a revoked key stays accepted, a list change or a policy unseen, for good',
     history: [
       v(1, 'login', { account: 0 }),
@@ -36,6 +38,7 @@ export const KNOWN: KnownFinding[] = [
   },
   {
     id: 'K2',
+    mended: '41fc249 (a cluster a hub left is recomputed even when its members do not move)',
     title: 'a mark on an event without an account stays on the cluster of its other identifiers once the identifier that joined them becomes a hub: the part keeps confirmedAbuse, and a fresh verdict through it is convicted',
     history: [
       { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
@@ -51,6 +54,7 @@ export const KNOWN: KnownFinding[] = [
   },
   {
     id: 'K3',
+    mended: '41fc249 (an erasure by email takes every event of the accounts that used it)',
     title: 'an erasure by email forgets in the graph every account of the events it found, while Postgres keeps those accounts\' other events bound to them (BY missing, the account gone)',
     history: [
       v(0, 'signup', { account: 4 }),
@@ -62,6 +66,7 @@ export const KNOWN: KnownFinding[] = [
   },
   {
     id: 'K4',
+    mended: '7483c75 (the policy in force is read from Postgres while its connection cannot prove it current)',
     title: 'policies are trusted while their LISTEN is down (keys and lists are not): for the 5 s an instance takes to reconnect after a Postgres restart it links under the previous link policy, and the graph keeps those links against the policy in force until the next recluster',
     history: [
       { op: 'fault', fault: 'pgRestart', inst: 1, hold: 4, during: false, latencyMs: 150, jitterMs: 0 },
@@ -72,3 +77,6 @@ export const KNOWN: KnownFinding[] = [
     explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
   },
 ];
+
+// The findings not mended yet.
+export const KNOWN = FINDINGS.filter((f) => !f.mended);
