@@ -12,8 +12,12 @@ export const FAULTS = ['writerStop', 'writerKill', 'workerKill', 'pgRestart', 'l
 export type FaultKind = (typeof FAULTS)[number];
 export type Inst = 0 | 1;
 
+export type VerdictOp = { op: 'verdict'; inst: Inst; type: (typeof EVENT_TYPES)[number]; account: number | null; email: number | null; phone: number | null; device: number | null; card: number | null; tor: boolean; keyed: boolean };
+
 export type Op =
-  | { op: 'verdict'; inst: Inst; type: (typeof EVENT_TYPES)[number]; account: number | null; email: number | null; phone: number | null; device: number | null; card: number | null; tor: boolean; keyed: boolean }
+  | VerdictOp
+  // Verdicts sent at once (to either instance), as concurrent users do.
+  | { op: 'burst'; inst: Inst; verdicts: VerdictOp[] }
   | { op: 'retry'; inst: Inst; pick: number }
   | { op: 'attach'; inst: Inst; pick: number; account: number }
   | { op: 'feedback'; inst: Inst; subject: 'event_id' | 'external_user_id' | 'email'; pick: number; outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback' }
@@ -37,7 +41,7 @@ const inst = fc.constantFrom<Inst>(0, 1);
 const maybe = (n: number) => fc.option(fc.nat({ max: n - 1 }), { nil: null, freq: 3 });
 const pick = fc.nat({ max: 30 });
 
-const verdict = fc.record({
+const verdict: fc.Arbitrary<VerdictOp> = fc.record({
   op: fc.constant('verdict' as const), inst, type: fc.constantFrom(...EVENT_TYPES),
   account: maybe(POOL.accounts), email: maybe(POOL.emails), phone: maybe(POOL.phones), device: maybe(POOL.devices), card: maybe(POOL.cards),
   // One in five from a Tor exit: a review to resolve.
@@ -51,6 +55,7 @@ const fault = fc.record({
 
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 12, arbitrary: verdict },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('burst' as const), inst, verdicts: fc.array(verdict, { minLength: 2, maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('retry' as const), inst, pick }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('attach' as const), inst, pick, account: fc.nat({ max: POOL.accounts - 1 }) }) },
   { weight: 3, arbitrary: fc.record({
@@ -83,6 +88,7 @@ export const historyArb = (maxLength: number): fc.Arbitrary<Op[]> => fc.array(op
 export function describeOp(o: Op): string {
   const at = `@${'AB'[o.inst]}`;
   switch (o.op) {
+    case 'burst': return `at once: ${o.verdicts.map(describeOp).join(' | ')}`;
     case 'verdict': {
       const parts = [o.type, o.account !== null && `u${o.account}`, o.email !== null && `e${o.email}`, o.phone !== null && `phone${o.phone}`,
         o.device !== null && `dev${o.device}`, o.type === 'checkout_attempt' && o.card !== null && `card${o.card}`, o.tor && 'tor', o.keyed && 'keyed'];

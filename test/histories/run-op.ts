@@ -20,7 +20,7 @@ import { createKey, revokeApiKey } from '../../src/tenants/manage-tenants.js';
 import { aDocument } from '../policies/policy-builders.js';
 import { call } from '../support/api-client.js';
 import { IPS } from '../support/verdict-harness.js';
-import { POOL, type Inst, type Op } from './history-ops.js';
+import { POOL, type Inst, type Op, type VerdictOp } from './history-ops.js';
 import { account, changed, email, liveKey, type Ack, type HistoryState } from './history-state.js';
 import type { World } from './history-world.js';
 
@@ -30,7 +30,7 @@ const actor = (s: HistoryState) => ({ ...s.scope, analystId: null, analystEmail:
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const at = <T>(list: T[], pick: number): T | undefined => (list.length === 0 ? undefined : list[pick % list.length]);
 
-function verdictBody(s: HistoryState, o: Extract<Op, { op: 'verdict' }>, tag: string): Record<string, unknown> {
+function verdictBody(s: HistoryState, o: VerdictOp, tag: string): Record<string, unknown> {
   const body: Record<string, unknown> = { event_type: o.type, ip: o.tor ? IPS.tor : `100.64.30.${(s.counters.tags % 250) + 1}`, context: { hist: tag } };
   if (o.account !== null) body.external_user_id = account(o.account);
   if (o.email !== null) body.email = email(o.email);
@@ -115,6 +115,14 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
     case 'verdict': {
       const tag = `${scope.tenantId}:${(s.counters.tags += 1)}`;
       return sendVerdict(world, s, o.inst, tag, verdictBody(s, o, tag), o.keyed ? tag : undefined);
+    }
+    case 'burst': {
+      for (const v of o.verdicts) linksUnderStalePolicy(world, s, v.inst);
+      const answers = await Promise.all(o.verdicts.map((v) => {
+        const tag = `${scope.tenantId}:${(s.counters.tags += 1)}`;
+        return sendVerdict(world, s, v.inst, tag, verdictBody(s, v, tag), v.keyed ? tag : undefined);
+      }));
+      return answers.join(' | ');
     }
     case 'retry': {
       const f = at(s.failed.filter((x) => x.idempotencyKey), o.pick);
