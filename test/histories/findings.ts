@@ -28,12 +28,12 @@ export const FINDINGS: Finding[] = [
     history: [
       v(1, 'login', { account: 0 }),
       { op: 'keyCreate', inst: 0 },
-      { op: 'fault', fault: 'listenStall', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'fault', fault: 'listenCut', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
       { op: 'keyRevoke', inst: 0, pick: 0 },
     ],
     explains: (a, s) => {
       const what = { revoked_key_accepted: 'key', list_differs: 'list', policy_differs: 'policy' }[a.kind];
-      return what !== undefined && s.changedWhileStalled[a.detail.instance === 'A' ? 0 : 1].has(what);
+      return what !== undefined && s.changedWhileCut[a.detail.instance === 'A' ? 0 : 1].has(what);
     },
   },
   {
@@ -75,6 +75,21 @@ export const FINDINGS: Finding[] = [
       v(1, 'signup', { account: 2, phone: 1 }),
     ],
     explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
+  },
+  {
+    id: 'K5',
+    title: 'an identifier stays a hub when a PATCH binds one of its events without an account to an account it already counts: its count falls back to the threshold, and the projection from Postgres (rebuild, verify) says it links; the live graph keeps it out of every cluster, and an empty cluster behind',
+    history: [
+      { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
+      v(0, 'signup', { email: 1 }),
+      v(0, 'signup', { email: 1 }),
+      v(0, 'signup', { account: 0, email: 1 }),
+      { op: 'settle', inst: 0 },
+      { op: 'attach', inst: 0, pick: 0, account: 0 },
+    ],
+    explains: (a, s) => s.flags.has('patched') && a.kind === 'graph_differs'
+      && differences(a).some((d) => d.type === 'wrong_hub' && (d as { expected?: { hub?: boolean } }).expected?.hub === false)
+      && differences(a).every((d) => ['wrong_hub', 'wrong_cluster', 'wrong_facts'].includes(d.type)),
   },
 ];
 

@@ -43,6 +43,9 @@ export async function settle(world: World, deps: Deps, s: HistoryState): Promise
   await world.healAll();
   s.active = [];
   const deadline = Date.now() + SETTLE_MS;
+  // A memory may answer from before a silent cut for as long as MEMORY_STALENESS_MS (its bound).
+  const quietAt = world.lastCutAt() + world.instances[0].deps.config.memoryStalenessMs + 500;
+  if (Date.now() < quietAt) await new Promise((resolve) => setTimeout(resolve, quietAt - Date.now()));
   while (!listening(world)) {
     if (Date.now() > deadline) {
       s.anomalies.push({ kind: 'not_listening', detail: { afterMs: SETTLE_MS } });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 
 export const POOL = { accounts: 5, emails: 4, phones: 3, devices: 3, cards: 3 };
 export const EVENT_TYPES = ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'] as const;
-export const FAULTS = ['writerStop', 'writerKill', 'workerKill', 'pgRestart', 'listenStall', 'neo4jSlow'] as const;
+export const FAULTS = ['writerStop', 'writerKill', 'workerKill', 'pgRestart', 'listenCut', 'neo4jSlow'] as const;
 export type FaultKind = (typeof FAULTS)[number];
 export type Inst = 0 | 1;
 

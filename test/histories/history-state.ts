@@ -47,14 +47,14 @@ export interface HistoryState {
   // Events an erasure that failed midway may or may not have erased.
   maybeErased: Set<string>;
   listValues: { kind: 'external_user_id' | 'email'; value: string }[];
-  // Per instance: changes to announced tables made while its LISTEN connections were stalled.
-  changedWhileStalled: [Set<string>, Set<string>];
+  // Per instance: changes to announced tables made while its LISTEN connections were cut (for the fault's `hold`).
+  changedWhileCut: [Set<string>, Set<string>];
   // Per instance: a policy was published while its LISTEN connections were down (after a Postgres
   // restart, until they reconnect), and it has not reconnected since.
   missedWhileDown: [boolean, boolean];
-  // What the history did that a known finding needs (histories.test.ts KNOWN): 'hub-policy',
+  // What the history did that a finding's `explains` needs (findings.ts): 'hub-policy',
   // 'erased-by-email', 'stale-link-policy' (a verdict or PATCH on an instance that missed a
-  // policy's announcement).
+  // policy's announcement), 'patched' (a PATCH bound an event).
   flags: Set<string>;
   active: { fault: FaultKind; inst: Inst; left: number }[];
   counters: { tags: number; statuses: Record<string, number>; skipped: number; faults: Record<FaultKind, number> };
@@ -65,18 +65,18 @@ export interface HistoryState {
 export function newState(scope: Scope, keys: { sk: string; pk: string }): HistoryState {
   return {
     scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], deviceIds: [], acks: [], failed: [],
-    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileStalled: [new Set(), new Set()], missedWhileDown: [false, false], flags: new Set(), active: [],
+    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileCut: [new Set(), new Set()], missedWhileDown: [false, false], flags: new Set(), active: [],
     counters: { tags: 0, statuses: {}, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<FaultKind, number> },
     log: [], anomalies: [],
   };
 }
 
-export const stalled = (s: HistoryState, inst: Inst) => s.active.some((a) => a.fault === 'listenStall' && a.inst === inst);
+export const cutOff = (s: HistoryState, inst: Inst) => s.active.some((a) => a.fault === 'listenCut' && a.inst === inst);
 
-// Notes a change to keys, lists or policies: an instance whose LISTEN is stalled misses its
+// Notes a change to keys, lists or policies: an instance whose LISTEN is cut may miss its
 // announcement.
 export function changed(s: HistoryState, what: 'key' | 'list' | 'policy'): void {
-  for (const inst of [0, 1] as Inst[]) if (stalled(s, inst)) s.changedWhileStalled[inst].add(what);
+  for (const inst of [0, 1] as Inst[]) if (cutOff(s, inst)) s.changedWhileCut[inst].add(what);
 }
 
 export const liveKey = (s: HistoryState) => s.keys.filter((k) => !k.revoked).at(-1)!.key;

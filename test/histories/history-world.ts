@@ -2,10 +2,11 @@
 // each started as `serve` starts one (key and list memories watched, warmed, the policies
 // watched, a graph writer, an HTTP listener on loopback), and optionally a real `doorman worker`
 // child. Every fault is injected here and healed here:
-//   - each instance reaches Neo4j through a TCP proxy of its own (neo4jSlow: a delay each way);
+//   - each instance reaches Neo4j through a TCP proxy of its own (neo4jSlow: a delay each way,
+//     at most 5 s long);
 //   - each instance's LISTEN connections (keys, lists, policies) go through a TCP proxy of their
-//     own (listenStall: bytes stop both ways and are lost, the connection stays open: cut
-//     silently);
+//     own (listenCut: the connections open are cut silently, for good: nothing more either way,
+//     no close told either end; new connections pass);
 //   - each instance's Postgres connections carry an application_name of their own, so "Postgres
 //     restarted, as this instance sees it" is pg_terminate_backend of exactly those (pgRestart),
 //     and its graph writer's session (on DATABASE_DIRECT_URL, named apart) can be killed alone
@@ -39,6 +40,8 @@ export interface World {
   instances: [Instance, Instance];
   // Whether a worker child runs (HISTORY_WORKER=0: none, and workerKill does nothing).
   worker(): Child | undefined;
+  // When a LISTEN connection was last cut silently (epoch ms; 0: never).
+  lastCutAt(): number;
   inject(fault: FaultKind, inst: Inst, latencyMs: number): Promise<boolean>;
   // pgRestart in the middle of an operation: see restartDuring below.
   restartDuring<T>(inst: Inst, start: () => Promise<T>): Promise<{ work: Promise<T>; terminated: number }>;
@@ -96,6 +99,9 @@ async function startInstance(name: 'A' | 'B'): Promise<{ instance: Instance; sto
   };
 }
 
+// The longest a slow Neo4j lasts (it is healed sooner when its operations are done).
+const SLOW_BOUND_MS = 5_000;
+
 // What the operations of a history write (a verdict, PATCH, feedback, a retraction, a review's
 // resolution or undo, a list change, a key, a policy, the outbox rows that follow them).
 const WRITTEN = ['events', 'feedback', 'reviews', 'graph_outbox', 'list_entries', 'api_keys', 'policy_versions'];
@@ -119,10 +125,18 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
   let worker = options.worker ? await startReadyWorker() : undefined;
   let workerStarting: Promise<Child> | undefined;
   const active = new Set<string>();
+  let lastCutAt = 0;
+  // A slow Neo4j ends by itself after this long, however long its operations take.
+  const timers = new Map<string, NodeJS.Timeout>();
+  const bounded = (fault: FaultKind, inst: Inst, ms: number) => {
+    clearTimeout(timers.get(`${fault}:${inst}`));
+    timers.set(`${fault}:${inst}`, setTimeout(() => void world.heal(fault, inst), ms));
+  };
 
   const world: World = {
     instances,
     worker: () => worker,
+    lastCutAt: () => lastCutAt,
     async inject(fault, inst, latencyMs) {
       const i = instances[inst];
       active.add(`${fault}:${inst}`);
@@ -136,11 +150,13 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
           return (await terminate(admin, `${i.appName}-direct`)) > 0;
         case 'pgRestart':
           return (await terminate(admin, `${i.appName}%`)) > 0;
-        case 'listenStall':
-          i.listen.stall();
+        case 'listenCut':
+          i.listen.blackhole();
+          lastCutAt = Date.now();
           return true;
         case 'neo4jSlow':
           i.bolt.delay(latencyMs);
+          bounded(fault, inst, SLOW_BOUND_MS);
           return true;
         case 'workerKill': {
           if (!worker) return false;
@@ -190,11 +206,12 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
     async heal(fault, inst) {
       const i = instances[inst];
       active.delete(`${fault}:${inst}`);
+      clearTimeout(timers.get(`${fault}:${inst}`));
+      timers.delete(`${fault}:${inst}`);
       if (fault === 'writerStop' && !i.writerRunning) {
         await i.deps.graphWriter.start();
         i.writerRunning = true;
       }
-      if (fault === 'listenStall') i.listen.restore();
       if (fault === 'neo4jSlow') i.bolt.delay(0);
     },
     async healAll() {

@@ -104,7 +104,7 @@ function personEvents(s: HistoryState, kind: 'external_user_id' | 'email', value
 // publication's announcement links under the one before.
 function linksUnderStalePolicy(world: World, s: HistoryState, inst: Inst): void {
   if (world.instances[inst].deps.keys.trusted()) s.missedWhileDown[inst] = false;
-  if (s.missedWhileDown[inst] || s.changedWhileStalled[inst].has('policy')) s.flags.add('stale-link-policy');
+  if (s.missedWhileDown[inst] || s.changedWhileCut[inst].has('policy')) s.flags.add('stale-link-policy');
 }
 
 export async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
@@ -134,7 +134,10 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       if (!ack) return 'skipped: no unbound event';
       const res = await call(i.base, 'PATCH', `/v1/events/${ack.id}`, { key: liveKey(s), body: { external_user_id: account(o.account) } });
       const outcome = answered(s, res.status);
-      if (outcome === 'ok') ack.account = account(o.account);
+      if (outcome === 'ok') {
+        ack.account = account(o.account);
+        s.flags.add('patched');
+      }
       else if (outcome !== 'other') Object.assign(ack, { bindingUnknown: true, maybeAccount: account(o.account) });
       else s.anomalies.push({ kind: 'unexpected_status', detail: { request: `PATCH /v1/events/${ack.id}`, instance: i.name, status: res.status, body: res.body } });
       return `${ack.id}: ${res.status}`;

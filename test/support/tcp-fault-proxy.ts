@@ -5,7 +5,9 @@
 // from each end that the other has closed, as a NAT that dropped the connection does (the server
 // learns nothing until its own timeouts); restore() lets connections through again. accepted
 // counts the connections made to it, refused ones included. delay(ms) holds every chunk that long
-// each way (in order), as a slow link does; delay(0) ends it.
+// each way (in order), as a slow link does; delay(0) ends it. blackhole() is forget() for the
+// connections open now only, for good (restore() does not bring them back), while new ones pass:
+// a connection lost silently, as a NAT or a firewall that dropped it does.
 import net from 'node:net';
 
 export interface TcpFaultProxy {
@@ -15,6 +17,7 @@ export interface TcpFaultProxy {
   stall(): void;
   forget(): void;
   delay(ms: number): void;
+  blackhole(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -26,6 +29,8 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
   let delayMs = 0;
   let accepted = 0;
   const sockets = new Set<net.Socket>();
+  // The sockets of connections blackholed: nothing more either way, no close told.
+  const holed = new WeakSet<net.Socket>();
   const server = net.createServer((client) => {
     accepted += 1;
     if (isCut) {
@@ -44,7 +49,7 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
     for (const socket of [client, upstream]) {
       // Forgotten: the closing end goes, the other is never told (close() and cut() end it).
       const closed = () => {
-        if (!isForgotten) return end();
+        if (!isForgotten && !holed.has(socket)) return end();
         socket.destroy();
         sockets.delete(socket);
       };
@@ -66,7 +71,7 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
         if (held.length > 0) timer = setTimeout(pump, held[0]!.due - Date.now());
       };
       return (chunk: Buffer) => {
-        if (isStalled) return;
+        if (isStalled || holed.has(to)) return;
         held.push({ chunk, due: Math.max(Date.now() + delayMs, held.at(-1)?.due ?? 0) });
         if (!timer) pump();
       };
@@ -93,6 +98,9 @@ export async function startTcpFaultProxy(targetPort: number, targetHost = '127.0
     },
     delay(ms) {
       delayMs = Math.max(0, ms);
+    },
+    blackhole() {
+      for (const socket of sockets) holed.add(socket);
     },
     restore() {
       isCut = false;
