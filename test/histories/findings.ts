@@ -91,6 +91,17 @@ export const FINDINGS: Finding[] = [
       && differences(a).some((d) => d.type === 'wrong_hub' && (d as { expected?: { hub?: boolean } }).expected?.hub === false)
       && differences(a).every((d) => ['wrong_hub', 'wrong_cluster', 'wrong_facts'].includes(d.type)),
   },
+  {
+    id: 'K6',
+    title: 'a link carries the link policy its instance held at the verdict: in the window an instance may answer from memory after a publication it has not heard of (up to MEMORY_STALENESS_MS after its LISTEN connection is cut silently; milliseconds on a healthy one), it links under the previous policy, and the graph keeps those links against the policy in force until the next recluster',
+    history: [
+      { op: 'fault', fault: 'listenCut', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'policy', inst: 0, off: ['phone'], exclude: null, hub: null },
+      v(1, 'signup', { account: 1, phone: 1 }),
+      v(1, 'signup', { account: 2, phone: 1 }),
+    ],
+    explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
+  },
 ];
 
 // The findings not mended yet.

@@ -32,8 +32,12 @@ const MAX_OPS = Number(process.env.HISTORY_MAX_OPS ?? 25);
 const STRICT = process.env.HISTORY_STRICT === '1';
 // HISTORY_VERBOSE=1 prints every history's log, not only the failing ones'.
 const VERBOSE = process.env.HISTORY_VERBOSE === '1';
-// Shrinking reruns the history many times; past this it stops and reports the smallest so far.
+// Shrinking reruns a history many times; past this (in all, over the run) it stops and reports
+// the smallest found so far.
 const SHRINK_MS = Number(process.env.HISTORY_SHRINK_SECONDS ?? 120) * 1000;
+// A history takes seconds; this bounds a run that hangs.
+const HISTORY_BOUND_MS = 60_000;
+let shrinkingSince: number | undefined;
 
 interface Totals {
   histories: number;
@@ -104,14 +108,13 @@ function summary(started: number): string {
   const known = Object.entries(totals.known).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   return [
     `[histories] ${totals.histories} histories (seeds ${SEED}..${SEED + RUNS - 1}) in ${Math.round((Date.now() - started) / 1000)} s, ${totals.reruns} reruns while shrinking`,
-    `[histories] ${totals.ops} operations (${totals.skipped} with nothing to act on), answers ${statuses}`,
+    `[histories] ${totals.ops} operations (${totals.skipped} with nothing to act on); answers (HTTP statuses, and use cases that threw): ${statuses}`,
     `[histories] faults injected: ${faults}`,
     `[histories] anomalies: ${totals.anomalies} (known findings: ${known}); failing histories: ${totals.failing.map((f) => f.seed).join(', ') || 'none'}`,
   ].join('\n');
 }
 
 describe('randomized histories with faults (issue 37)', function () {
-  this.timeout(0);
   let world: World;
   const deps = testDeps();
 
@@ -128,7 +131,8 @@ describe('randomized histories with faults (issue 37)', function () {
   });
 
   if (process.env.HISTORY_FINDINGS !== '0' && !process.env.HISTORY_REPLAY) {
-    it(`the histories of what was found (findings.ts: ${FINDINGS.map((f) => f.id).join(', ')}) hold every invariant once mended`, async () => {
+    it(`the histories of what was found (findings.ts: ${FINDINGS.map((f) => f.id).join(', ')}) hold every invariant once mended`, async function () {
+      this.timeout(FINDINGS.length * HISTORY_BOUND_MS);
       const failing: string[] = [];
       for (const f of FINDINGS) {
         const s = await runOne(world, deps, f.history);
@@ -143,7 +147,8 @@ describe('randomized histories with faults (issue 37)', function () {
 
   // HISTORY_REPLAY='[…]': one given history (a shrunk one, as a report prints it), checked once.
   if (process.env.HISTORY_REPLAY) {
-    it('the given history holds every invariant', async () => {
+    it('the given history holds every invariant', async function () {
+      this.timeout(HISTORY_BOUND_MS);
       const s = await runOne(world, deps, JSON.parse(process.env.HISTORY_REPLAY!) as Op[]);
       process.stdout.write(`${report(0, s)}\n`);
       const failing = s.anomalies.filter((a) => STRICT || !a.known);
@@ -152,17 +157,17 @@ describe('randomized histories with faults (issue 37)', function () {
     return;
   }
 
-  it(`${RUNS} histories of up to ${MAX_OPS} operations hold every invariant`, async () => {
+  it(`${RUNS} histories of up to ${MAX_OPS} operations hold every invariant`, async function () {
+    this.timeout(RUNS * HISTORY_BOUND_MS + SHRINK_MS + HISTORY_BOUND_MS);
     const started = Date.now();
     for (let n = 0; n < RUNS; n++) {
       const seed = SEED + n;
       let first = true;
-      let failedAt: number | undefined;
       let smallest: HistoryState | undefined;
       let target: string | undefined;
       const details = await fc.check(fc.asyncProperty(historyArb(MAX_OPS), async (ops) => {
         if (!first) {
-          fc.pre(failedAt === undefined || Date.now() - failedAt < SHRINK_MS);
+          fc.pre(shrinkingSince === undefined || Date.now() - shrinkingSince < SHRINK_MS);
           totals.reruns += 1;
         }
         const s = await runOne(world, deps, ops);
@@ -183,7 +188,7 @@ describe('randomized histories with faults (issue 37)', function () {
         // being made smaller (it is printed with the history that first showed it).
         target ??= found[0];
         if (target === undefined || !found.includes(target)) return true;
-        failedAt ??= Date.now();
+        shrinkingSince ??= Date.now();
         smallest = s;
         throw new Error(failing.map(anomalyLine).join('\n'));
       }), { seed, numRuns: 1, unbiased: true });

@@ -52,6 +52,8 @@ export interface HistoryState {
   // Per instance: a policy was published while its LISTEN connections were down (after a Postgres
   // restart, until they reconnect), and it has not reconnected since.
   missedWhileDown: [boolean, boolean];
+  // When a policy was last published (epoch ms; 0: never).
+  publishedAt: number;
   // What the history did that a finding's `explains` needs (findings.ts): 'hub-policy',
   // 'erased-by-email', 'stale-link-policy' (a verdict or PATCH on an instance that missed a
   // policy's announcement), 'patched' (a PATCH bound an event).
@@ -65,7 +67,7 @@ export interface HistoryState {
 export function newState(scope: Scope, keys: { sk: string; pk: string }): HistoryState {
   return {
     scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], deviceIds: [], acks: [], failed: [],
-    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileCut: [new Set(), new Set()], missedWhileDown: [false, false], flags: new Set(), active: [],
+    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileCut: [new Set(), new Set()], missedWhileDown: [false, false], publishedAt: 0, flags: new Set(), active: [],
     counters: { tags: 0, statuses: {}, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<FaultKind, number> },
     log: [], anomalies: [],
   };

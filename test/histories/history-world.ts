@@ -40,8 +40,8 @@ export interface World {
   instances: [Instance, Instance];
   // Whether a worker child runs (HISTORY_WORKER=0: none, and workerKill does nothing).
   worker(): Child | undefined;
-  // When a LISTEN connection was last cut silently (epoch ms; 0: never).
-  lastCutAt(): number;
+  // When a LISTEN connection (of this instance, or of any) was last cut silently (epoch ms; 0: never).
+  lastCutAt(inst?: Inst): number;
   inject(fault: FaultKind, inst: Inst, latencyMs: number): Promise<boolean>;
   // pgRestart in the middle of an operation: see restartDuring below.
   restartDuring<T>(inst: Inst, start: () => Promise<T>): Promise<{ work: Promise<T>; terminated: number }>;
@@ -125,7 +125,7 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
   let worker = options.worker ? await startReadyWorker() : undefined;
   let workerStarting: Promise<Child> | undefined;
   const active = new Set<string>();
-  let lastCutAt = 0;
+  const cutAt = [0, 0];
   // A slow Neo4j ends by itself after this long, however long its operations take.
   const timers = new Map<string, NodeJS.Timeout>();
   const bounded = (fault: FaultKind, inst: Inst, ms: number) => {
@@ -136,7 +136,7 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
   const world: World = {
     instances,
     worker: () => worker,
-    lastCutAt: () => lastCutAt,
+    lastCutAt: (inst) => (inst === undefined ? Math.max(...cutAt) : cutAt[inst]!),
     async inject(fault, inst, latencyMs) {
       const i = instances[inst];
       active.add(`${fault}:${inst}`);
@@ -152,7 +152,7 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
           return (await terminate(admin, `${i.appName}%`)) > 0;
         case 'listenCut':
           i.listen.blackhole();
-          lastCutAt = Date.now();
+          cutAt[inst] = Date.now();
           return true;
         case 'neo4jSlow':
           i.bolt.delay(latencyMs);

@@ -102,9 +102,14 @@ function personEvents(s: HistoryState, kind: 'external_user_id' | 'email', value
 
 // A verdict or PATCH links under the link policy its instance holds: one that missed the latest
 // publication's announcement links under the one before.
+// So does one whose LISTEN was cut silently before a publication, while its memory may still
+// answer from before the cut (MEMORY_STALENESS_MS, and a second more for this test's clocks).
 function linksUnderStalePolicy(world: World, s: HistoryState, inst: Inst): void {
-  if (world.instances[inst].deps.keys.trusted()) s.missedWhileDown[inst] = false;
-  if (s.missedWhileDown[inst] || s.changedWhileCut[inst].has('policy')) s.flags.add('stale-link-policy');
+  const x = world.instances[inst];
+  if (x.deps.keys.trusted()) s.missedWhileDown[inst] = false;
+  const cutAt = world.lastCutAt(inst);
+  const staleCut = cutAt > 0 && s.publishedAt > cutAt && Date.now() - cutAt < x.deps.config.memoryStalenessMs + 1000;
+  if (s.missedWhileDown[inst] || staleCut) s.flags.add('stale-link-policy');
 }
 
 export async function runOp(world: World, s: HistoryState, o: Op): Promise<string> {
@@ -190,6 +195,7 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       const version = await publishPolicy(i.deps, scope, { document: aDocument({}, { graph }) });
       changed(s, 'policy');
       world.instances.forEach((x, n) => { if (!x.deps.keys.trusted()) s.missedWhileDown[n] = true; });
+      s.publishedAt = Date.now();
       const result = await reclusterGraph(i.deps, scope, { waitMs: WAIT_MS });
       return `${version} published; recluster: ${JSON.stringify(result)}`;
     }
