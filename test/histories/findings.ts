@@ -1,0 +1,97 @@
+// What the randomized histories found (issue 37), each with the smallest history found that shows
+// it. Every run replays these histories first, as regressions: a mended finding's history must
+// hold every invariant. A finding not yet mended (no `mended`) is known: an anomaly it explains is
+// printed, marked `[known K…]`, and fails a run only with HISTORY_STRICT=1; anything else fails
+// it. Give a finding its `mended` once it is, so that it fails again.
+import type { Op } from './history-ops.js';
+import type { Anomaly, HistoryState } from './history-state.js';
+
+export interface Finding {
+  id: string;
+  title: string;
+  history: Op[];
+  // The commit that mended it.
+  mended?: string;
+  explains(a: Anomaly, s: HistoryState): boolean;
+}
+
+const v = (inst: 0 | 1, type: string, fields: Partial<Record<'account' | 'email' | 'phone' | 'device' | 'card', number>>, tor = false): Op => ({
+  op: 'verdict', inst, type: type as never, account: null, email: null, phone: null, device: null, card: null, tor, keyed: false, ...fields,
+});
+const differences = (a: Anomaly) => (a.kind === 'graph_differs' ? (a.detail.differences as { type: string; what: string; subject: string }[]) : []);
+
+export const FINDINGS: Finding[] = [
+  {
+    id: 'K1',
+    mended: 'c0fe046 (a heartbeat proves each LISTEN connection current)',
+    title: 'an instance whose LISTEN connection is cut silently misses the announcements sent meanwhile and keeps trusting its memory: a revoked key stays accepted, a list change or a policy unseen, for good',
+    history: [
+      v(1, 'login', { account: 0 }),
+      { op: 'keyCreate', inst: 0 },
+      { op: 'fault', fault: 'listenCut', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'keyRevoke', inst: 0, pick: 0 },
+    ],
+    explains: (a, s) => {
+      const what = { revoked_key_accepted: 'key', list_differs: 'list', policy_differs: 'policy' }[a.kind];
+      return what !== undefined && s.changedWhileCut[a.detail.instance === 'A' ? 0 : 1].has(what);
+    },
+  },
+  {
+    id: 'K2',
+    mended: '41fc249 (a cluster a hub left is recomputed even when its members do not move)',
+    title: 'a mark on an event without an account stays on the cluster of its other identifiers once the identifier that joined them becomes a hub: the part keeps confirmedAbuse, and a fresh verdict through it is convicted',
+    history: [
+      { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
+      v(0, 'signup', { email: 1 }, true),
+      { op: 'feedback', inst: 0, subject: 'event_id', pick: 0, outcome: 'confirmed_abuse' },
+      v(0, 'signup', { email: 1, device: 0 }),
+      { op: 'settle', inst: 0 },
+      v(0, 'trial_start', { email: 1, phone: 2 }),
+    ],
+    explains: (a, s) => s.flags.has('hub-policy') && (
+      (a.kind === 'graph_differs' && differences(a).every((d) => d.type === 'wrong_facts' && /(confirmedAbuse|abuse|falsePositive|chargebacks|suppressed)$/.test(d.subject)))
+      || (a.kind === 'marks_differ' && a.detail.expected === false && typeof a.detail.identifier === 'string')),
+  },
+  {
+    id: 'K3',
+    mended: '41fc249 (an erasure by email takes every event of the accounts that used it)',
+    title: 'an erasure by email forgets in the graph every account of the events it found, while Postgres keeps those accounts\' other events bound to them (BY missing, the account gone)',
+    history: [
+      v(0, 'signup', { account: 4 }),
+      v(0, 'login', { account: 4, email: 1 }),
+      { op: 'erase', inst: 0, kind: 'email', pick: 1 },
+    ],
+    explains: (a, s) => s.flags.has('erased-by-email') && a.kind === 'graph_differs'
+      && differences(a).some((d) => (d.type === 'missing_node' && d.what === 'account') || (d.type === 'missing_link' && d.what === 'BY')),
+  },
+  {
+    id: 'K4',
+    mended: '7483c75 (the policy in force is read from Postgres while its connection cannot prove it current)',
+    title: 'policies are trusted while their LISTEN is down (keys and lists are not): for the 5 s an instance takes to reconnect after a Postgres restart it links under the previous link policy, and the graph keeps those links against the policy in force until the next recluster',
+    history: [
+      { op: 'fault', fault: 'pgRestart', inst: 1, hold: 4, during: false, latencyMs: 150, jitterMs: 0 },
+      { op: 'policy', inst: 0, off: ['phone'], exclude: null, hub: null },
+      v(1, 'signup', { account: 1, phone: 1 }),
+      v(1, 'signup', { account: 2, phone: 1 }),
+    ],
+    explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
+  },
+  {
+    id: 'K5',
+    title: 'an identifier stays a hub when a PATCH binds one of its events without an account to an account it already counts: its count falls back to the threshold, and the projection from Postgres (rebuild, verify) says it links; the live graph keeps it out of every cluster, and an empty cluster behind',
+    history: [
+      { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
+      v(0, 'signup', { email: 1 }),
+      v(0, 'signup', { email: 1 }),
+      v(0, 'signup', { account: 0, email: 1 }),
+      { op: 'settle', inst: 0 },
+      { op: 'attach', inst: 0, pick: 0, account: 0 },
+    ],
+    explains: (a, s) => s.flags.has('patched') && a.kind === 'graph_differs'
+      && differences(a).some((d) => d.type === 'wrong_hub' && (d as { expected?: { hub?: boolean } }).expected?.hub === false)
+      && differences(a).every((d) => ['wrong_hub', 'wrong_cluster', 'wrong_facts'].includes(d.type)),
+  },
+];
+
+// The findings not mended yet.
+export const KNOWN = FINDINGS.filter((f) => !f.mended);
