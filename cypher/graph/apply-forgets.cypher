@@ -62,6 +62,22 @@ CALL {
   MATCH (i:Identifier {tenantId: f.tenantId, mode: f.mode, kind: x.kind, value: x.value})
   RETURN collect(i) AS listedIds
 }
+// A hub whose counts fell back to its threshold (apply-links keeps the threshold in force on it)
+// and that something still uses links again, as Postgres's evidence says (issue 37): it joins the
+// cluster of one account it links, and those clusters are merged after this statement.
+CALL {
+  WITH usedIds, linkedIds, unlinkedIds
+  UNWIND usedIds + linkedIds + unlinkedIds AS i
+  WITH DISTINCT i
+  WHERE i.hub AND i.hubAt IS NOT NULL AND coalesce(i.policyLinks, true) AND i.accounts + i.anonymous <= i.hubAt
+    AND (EXISTS { (:Event)-[:USED]->(i) } OR EXISTS { (:Account)-[:LINKED]->(i) })
+  SET i.hub = false, i.linking = true
+  WITH i
+  OPTIONAL MATCH (rc:Cluster)<-[:IN]-(ra:Account)-[:LINKED]->(i)
+  WITH i, collect(DISTINCT rc) AS rcs
+  FOREACH (c IN rcs[0..1] | CREATE (i)-[:IN]->(c))
+  RETURN reduce(acc = [], x IN collect(rcs) | acc + x) AS rejoinedClusters
+}
 CALL {
   WITH usedIds, linkedIds, listedIds, unlinkedIds
   UNWIND usedIds + linkedIds + listedIds + unlinkedIds AS i
@@ -80,8 +96,8 @@ CALL {
   RETURN count(*) AS feedbackCount
 }
 CALL {
-  WITH f, accountClusters, identifierClusters, unlinkedClusters, cards
-  UNWIND accountClusters + identifierClusters + unlinkedClusters AS c
+  WITH f, accountClusters, identifierClusters, unlinkedClusters, rejoinedClusters, cards
+  UNWIND accountClusters + identifierClusters + unlinkedClusters + rejoinedClusters AS c
   WITH DISTINCT f, c, cards
   WITH f, c, cards, COUNT { (m)-[:IN]->(c) } AS members, COUNT { (:Account)-[:IN]->(c) } AS accounts,
        [j IN range(0, size(coalesce(c.cardValue, [])) - 1) WHERE NOT c.cardValue[j] IN cards] AS keep

@@ -9,7 +9,7 @@
 MATCH (i:Identifier {tenantId: $tenantId, mode: $mode})
 WITH i, coalesce($kinds[i.kind], $default) AS p
 WITH i, p, i.accounts + i.anonymous > p.hub AS hub
-SET i.hub = hub, i.linking = p.links AND NOT hub AND NOT i.value IN p.exclude
+SET i.hub = hub, i.linking = p.links AND NOT hub AND NOT i.value IN p.exclude, i.hubAt = p.hub, i.policyLinks = p.links AND NOT i.value IN p.exclude
 WITH i, p
 CALL {
   WITH i, p

@@ -7,7 +7,10 @@
 // Each identifier carries the tenant's link policy for its kind (docs/graph.md, "Link policy"):
 // whether it links, its hub threshold and how long a link lasts unseen. An identifier that stops
 // linking here (it became a hub) leaves its cluster, and its cluster's id is returned so the
-// writer splits it into the parts that stay connected without it, in the same transaction.
+// writer splits it into the parts that stay connected without it, in the same transaction. A hub
+// whose count falls back to its threshold (an anonymous event it counted bound to an account it
+// already counted) links again, and the clusters of its accounts are returned with this link's to
+// be merged the same way (issue 37: the hub stayed, where the evidence in Postgres links it).
 // Parameters: $links, a list of {tenantId, mode, eventId, eventType, at (epoch ms),
 //   account (string|null), ids (list of {kind, value, links (bool|null), hub (int|null),
 //   expiryMs (int|null)}, distinct), card (string|null), cardCountry (string|null), hubThreshold
@@ -56,9 +59,17 @@ CALL {
         SET k.lastSeenAt = l.at, k.expiresAt = CASE WHEN id.expiryMs IS NOT NULL THEN l.at + id.expiryMs END, k.expiredAt = null)
       RETURN count(*) AS linked
     }
-    WITH l, i, NOT i.hub AND i.accounts + i.anonymous > coalesce(id.hub, l.hubThreshold) AS becomesHub
+    // What the link policy says of it, kept for a forget that lowers its counts (apply-forgets).
+    WITH l, id, i, coalesce(id.hub, l.hubThreshold) AS hubAt
+    SET i.hubAt = hubAt, i.policyLinks = coalesce(id.links, true)
+    WITH l, i, NOT i.hub AND i.accounts + i.anonymous > hubAt AS becomesHub,
+         // A hub whose count fell back to its threshold (an anonymous event it counted is bound to
+         // an account it already counted) links again, as Postgres's evidence says (issue 37): the
+         // clusters of the accounts it links are merged after this statement.
+         i.hub AND i.accounts + i.anonymous <= hubAt AND coalesce(i.policyLinks, true) AS rejoins
     FOREACH (_ IN CASE WHEN becomesHub THEN [1] ELSE [] END | SET i.hub = true, i.linking = false)
-    WITH l, i, becomesHub
+    FOREACH (_ IN CASE WHEN rejoins THEN [1] ELSE [] END | SET i.hub = false, i.linking = true)
+    WITH l, i, becomesHub, rejoins
     // A hub leaves its cluster: the accounts it fused are split after this statement.
     CALL {
       WITH i, becomesHub
@@ -67,9 +78,15 @@ CALL {
       DELETE r
       RETURN collect({tenantId: hc.tenantId, mode: hc.mode, id: hc.id}) AS left
     }
-    RETURN collect(i) AS identifiers, reduce(s = [], x IN collect(left) | s + x) AS split
+    CALL {
+      WITH i, rejoins
+      MATCH (ra:Account)-[:LINKED]->(i) WHERE rejoins
+      MATCH (ra)-[:IN]->(rc:Cluster)
+      RETURN collect(DISTINCT {tenantId: rc.tenantId, mode: rc.mode, id: rc.id}) AS rejoined
+    }
+    RETURN collect(i) AS identifiers, reduce(s = [], x IN collect(left) + collect(rejoined) | s + x) AS split, any(r IN collect(rejoins) WHERE r) AS rejoinedAny
   }
-  WITH l, e, accounts, split, accounts + [i IN identifiers WHERE NOT i.hub AND coalesce(i.linking, true)] AS members
+  WITH l, e, accounts, split, rejoinedAny, accounts + [i IN identifiers WHERE NOT i.hub AND coalesce(i.linking, true)] AS members
   CALL {
     WITH members
     UNWIND members AS m
@@ -84,7 +101,7 @@ CALL {
     RETURN collect(n) AS created
   }
   // The largest existing cluster survives a merge (fewest members move).
-  WITH l, e, accounts, split, members, clusters,
+  WITH l, e, accounts, split, rejoinedAny, members, clusters,
        coalesce(head(created), reduce(best = head(clusters), x IN clusters | CASE WHEN x.size > best.size THEN x ELSE best END)) AS c
   CALL {
     WITH c, clusters
@@ -128,8 +145,8 @@ CALL {
     RETURN count(*) AS attached
   }
   // The event's own contribution, once. Cards older than a day are dropped, at most 50 kept.
-  WITH l, e, accounts, split, c, NOT e.counted AS fresh
-  WITH l, e, accounts, split, c, fresh,
+  WITH l, e, accounts, split, rejoinedAny, c, NOT e.counted AS fresh
+  WITH l, e, accounts, split, rejoinedAny, c, fresh,
        [j IN range(0, size(coalesce(c.cardAt, [])) - 1) WHERE c.cardAt[j] >= l.at - 86400000] AS keep
   FOREACH (_ IN CASE WHEN fresh AND c IS NOT NULL AND l.card IS NOT NULL THEN [1] ELSE [] END |
     SET c.cardAt = ([j IN keep | c.cardAt[j]] + [l.at])[-50..],
@@ -140,6 +157,7 @@ CALL {
   FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET e.counted = true)
   // Accounts of a counted event have history (account-takeover rules protect them).
   FOREACH (a IN [x IN accounts WHERE NOT x.history] | SET a.history = true)
-  RETURN split
+  // A hub that links again: this link's cluster joins the clusters to merge.
+  RETURN split + CASE WHEN rejoinedAny AND c IS NOT NULL THEN [{tenantId: c.tenantId, mode: c.mode, id: c.id}] ELSE [] END AS split
 }
 RETURN count(*) AS applied, reduce(s = [], x IN collect(split) | s + x) AS split

@@ -139,7 +139,12 @@ export async function recluster(
     // Clusters named for a split lost a member before this was called (a hub, an expired link, a
     // forget): what stays may be one part, unchanged here, and still carry the facts of what left
     // (issue 37: a mark on an event reached only through the new hub stayed on its old cluster).
-    if (clusterIds !== null) for (const id of clusterIds) touched.add(id);
+    if (clusterIds !== null) {
+      for (const id of clusterIds) touched.add(id);
+      // One whose last member left (a hub that was all it held) goes.
+      const unread = clusterIds.filter((id) => !olds.includes(id));
+      if (unread.length > 0) await tx.run(cypher.get('graph/assign-clusters'), { tenantId, mode, parts: [], detach: [], emptied: unread });
+    }
   }
   if (touched.size > 0) await tx.run(cypher.get('graph/recompute-clusters'), { tenantId, mode, ids: [...touched], at: atInt });
   return result;

@@ -9,6 +9,7 @@ import request from 'supertest';
 import { loadCypher, type CypherCatalog } from '../../src/graph/cypher-catalog.js';
 import { checkGraphScopes } from '../../src/graph/check-graph-scopes.js';
 import { reclusterGraph } from '../../src/lifecycle/recluster-graph.js';
+import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { bearer } from '../support/fixtures.js';
 import { doorman } from '../support/cli-runner.js';
 import { aCheckout, graphSettled, verdictHarness, type Harness } from '../support/verdict-harness.js';
@@ -43,7 +44,7 @@ describe('no relationship crosses scopes', function () {
   it('holds for every statement that writes a relationship, run in two tenants and both modes with the same values', async () => {
     const writers = relationshipWriters(catalog);
     // A new statement that writes relationships must join the traffic below before this passes.
-    expect(writers.map((w) => w.name).sort(), 'the statements that write relationships').to.deep.equal(['graph/apply-links', 'graph/apply-marks', 'graph/assign-clusters']);
+    expect(writers.map((w) => w.name).sort(), 'the statements that write relationships').to.deep.equal(['graph/apply-forgets', 'graph/apply-links', 'graph/apply-marks', 'graph/assign-clusters']);
     // The hub threshold splits the cluster the shared wifi made (assign-clusters moves members).
     const harnesses: Harness[] = [await verdictHarness({ GRAPH_HUB_THRESHOLD: '5' }), await verdictHarness({ GRAPH_HUB_THRESHOLD: '5' })];
     for (const h of harnesses) {
@@ -68,6 +69,16 @@ describe('no relationship crosses scopes', function () {
           { t: h.tenant.tenantId, mode });
         expect(records[0]!.get('types')).to.include.members([...new Set(writers.flatMap((w) => w.types))]);
         expect(records[0]!.get('clusters'), `${mode}: clusters after the split`).to.equal(5);
+      }
+    }
+    // An erasure takes the wifi's sixth account: it links again and joins a cluster (apply-forgets).
+    for (const h of harnesses) {
+      for (const mode of ['test', 'live'] as const) {
+        await erasePerson(h.deps, { tenantId: h.tenant.tenantId, mode }, { kind: 'external_user_id', value: 'acct-6' }, { requestedBy: 'test' });
+        await graphSettled(h.deps, h.tenant.tenantId);
+        const { records } = await h.deps.graph.executeQuery(
+          `MATCH (i:Identifier {tenantId: $t, mode: $mode, kind: 'wifi'}) RETURN i.hub AS hub, COUNT { (i)-[:IN]->(:Cluster) } AS clusters`, { t: h.tenant.tenantId, mode });
+        expect(records[0]!.toObject(), `${mode}: the wifi after the erasure`).to.deep.equal({ hub: false, clusters: 1 });
       }
     }
     const check = await checkGraphScopes(harnesses[0]!.deps);

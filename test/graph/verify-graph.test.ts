@@ -182,6 +182,33 @@ describe('doorman graph verify', function () {
       expect((again.body.reasons as { code: string }[]).map((r) => r.code)).to.not.include('cluster_confirmed_abuse');
     });
 
+    it('a hub whose count falls back to its threshold links again, after a PATCH or an erasure', async () => {
+      for (const undo of ['patch', 'erase'] as const) {
+        const h = await verdictHarness();
+        const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+        const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { hub_threshold: 2 } } } }) });
+        await until('the published policy in force', async () => {
+          await h.deps.policies.refresh(scope);
+          return h.deps.policies.forScope(scope).version === version ? true : undefined;
+        });
+        const phone = { phone: '+15557500005' };
+        await h.verdict(aSignup({ external_user_id: 'k5_a', identity: phone }));
+        await h.verdict(aSignup({ external_user_id: 'k5_b', identity: phone }));
+        // A third use: an anonymous event (k5_a's, bound later) or a third person (erased later).
+        const third = await h.verdict(aSignup(undo === 'patch' ? { identity: phone } : { external_user_id: 'k5_c', identity: phone }));
+        await h.graphSettled();
+        const hub = async () => (await h.deps.graph.executeQuery(`MATCH (i:Identifier {tenantId: $t, mode: 'test', kind: 'phone'}) RETURN i.hub AS hub`, { t: scope.tenantId })).records[0]?.get('hub');
+        expect(await hub(), `${undo}: a hub at three uses`).to.equal(true);
+        if (undo === 'patch') await request(h.app).patch(`/v1/events/${third.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'k5_a' }).expect(200);
+        else await erasePerson(h.deps, scope, { kind: 'external_user_id', value: 'k5_c' }, { requestedBy: 'test' });
+        await h.graphSettled();
+        expect(await hub(), `${undo}: two accounts again`).to.equal(false);
+        expect((await verifyGraph(h.deps, scope)).differences, undo).to.deep.equal([]);
+        const next = await h.verdict(aSignup({ external_user_id: 'k5_d', identity: { wallet: 'w-k5' } }));
+        expect(next.status).to.equal(200);
+      }
+    });
+
     it('an erasure by email takes every event of the accounts that used it, in Postgres as in the graph', async () => {
       const h = await verdictHarness();
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
