@@ -78,6 +78,7 @@ export const FINDINGS: Finding[] = [
   },
   {
     id: 'K5',
+    mended: '5a78a6b, 701204b (a hub follows its count both ways; a cluster whose last member became a hub goes)',
     title: 'an identifier stays a hub when a PATCH binds one of its events without an account to an account it already counts: its count falls back to the threshold, and the projection from Postgres (rebuild, verify) says it links; the live graph keeps it out of every cluster, and an empty cluster behind',
     history: [
       { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
