@@ -7,21 +7,39 @@ import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { linkOfStoredEvent } from '../graph/identity-graph.js';
 import { AppError } from '../errors.js';
+import type { GraphLinkPolicy } from '../engine/policy.js';
+import { isSuperseded } from '../policies/documents/policy-store.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
 export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox' | 'policies'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
   // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH once
-  // linked every kind, whatever the policy said); read before the transaction.
-  const linkPolicy = (await deps.policies.inForce(scope)).graph;
-  await inTransaction(deps.db, async (tx) => {
+  // linked every kind, whatever the policy said); read before the transaction, and checked in it:
+  // a policy published over meanwhile (this process's memory may lag by MEMORY_STALENESS_MS) is
+  // read again and the binding made under the new one.
+  for (let attempt = 0; ; attempt += 1) {
+    const policy = await deps.policies.inForce(scope);
+    const bound = await bind(deps, scope, input, policy.graph, attempt < 2 ? policy.version : undefined);
+    if (bound) return;
+    await deps.policies.refresh(scope);
+  }
+}
+
+// False when the policy was superseded (nothing written).
+async function bind(
+  deps: Pick<Deps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string },
+  linkPolicy: GraphLinkPolicy | undefined, version: string | undefined,
+): Promise<boolean> {
+  return inTransaction(deps.db, async (tx) => {
     const event = await lockBinding(tx, scope, input.eventId);
     if (!event) throw new AppError('not_found', `No event ${input.eventId}.`);
-    if (event.externalUserId === input.externalUserId) return;
+    if (event.externalUserId === input.externalUserId) return true;
     if (event.externalUserId !== undefined) {
       throw new AppError('conflict', 'This event is already bound to a different external_user_id; the binding is write-once.');
     }
+    if (version !== undefined && (await isSuperseded(tx, scope, version))) return false;
     await bindExternalUser(tx, scope, input.eventId, input.externalUserId);
     const link = linkOfStoredEvent(scope, { ...event, id: input.eventId, externalUserId: input.externalUserId }, deps.config.hubThreshold, linkPolicy);
     if (link) await deps.graphOutbox.accountLink(tx, scope, link);
+    return true;
   });
 }

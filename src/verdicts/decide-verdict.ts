@@ -28,6 +28,9 @@ export interface VerdictInput {
   rawBody: Buffer;
   idempotencyKey?: string;
   timings?: Timings;
+  // Judged again because the policy it was judged by was superseded before its write (at most
+  // twice; the third judgement writes without the check).
+  rejudged?: number;
 }
 
 function replay(answer: StoredAnswer, bodySha256: Buffer): string {
@@ -86,7 +89,13 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
     id: eventId, eventType: req.event_type, verdict: judged.decision.verdict, reasons: judged.decision.reasons,
     policyVersion: judged.decision.policyVersion, engineVersion: judged.decision.engineVersion, recommendedAction: judged.decision.recommendedAction, createdAt: now,
     externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: judged.signals,
-  }, { idempotency, response: judged.body, link: collected.link, ...(joining && { joining }) }));
+  }, {
+    idempotency, response: judged.body, link: collected.link, ...(joining && { joining }),
+    // Never committed under a policy published over (issue 37): this process's memory of
+    // policies may lag by MEMORY_STALENESS_MS, and a link judged under the previous link policy
+    // would stay in the graph against the one in force.
+    ...((input.rejudged ?? 0) < 2 && { policyVersion: policy.version }),
+  }));
 
   let outcome: WriteOutcome;
   try {
@@ -101,6 +110,11 @@ export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInpu
   } catch (err) {
     await takeBack(deps, collected, eventId);
     throw err;
+  }
+  if (!outcome.written && outcome.superseded) {
+    await takeBack(deps, collected, eventId);
+    await deps.policies.refresh(scope);
+    return decideVerdict(deps, scope, { ...input, timings, rejudged: (input.rejudged ?? 0) + 1 });
   }
   if (!outcome.written) {
     // A twin with this key committed first: answer with its bytes, as a replay would.

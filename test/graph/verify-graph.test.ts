@@ -209,6 +209,23 @@ describe('doorman graph verify', function () {
       }
     });
 
+    it('a verdict judged by a policy published over before its write is judged again under the one in force', async () => {
+      const h = await verdictHarness();
+      const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+      const v1 = await publishPolicy(h.deps, scope, { document: aDocument() });
+      await h.deps.policies.refresh(scope);
+      expect(h.deps.policies.forScope(scope).version).to.equal(v1);
+      // Published elsewhere; this process has not heard yet (its memory may lag by the bound).
+      const v2 = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { links: false } } } }) });
+      expect(h.deps.policies.forScope(scope).version).to.equal(v1);
+      await h.verdict(aSignup({ external_user_id: 'k6_a', identity: { phone: '+15557600006' } }));
+      const res = await h.verdict(aSignup({ external_user_id: 'k6_b', identity: { phone: '+15557600006' } }));
+      expect(res.body.policy_version).to.equal(v2);
+      expect((res.body.reasons as { code: string }[]).map((r) => r.code)).to.not.include('identity_cluster');
+      await h.graphSettled();
+      expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+    });
+
     it('an erasure by email takes every event of the accounts that used it, in Postgres as in the graph', async () => {
       const h = await verdictHarness();
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };

@@ -67,6 +67,23 @@ export async function listPolicyVersions(db: Queryable, scope: Scope): Promise<P
 }
 
 // The version in force per scope (its newest publication), for one scope or all of them.
+// A fragment for a statement that must not commit under a superseded policy (the verdict's write,
+// src/verdicts/verdict-store.ts): one row when the scope has a publication later than `version`
+// (the shipped default, never a published version, is superseded by any publication). A null
+// version finds none. The caller names its parameters.
+export function supersededPolicySql(p: { tenantId: string; mode: string; version: string }): string {
+  return `SELECT 1 AS superseded FROM policy_versions p
+   WHERE ${p.version}::text IS NOT NULL AND p.tenant_id = ${p.tenantId} AND p.mode = ${p.mode}
+     AND p.seq > coalesce((SELECT u.seq FROM policy_versions u WHERE u.tenant_id = ${p.tenantId} AND u.mode = ${p.mode} AND u.policy_version = ${p.version}), 0)
+   LIMIT 1`;
+}
+
+// Whether a publication of the scope is later than `version` (supersededPolicySql, on its own).
+export async function isSuperseded(db: Queryable, scope: Scope, version: string): Promise<boolean> {
+  const { rows } = await db.query(supersededPolicySql({ tenantId: '$1', mode: '$2', version: '$3' }), [scope.tenantId, scope.mode, version]);
+  return rows.length > 0;
+}
+
 export async function versionsInForce(db: Queryable, scope?: Scope): Promise<PublishedVersion[]> {
   const { rows } = await db.query<Row>(
     `SELECT DISTINCT ON (tenant_id, mode) ${COLUMNS} FROM policy_versions
