@@ -94,6 +94,7 @@ export const FINDINGS: Finding[] = [
   },
   {
     id: 'K6',
+    mended: '2a2cac4 (nothing commits under a policy published over: the write checks it and the event is judged again)',
     title: 'a link carries the link policy its instance held at the verdict: in the window an instance may answer from memory after a publication it has not heard of (up to MEMORY_STALENESS_MS after its LISTEN connection is cut silently; milliseconds on a healthy one), it links under the previous policy, and the graph keeps those links against the policy in force until the next recluster',
     history: [
       { op: 'fault', fault: 'listenCut', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
