@@ -74,6 +74,16 @@ export async function retractOutcome(db: Queryable, scope: Scope, id: string, by
 }
 
 // The reason codes that fired on the subject's events (newest 100), and whether any exist.
+// Whether the event was erased, the row locked against an erasure running now (which locks the
+// person's events): one that committed is seen, one that follows takes the mark back itself.
+export async function lockEventErased(tx: Queryable, scope: Scope, eventId: string): Promise<boolean> {
+  const { rows } = await tx.query<{ erased: boolean }>(
+    `SELECT request ? 'erased' AS erased FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR SHARE`,
+    [scope.tenantId, scope.mode, eventId],
+  );
+  return rows[0]?.erased ?? false;
+}
+
 export async function subjectEvents(db: Queryable, scope: Scope, kind: SubjectKind, value: string): Promise<{ found: boolean; codes: string[] }> {
   const column = { event_id: 'id', external_user_id: 'external_user_id', email: 'lower(email)' }[kind];
   const { rows } = await db.query<{ codes: string[] | null; n: number }>(

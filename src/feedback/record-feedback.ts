@@ -12,7 +12,7 @@ import { markOf } from '../graph/graph-outbox.js';
 import { audit, type Actor } from '../console/audit-store.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
-import { recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
+import { lockEventErased, recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
 
 export interface FeedbackInput {
   subject: { kind: SubjectKind; value: string };
@@ -48,7 +48,8 @@ export async function recordFeedback(
   const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at: deps.clock.now(), codes: events.codes });
   return inTransaction(deps.db, async (tx) => {
     const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
-    if (recorded) await deps.graphOutbox.mark(tx, scope, mark);
+    // About an erased person's event: recorded, and no mark (issue 37: the graph forgot them).
+    if (recorded && !(kind === 'event_id' && (await lockEventErased(tx, scope, value)))) await deps.graphOutbox.mark(tx, scope, mark);
     if (actor) await audit(tx, actor, 'feedback', `${kind}:${value}`, { outcome: input.outcome, note: input.note ?? null });
     return { duplicate: !recorded };
   });

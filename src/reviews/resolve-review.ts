@@ -62,10 +62,14 @@ export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | '
       policy_version: review.policyVersion,
     });
     await insertDelivery(tx, scope, { id: deliveryId, eventId: input.eventId, payload });
-    await deps.graphOutbox.mark(tx, scope, markOf(scope, {
-      source: 'review', subject: { kind: 'event_id', value: input.eventId }, at: resolvedAt,
-      outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive', codes: review.reasons.map((r) => r.code),
-    }));
+    // An erased person's event makes no mark (issue 37: the graph forgot them, and a rebuild
+    // from Postgres would not bring the mark back).
+    if (!review.erased) {
+      await deps.graphOutbox.mark(tx, scope, markOf(scope, {
+        source: 'review', subject: { kind: 'event_id', value: input.eventId }, at: resolvedAt,
+        outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive', codes: review.reasons.map((r) => r.code),
+      }));
+    }
     await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
     if (input.audited) {
       await audit(tx, input.audited.actor, 'review.resolve', input.eventId, {

@@ -68,17 +68,21 @@ export interface ReviewForResolution {
   policyVersion: string;
   externalUserId?: string;
   email?: string;
+  // The person was erased: the resolution stands, and makes no mark about them.
+  erased: boolean;
 }
 
 // The event and its review, the review row locked until the resolving transaction ends (a second
 // resolution waits, then sees the first), so two resolutions of one review cannot both succeed.
 // `event: false` when there is no such event in the scope; no `review` when it was not one.
 export async function lockReviewForResolution(tx: Queryable, scope: Scope, eventId: string): Promise<{ event: boolean; review?: ReviewForResolution }> {
-  const { rows } = await tx.query<{ status: ReviewForResolution['status']; event_type: string; reasons: Reason[]; policy_version: string; external_user_id: string | null; email: string | null }>(
-    `SELECT r.status, e.event_type, e.reasons, e.policy_version, e.external_user_id, e.email
+  // The event is locked too: an erasure (which locks the person's events) is either done before,
+  // and seen here, or waits until this resolution committed, and then takes its mark back.
+  const { rows } = await tx.query<{ status: ReviewForResolution['status']; event_type: string; reasons: Reason[]; policy_version: string; external_user_id: string | null; email: string | null; erased: boolean }>(
+    `SELECT r.status, e.event_type, e.reasons, e.policy_version, e.external_user_id, e.email, e.request ? 'erased' AS erased
        FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
       WHERE r.tenant_id = $1 AND r.mode = $2 AND r.event_id = $3
-      FOR UPDATE OF r`,
+      FOR UPDATE OF r, e`,
     [scope.tenantId, scope.mode, eventId],
   );
   const row = rows[0];
@@ -90,7 +94,7 @@ export async function lockReviewForResolution(tx: Queryable, scope: Scope, event
     event: true,
     review: {
       status: row.status, eventType: row.event_type, reasons: row.reasons, policyVersion: row.policy_version,
-      externalUserId: row.external_user_id ?? undefined, email: row.email ?? undefined,
+      externalUserId: row.external_user_id ?? undefined, email: row.email ?? undefined, erased: row.erased,
     },
   };
 }

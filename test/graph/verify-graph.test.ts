@@ -226,6 +226,21 @@ describe('doorman graph verify', function () {
       expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
     });
 
+    it('a review resolved, or feedback given, about an erased person\'s event stands in Postgres and marks nothing', async () => {
+      const h = await verdictHarness();
+      const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+      const tor = await h.verdict(aSignup({ external_user_id: 'k7_gone', ip: IPS.tor, identity: { phone: '+15557700007' } }));
+      expect(tor.body.verdict).to.equal('review');
+      await h.graphSettled();
+      await erasePerson(h.deps, scope, { kind: 'external_user_id', value: 'k7_gone' }, { requestedBy: 'test' });
+      await resolveReview(h.deps, scope, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'test' });
+      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: tor.body.id }, outcome: 'chargeback' }).expect(200);
+      await h.graphSettled();
+      const { records } = await h.deps.graph.executeQuery(`MATCH (f:Feedback {tenantId: $t}) RETURN count(f) AS n`, { t: scope.tenantId });
+      expect(records[0]?.get('n')).to.equal(0);
+      expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+    });
+
     it('an erasure by email takes every event of the accounts that used it, in Postgres as in the graph', async () => {
       const h = await verdictHarness();
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
