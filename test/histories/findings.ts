@@ -104,6 +104,31 @@ export const FINDINGS: Finding[] = [
     ],
     explains: (a, s) => s.flags.has('stale-link-policy') && (a.kind === 'graph_differs' || a.kind === 'marks_differ'),
   },
+  {
+    id: 'K7',
+    mended: '25fc1d6 (an erased person\'s event: its review resolution and feedback mark nothing)',
+    title: 'a review resolved (or feedback given) after its person was erased put a mark in the graph that Postgres does not stand behind: the erasure had taken the person\'s marks out, and a rebuild from Postgres leaves them out',
+    history: [
+      { op: 'verdict', inst: 0, type: 'signup', account: 4, email: null, phone: null, device: null, card: null, tor: true, keyed: false },
+      { op: 'verdict', inst: 1, type: 'login', account: null, email: 2, phone: null, device: null, card: 1, tor: true, keyed: true },
+      { op: 'verdict', inst: 1, type: 'trial_start', account: 3, email: null, phone: null, device: 2, card: 2, tor: false, keyed: false },
+      { op: 'verdict', inst: 0, type: 'login', account: null, email: 3, phone: 0, device: 1, card: 0, tor: true, keyed: false },
+      { op: 'resolve', inst: 1, pick: 26, resolution: 'denied' },
+      { op: 'attach', inst: 0, pick: 10, account: 0 },
+      { op: 'policy', inst: 0, off: [], exclude: null, hub: 4 },
+      { op: 'feedback', inst: 1, subject: 'event_id', pick: 19, outcome: 'confirmed_abuse' },
+      { op: 'erase', inst: 1, kind: 'external_user_id', pick: 14 },
+      { op: 'verdict', inst: 1, type: 'signup', account: null, email: null, phone: null, device: 0, card: 0, tor: false, keyed: false },
+      { op: 'keyRevoke', inst: 1, pick: 13 },
+      { op: 'resolve', inst: 0, pick: 8, resolution: 'approved' },
+      { op: 'settle', inst: 0 },
+      { op: 'list', inst: 0, action: 'remove', list: 'block', kind: 'email', pick: 23 },
+      { op: 'retry', inst: 0, pick: 12 },
+      { op: 'verdict', inst: 1, type: 'trial_convert', account: null, email: null, phone: 2, device: 0, card: 0, tor: false, keyed: false },
+      { op: 'feedback', inst: 1, subject: 'external_user_id', pick: 26, outcome: 'false_positive' },
+    ],
+    explains: (a) => a.kind === 'graph_differs' && differences(a).some((d) => d.type === 'stale_mark'),
+  },
 ];
 
 // The findings not mended yet.
