@@ -157,7 +157,34 @@ CALL {
   FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET e.counted = true)
   // Accounts of a counted event have history (account-takeover rules protect them).
   FOREACH (a IN [x IN accounts WHERE NOT x.history] | SET a.history = true)
-  // A hub that links again: this link's cluster joins the clusters to merge.
-  RETURN split + CASE WHEN rejoinedAny AND c IS NOT NULL THEN [{tenantId: c.tenantId, mode: c.mode, id: c.id}] ELSE [] END AS split
+  // Marks about this event, its account or its email applied before any of them was in the graph
+  // (feedback on an event that linked nothing until a PATCH bound it, say) hold from now on, as
+  // they would had the link come first (issue 37): they are put on their subject, and the
+  // cluster's facts recomputed after this statement.
+  WITH l, e, accounts, split, rejoinedAny, c
+  CALL {
+    WITH l, e, accounts
+    CALL {
+      WITH l, e
+      MATCH (f:Feedback {tenantId: l.tenantId, mode: l.mode, anchorKind: 'event', anchorValue: l.eventId})
+      RETURN f, e AS x
+      UNION
+      WITH l, accounts
+      UNWIND accounts AS a
+      MATCH (f:Feedback {tenantId: l.tenantId, mode: l.mode, anchorKind: 'account', anchorValue: a.externalId})
+      RETURN f, a AS x
+      UNION
+      WITH l
+      UNWIND [id IN l.ids WHERE id.kind = 'email'] AS id
+      MATCH (f:Feedback {tenantId: l.tenantId, mode: l.mode, anchorKind: 'email', anchorValue: id.value})
+      MATCH (x:Identifier {tenantId: l.tenantId, mode: l.mode, kind: 'email', value: id.value})
+      RETURN f, x
+    }
+    WITH f, x WHERE f.retractedAt IS NULL AND NOT EXISTS { (f)-[:ON]->() }
+    MERGE (f)-[:ON]->(x)
+    RETURN count(*) AS placed
+  }
+  // A hub that links again, or a mark placed: this link's cluster is recomputed (and merged).
+  RETURN split + CASE WHEN (rejoinedAny OR placed > 0) AND c IS NOT NULL THEN [{tenantId: c.tenantId, mode: c.mode, id: c.id}] ELSE [] END AS split
 }
 RETURN count(*) AS applied, reduce(s = [], x IN collect(split) | s + x) AS split

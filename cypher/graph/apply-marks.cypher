@@ -16,6 +16,8 @@ CALL {
   WITH m
   MERGE (f:Feedback {tenantId: m.tenantId, mode: m.mode, key: m.key})
     ON CREATE SET f.outcome = m.outcome, f.at = m.at, f.codes = m.codes, f.fresh = true
+  // Its subject, for a link that brings it later (apply-links).
+  SET f.anchorKind = m.anchorKind, f.anchorValue = m.anchorValue
   WITH m, f, coalesce(f.fresh, false) OR f.retractedAt IS NOT NULL AS fresh
   FOREACH (_ IN CASE WHEN f.retractedAt IS NOT NULL THEN [1] ELSE [] END | SET f.at = m.at, f.codes = m.codes)
   REMOVE f.fresh, f.retractedAt

@@ -241,6 +241,23 @@ describe('doorman graph verify', function () {
       expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
     });
 
+    it('a mark given before its subject is in the graph holds once a link brings the subject', async () => {
+      const h = await verdictHarness();
+      const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+      await h.verdict(aSignup({ external_user_id: 'k8_known', identity: { phone: '+15557800008' } }));
+      // An event that links nothing: no account, no identifier.
+      const bare = await h.verdict({ event_type: 'checkout_attempt', ip: IPS.clean });
+      await h.graphSettled();
+      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: bare.body.id }, outcome: 'confirmed_abuse' }).expect(200);
+      await h.graphSettled();
+      // Bound later to an account in a cluster: the mark is about that account's event now.
+      await request(h.app).patch(`/v1/events/${bare.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'k8_known' }).expect(200);
+      await h.graphSettled();
+      expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+      const next = await h.verdict(aSignup({ external_user_id: 'k8_new', identity: { phone: '+15557800008' } }));
+      expect((next.body.reasons as { code: string }[]).map((r) => r.code)).to.include('cluster_confirmed_abuse');
+    });
+
     it('an erasure by email takes every event of the accounts that used it, in Postgres as in the graph', async () => {
       const h = await verdictHarness();
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
