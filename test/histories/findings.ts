@@ -129,6 +129,20 @@ export const FINDINGS: Finding[] = [
     ],
     explains: (a) => a.kind === 'graph_differs' && differences(a).some((d) => d.type === 'stale_mark'),
   },
+  {
+    id: 'K8',
+    mended: 'f379a1a (a link puts the marks waiting for its subject on it)',
+    title: 'a mark given before its subject was in the graph (feedback on an event that linked nothing, later bound by PATCH to an account in a cluster) never reached the cluster: the projection from Postgres convicted it, the graph did not',
+    history: [
+      v(0, 'signup', { account: 0, phone: 0 }),
+      v(0, 'checkout_attempt', {}),
+      { op: 'settle', inst: 0 },
+      { op: 'feedback', inst: 1, subject: 'event_id', pick: 1, outcome: 'confirmed_abuse' },
+      { op: 'settle', inst: 0 },
+      { op: 'attach', inst: 0, pick: 0, account: 0 },
+    ],
+    explains: (a) => (a.kind === 'graph_differs' && differences(a).some((d) => d.type === 'wrong_facts')) || a.kind === 'marks_differ',
+  },
 ];
 
 // The findings not mended yet.
