@@ -69,11 +69,11 @@ CALL {
   WITH usedIds, linkedIds, unlinkedIds
   UNWIND usedIds + linkedIds + unlinkedIds AS i
   WITH DISTINCT i
-  WHERE i.hub AND i.hubAt IS NOT NULL AND coalesce(i.policyLinks, true) AND i.accounts + i.anonymous <= i.hubAt
+  WHERE i.hub AND i.hubAt IS NOT NULL AND i.accounts + i.anonymous <= i.hubAt
     AND (EXISTS { (:Event)-[:USED]->(i) } OR EXISTS { (:Account)-[:LINKED]->(i) })
-  SET i.hub = false, i.linking = true
+  SET i.hub = false, i.linking = coalesce(i.policyLinks, true)
   WITH i
-  OPTIONAL MATCH (rc:Cluster)<-[:IN]-(ra:Account)-[:LINKED]->(i)
+  OPTIONAL MATCH (rc:Cluster)<-[:IN]-(ra:Account)-[:LINKED]->(i) WHERE i.linking
   WITH i, collect(DISTINCT rc) AS rcs
   FOREACH (c IN rcs[0..1] | CREATE (i)-[:IN]->(c))
   RETURN reduce(acc = [], x IN collect(rcs) | acc + x) AS rejoinedClusters

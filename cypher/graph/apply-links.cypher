@@ -66,9 +66,10 @@ CALL {
          // A hub whose count fell back to its threshold (an anonymous event it counted is bound to
          // an account it already counted) links again, as Postgres's evidence says (issue 37): the
          // clusters of the accounts it links are merged after this statement.
-         i.hub AND i.accounts + i.anonymous <= hubAt AND coalesce(i.policyLinks, true) AS rejoins
+         i.hub AND i.accounts + i.anonymous <= hubAt AS rejoins
     FOREACH (_ IN CASE WHEN becomesHub THEN [1] ELSE [] END | SET i.hub = true, i.linking = false)
-    FOREACH (_ IN CASE WHEN rejoins THEN [1] ELSE [] END | SET i.hub = false, i.linking = true)
+    // No longer a hub; it links again if its kind and value do.
+    FOREACH (_ IN CASE WHEN rejoins THEN [1] ELSE [] END | SET i.hub = false, i.linking = coalesce(i.policyLinks, true))
     WITH l, i, becomesHub, rejoins
     // A hub leaves its cluster: the accounts it fused are split after this statement.
     CALL {
@@ -80,7 +81,7 @@ CALL {
     }
     CALL {
       WITH i, rejoins
-      MATCH (ra:Account)-[:LINKED]->(i) WHERE rejoins
+      MATCH (ra:Account)-[:LINKED]->(i) WHERE rejoins AND i.linking
       MATCH (ra)-[:IN]->(rc:Cluster)
       RETURN collect(DISTINCT {tenantId: rc.tenantId, mode: rc.mode, id: rc.id}) AS rejoined
     }

@@ -183,10 +183,11 @@ describe('doorman graph verify', function () {
     });
 
     it('a hub whose count falls back to its threshold links again, after a PATCH or an erasure', async () => {
-      for (const undo of ['patch', 'erase'] as const) {
+      for (const [undo, links] of [['patch', true], ['erase', true], ['patch', false]] as const) {
         const h = await verdictHarness();
         const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
-        const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { hub_threshold: 2 } } } }) });
+        // Also for a kind that does not link (the histories' K9): its hub flag follows the count too.
+        const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { hub_threshold: 2, links } } } }) });
         await until('the published policy in force', async () => {
           await h.deps.policies.refresh(scope);
           return h.deps.policies.forScope(scope).version === version ? true : undefined;
