@@ -143,6 +143,32 @@ export const FINDINGS: Finding[] = [
     ],
     explains: (a) => (a.kind === 'graph_differs' && differences(a).some((d) => d.type === 'wrong_facts')) || a.kind === 'marks_differ',
   },
+  {
+    id: 'K9',
+    mended: '7c20cb9 (a hub follows its count for every kind)',
+    title: 'under a link policy that turned phones off, a PATCH brought a phone hub\'s count back to its threshold and it stayed a hub, where the projection from Postgres has none',
+    history: [
+      { op: 'verdict', inst: 0, type: 'signup', account: 2, email: null, phone: 1, device: null, card: null, tor: true, keyed: false },
+      { op: 'verdict', inst: 1, type: 'trial_start', account: 3, email: 2, phone: 1, device: 0, card: 0, tor: false, keyed: true },
+      { op: 'verdict', inst: 1, type: 'checkout_attempt', account: null, email: 0, phone: null, device: 0, card: 0, tor: false, keyed: false },
+      { op: 'policy', inst: 1, off: ['phone'], exclude: { kind: 'card', pick: 24 }, hub: null },
+      { op: 'attach', inst: 1, pick: 25, account: 3 },
+      { op: 'fault', fault: 'pgRestart', inst: 1, hold: 3, during: true, latencyMs: 400, jitterMs: 33 },
+      { op: 'verdict', inst: 0, type: 'trial_start', account: 3, email: 3, phone: 1, device: 1, card: 1, tor: false, keyed: true },
+      { op: 'verdict', inst: 1, type: 'trial_convert', account: null, email: 3, phone: 0, device: 0, card: null, tor: false, keyed: false },
+      { op: 'policy', inst: 0, off: ['phone', 'email'], exclude: { kind: 'card', pick: 3 }, hub: 2 },
+      { op: 'keyRevoke', inst: 1, pick: 8 },
+      { op: 'retry', inst: 1, pick: 16 },
+      { op: 'verdict', inst: 0, type: 'trial_convert', account: null, email: null, phone: 1, device: 0, card: null, tor: false, keyed: false },
+      { op: 'verdict', inst: 0, type: 'trial_convert', account: 0, email: 1, phone: null, device: null, card: 0, tor: false, keyed: false },
+      { op: 'attach', inst: 0, pick: 17, account: 2 },
+      { op: 'resolve', inst: 1, pick: 3, resolution: 'denied' },
+      { op: 'verdict', inst: 1, type: 'trial_start', account: 4, email: null, phone: null, device: 1, card: 1, tor: false, keyed: false },
+      { op: 'feedback', inst: 1, subject: 'external_user_id', pick: 8, outcome: 'false_positive' },
+      { op: 'feedback', inst: 0, subject: 'email', pick: 13, outcome: 'chargeback' },
+    ],
+    explains: (a) => a.kind === 'graph_differs' && differences(a).some((d) => d.type === 'wrong_hub'),
+  },
 ];
 
 // The findings not mended yet.
