@@ -7,6 +7,7 @@
 // Pure: no I/O.
 import type { GraphLink } from './identity-graph.js';
 import type { GraphMark } from './graph-outbox-store.js';
+import { UnionFind } from './recluster.js';
 
 // An identifier's name in the model and in differences: '<kind>:<value>' would be ambiguous
 // (a kind or a value may hold ':'), a JSON pair is not.
@@ -99,29 +100,6 @@ export class GraphModel {
 export function expectedLive(link: ModelLink, now: number, graceMs: number): boolean | 'either' {
   if (link.expiresAt === null || link.expiresAt > now) return true;
   return link.expiresAt <= now - graceMs ? false : 'either';
-}
-
-class UnionFind {
-  private readonly parent = new Map<string, string>();
-  add(x: string): void {
-    if (!this.parent.has(x)) this.parent.set(x, x);
-  }
-  find(x: string): string {
-    let root = x;
-    while (this.parent.get(root) !== root) root = this.parent.get(root)!;
-    let at = x;
-    while (at !== root) {
-      const next = this.parent.get(at)!;
-      this.parent.set(at, root);
-      at = next;
-    }
-    return root;
-  }
-  union(a: string, b: string): void {
-    const ra = this.find(a);
-    const rb = this.find(b);
-    if (ra !== rb) this.parent.set(ra, rb);
-  }
 }
 
 // A member's name across kinds: accounts and identifiers in one namespace.

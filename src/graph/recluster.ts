@@ -28,7 +28,8 @@ export interface MemberRow {
   anonymous: string[];
 }
 
-class UnionFind {
+// Shared with graph-model.ts (the checker's parts are found the same way).
+export class UnionFind {
   private readonly parent = new Map<string, string>();
   add(x: string) {
     if (!this.parent.has(x)) this.parent.set(x, x);
