@@ -3,7 +3,7 @@
 // every place an account appears.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
-import { plural, setTitle, when } from './format';
+import { plural, useTitle, when } from './format';
 import { EventTable, RecordedFeedback } from './event-view';
 import type { ClusterFacts, EventRow } from './types';
 
@@ -30,8 +30,8 @@ const searchOf = (kind: string, value: string): string =>
 export function AccountPage({ id }: { id: string }) {
   const [account, setAccount] = useState<Account | null>(null);
   const [error, setError] = useState('');
+  useTitle(`Account ${id}`);
   useEffect(() => {
-    setTitle(`Account ${id}`);
     api<Account>(`/accounts/${encodeURIComponent(id)}`).then(setAccount, (e: Error) => setError(e.message));
   }, [id]);
   if (error) return <div class="empty"><h1>Account <code>{id}</code></h1><p class="error" role="alert">{error}</p></div>;

@@ -7,7 +7,7 @@
 import type { Core } from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { plural, scalar, setTitle, when } from './format';
+import { plural, scalar, useTitle, when } from './format';
 import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
 import type { ClusterFacts, Evidence } from './types';
@@ -74,7 +74,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   const [eventsHidden, setEventsHidden] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
-  useEffect(() => setTitle(`Cluster${clusterId ? ` ${clusterId}` : ''}`), [clusterId]);
+  useTitle(`Cluster${clusterId ? ` ${clusterId}` : ''}`);
 
   useEffect(() => {
     if (clusterId) return;

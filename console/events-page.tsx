@@ -3,7 +3,7 @@
 // newest first, a page at a time; and one event's page.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
-import { isoToUtcInput, setTitle, utcInputToIso, when } from './format';
+import { isoToUtcInput, useTitle, utcInputToIso, when } from './format';
 import { navigate } from './router';
 import { EventTable, EventView } from './event-view';
 import type { EventRow, Me } from './types';
@@ -31,8 +31,8 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
       setEvents([]);
     }
   };
+  useTitle('Events');
   useEffect(() => {
-    setTitle('Events');
     void search();
   }, [query.toString()]);
   const submit = (e: Event) => {
@@ -74,6 +74,6 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
 }
 
 export function EventPage({ id, me }: { id: string; me: Me }) {
-  useEffect(() => setTitle(`Event ${id}`), [id]);
+  useTitle(`Event ${id}`);
   return <EventView id={id} me={me} />;
 }

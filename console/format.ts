@@ -1,4 +1,6 @@
 // How times, ages and values read in the console.
+import { useLayoutEffect } from 'preact/hooks';
+
 export function age(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
@@ -37,6 +39,14 @@ export const isoToUtcInput = (iso: string | null | undefined): string => {
 // Every page names itself in the tab: "Review queue · Doorman".
 export const setTitle = (page: string): void => {
   document.title = `${page} · Doorman`;
+};
+
+// A page names itself in the same commit that draws it, before the browser paints, so the tab never
+// shows the page under an older name (an effect would run a frame later).
+export const useTitle = (page: string | null): void => {
+  useLayoutEffect(() => {
+    if (page !== null) setTitle(page);
+  }, [page]);
 };
 
 // Numbers a query returns that are times (epoch milliseconds in a column or key named like one).

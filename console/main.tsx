@@ -12,7 +12,7 @@ import { OverviewPage } from './overview-page';
 import { QueriesPage } from './queries-page';
 import { QueuePage } from './queue-page';
 import { navigate, onLinkClick, useLocation } from './router';
-import { setTitle } from './format';
+import { setTitle, useTitle } from './format';
 import { SignInPage, WelcomePage } from './sign-in-page';
 import type { Me } from './types';
 
@@ -46,9 +46,7 @@ const TITLES: Record<string, string> = { cypher: 'Cypher', audit: 'Audit log', '
 function App() {
   const { path, query } = useLocation();
   const section = path.split('/')[2] ?? 'queue';
-  useEffect(() => {
-    if (TITLES[section]) setTitle(TITLES[section]);
-  }, [section]);
+  useTitle(TITLES[section] ?? null);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const open = path === '/console/sign-in' || path === '/console/welcome';
   const load = useCallback(() => api<Me>('/me').then((m) => {

@@ -5,7 +5,7 @@
 // a redeliver button for failed deliveries.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
-import { ageSince, plural, setTitle, when } from './format';
+import { ageSince, plural, useTitle, when } from './format';
 import type { Me } from './types';
 
 type WindowName = 'today' | 'yesterday' | 'last_week';
@@ -151,8 +151,8 @@ export function OverviewPage({ me }: { me: Me }) {
   const [data, setData] = useState<Overview | null>(null);
   const [notice, setNotice] = useState('');
   const load = () => api<Overview>('/overview').then(setData);
+  useTitle('Overview');
   useEffect(() => {
-    setTitle('Overview');
     void load();
   }, []);
   if (!data) return <p class="loading">Loading the overview…</p>;

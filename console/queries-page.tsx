@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { ResultView, type Result } from './query-results';
-import { setTitle } from './format';
+import { useTitle } from './format';
 
 interface Query {
   id: string;
@@ -20,7 +20,7 @@ interface Query {
 export function QueriesPage({ selected, query: url }: { selected?: string; query: URLSearchParams }) {
   const [list, setList] = useState<{ queries: Query[]; row_cap: number; timeout_ms: number } | null>(null);
   useEffect(() => void api<typeof list>('/queries').then(setList), []);
-  useEffect(() => setTitle(selected ? `Query ${selected}` : 'Graph queries'), [selected]);
+  useTitle(selected ? `Query ${selected}` : 'Graph queries');
   if (!list) return <p class="loading">Loading saved queries…</p>;
   const query = list.queries.find((q) => q.id === selected);
   return (

@@ -6,7 +6,7 @@
 // n note, o open the event's page.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, qs } from './api';
-import { age, plural, setTitle } from './format';
+import { age, plural, useTitle } from './format';
 import { navigate } from './router';
 import { confirmAt, EventView, setConfirmAt, type ResolvedNotice, type Resolver } from './event-view';
 import type { Me, ReviewRow } from './types';
@@ -61,8 +61,8 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
     }
   };
   const filterKey = FILTERS.map((f) => filters[f]).join('\u0000');
+  useTitle('Review queue');
   useEffect(() => {
-    setTitle('Review queue');
     void load();
   }, [filterKey]);
   const reviews = queue?.reviews ?? [];
