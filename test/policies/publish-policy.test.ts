@@ -18,6 +18,19 @@ import { aDocument, doorman, doormanJson, writeDocument } from './policy-builder
 
 const at = (iso: string) => ({ now: () => new Date(iso) });
 
+// An instance whose announcements connection (DATABASE_DIRECT_URL) runs through a TCP proxy the
+// test cuts or stalls, watching publications as serve does.
+async function watchingThroughAProxy() {
+  const target = new URL(testConfig().databaseUrl);
+  const proxy = await startTcpFaultProxy(Number(target.port || 5432));
+  const listening = new URL(target);
+  listening.hostname = '127.0.0.1';
+  listening.port = String(proxy.port);
+  const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
+  const d = createDeps(config, { logger: pino({ level: 'silent' }) });
+  return { proxy, config, d, watch: watchPolicies(d) };
+}
+
 describe('publishing a policy', function () {
   this.timeout(300_000);
   const deps = testDeps();
@@ -147,14 +160,7 @@ describe('the policy in force, on every instance', function () {
   });
 
   it('judges by the policy in Postgres while its announcements connection cannot prove it current', async () => {
-    const target = new URL(testConfig().databaseUrl);
-    const proxy = await startTcpFaultProxy(Number(target.port || 5432));
-    const listening = new URL(target);
-    listening.hostname = '127.0.0.1';
-    listening.port = String(proxy.port);
-    const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
-    const d = createDeps(config, { logger: pino({ level: 'silent' }) });
-    const watch = watchPolicies(d);
+    const { proxy, d, watch } = await watchingThroughAProxy();
     try {
       const scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
       const v1 = await publishPolicy(deps, scope, { document: aDocument() });
@@ -171,14 +177,7 @@ describe('the policy in force, on every instance', function () {
   });
 
   it('applies a publication made while its announcements connection is silent, within the bound and a read', async () => {
-    const target = new URL(testConfig().databaseUrl);
-    const proxy = await startTcpFaultProxy(Number(target.port || 5432));
-    const listening = new URL(target);
-    listening.hostname = '127.0.0.1';
-    listening.port = String(proxy.port);
-    const config = testConfig({ DATABASE_DIRECT_URL: listening.toString() });
-    const d = createDeps(config, { logger: pino({ level: 'silent' }) });
-    const watch = watchPolicies(d);
+    const { proxy, config, d, watch } = await watchingThroughAProxy();
     try {
       const scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' as const };
       const v1 = await publishPolicy(deps, scope, { document: aDocument() });
