@@ -12,6 +12,7 @@ import { createKeyDirectory, type KeyDirectory } from '../../src/tenants/key-dir
 import { bearer } from '../support/fixtures.js';
 import { until } from '../support/processes.js';
 import { rootGraphWriter } from '../support/root-hooks.js';
+import { startTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.js';
 import { aSignup, DOMAINS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 type Reason = { code: string; detail?: Record<string, unknown> };
@@ -23,6 +24,8 @@ describe('the verdict\'s Postgres round trips', function () {
   let app: ReturnType<typeof createApp>;
   let keys: KeyDirectory;
   let lists: ListDirectory;
+  // The directories' announcements connections (DATABASE_DIRECT_URL) run through it.
+  let proxy: TcpFaultProxy;
   const watches: { close(): Promise<void> }[] = [];
 
   before(async () => {
@@ -40,13 +43,19 @@ describe('the verdict\'s Postgres round trips', function () {
     }) as pg.Pool;
     keys = createKeyDirectory(db);
     lists = createListDirectory(db);
-    watches.push(keys.watch(h.deps), lists.watch(h.deps));
+    const direct = new URL(h.deps.config.databaseDirectUrl);
+    proxy = await startTcpFaultProxy(Number(direct.port || 5432), direct.hostname === 'localhost' ? '127.0.0.1' : direct.hostname);
+    direct.hostname = '127.0.0.1';
+    direct.port = String(proxy.port);
+    const watching = { ...h.deps, config: { ...h.deps.config, databaseDirectUrl: direct.toString() } };
+    watches.push(keys.watch(watching), lists.watch(watching));
     await Promise.all([keys.whenLoaded(10_000), lists.whenLoaded(10_000)]);
     expect([keys.trusted(), lists.trusted()]).to.deep.equal([true, true]);
     app = createApp({ ...h.deps, db, keys, lists } as Deps);
   });
   after(async () => {
     await Promise.all(watches.map((w) => w.close()));
+    await proxy.close();
   });
 
   const screen = async (body: object, idempotencyKey?: string) => {
@@ -82,16 +91,14 @@ describe('the verdict\'s Postgres round trips', function () {
   });
 
   it('stops trusting its memory when its announcements connection is lost, and trusts it again once reconnected and reloaded', async () => {
-    const { rows } = await h.deps.db.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE application_name = ANY($1)`,
-      [['doorman_keys_changed', 'doorman_lists_changed'].map((c) => `doorman ${process.pid} listen ${c}`)]);
-    // This process's listeners on these channels are this file's directories'; end them.
-    expect(rows).to.have.length(2);
-    for (const { pid } of rows) await h.deps.db.query('SELECT pg_terminate_backend($1)', [pid]);
+    // Both connections cut, and every reconnection refused until restored: the request below
+    // runs wholly while the memory cannot be trusted, however slow the machine.
+    proxy.cut();
     await until('memory no longer trusted', async () => (!keys.trusted() && !lists.trusted() ? true : undefined), 5_000);
     // Meanwhile each lookup reads Postgres, as before the memory existed.
     const { statements: sent } = await screen(aSignup());
     expect(sent).to.deep.equal(['find-key', 'match-lists', 'write-judged-event']);
+    proxy.restore();
     await until('memory trusted again', async () => (keys.trusted() && lists.trusted() ? true : undefined), 15_000);
     expect((await screen(aSignup())).statements).to.deep.equal(['write-judged-event']);
   });
