@@ -71,6 +71,7 @@ export interface Config {
   readonly graphQueryTimeoutMs: number;
   readonly graphQueryRowCap: number;
   readonly graphQueryMaxBytes: number;
+  readonly graphQueryPool: number;
   // A Postgres query without an answer this long fails (the connection is dropped), so a
   // stalled database gives a retryable 500 instead of a request that never ends.
   readonly pgQueryTimeoutMs: number;
@@ -214,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphQueryTimeoutMs: int('GRAPH_QUERY_TIMEOUT_MS', 10_000, 100, 120_000),
     graphQueryRowCap: int('GRAPH_QUERY_ROW_CAP', 10_000, 1, 1_000_000),
     graphQueryMaxBytes: int('GRAPH_QUERY_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    graphQueryPool: int('GRAPH_QUERY_POOL', 4, 1, 64),
     pgQueryTimeoutMs: clientMs,
     redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Driver } from 'neo4j-driver';
 import { createPool } from './db/create-pool.js';
 import { createGraphDriver } from './graph/create-graph-driver.js';
+import { createAnalystGraph, type AnalystGraph } from './graph-queries/analyst-graph.js';
 import type { Redis } from 'ioredis';
 import { createRedis as createRedisClient } from './redis/redis-client.js';
 import type { Logger } from 'pino';
@@ -37,6 +38,9 @@ export interface Deps {
   logger: Logger;
   db: pg.Pool;
   graph: Driver;
+  // Analysts' own queries run here, on connections of their own (GRAPH_QUERY_POOL), never on
+  // `graph`'s: nothing they do can take a connection a verdict or the graph writer needs.
+  analystGraph: AnalystGraph;
   redis: Redis;
   // The job queue; started by serve/worker/migrate, usable for enqueueing (send) without start.
   boss: PgBoss;
@@ -82,6 +86,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const driver = overrides.graph ?? createGraphDriver(config);
   // Spans per Cypher statement, only when traces are on (off: the driver as it is).
   const graph = config.otelEndpoint ? tracedGraphDriver(driver, cypher) : driver;
+  const analystGraph = overrides.analystGraph ?? createAnalystGraph(config);
   const redis = overrides.redis ?? createRedis(config, logger);
   const boss = overrides.boss ?? createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   const clock = overrides.clock ?? systemClock;
@@ -104,6 +109,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     logger,
     db,
     graph,
+    analystGraph,
     redis,
     boss,
     cypher,
@@ -127,7 +133,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
       // Lets a job in progress finish (bounded), as SIGTERM promises; a process that never
       // started the queue returns at once.
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
-      await Promise.allSettled([db.end(), graph.close(), redis.quit().catch(() => redis.disconnect())]);
+      await Promise.allSettled([db.end(), graph.close(), analystGraph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
   if (!overrides.metrics) deps.metrics.observe(deps);

@@ -9,7 +9,7 @@ import type { Deps } from './deps.js';
 
 // The parts a command may name; the others (a graph writer, the policy registry, Redis…) come
 // only with createDeps.
-export type PartName = 'db' | 'clock' | 'cypher' | 'graph' | 'graphOutbox' | 'vault' | 'boss' | 'ipIntel';
+export type PartName = 'db' | 'clock' | 'cypher' | 'graph' | 'analystGraph' | 'graphOutbox' | 'vault' | 'boss' | 'ipIntel';
 
 export type PartialDeps<K extends PartName> = Pick<Deps, 'config' | 'logger' | K> & {
   // Closes what was built, in createDeps's order: the job queue first, then the connections.
@@ -34,6 +34,7 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
     const driver = (await import('./graph/create-graph-driver.js')).createGraphDriver(config);
     built.graph = config.otelEndpoint ? (await import('./tracing/traced-graph-driver.js')).tracedGraphDriver(driver, built.cypher!) : driver;
   }
+  if (wanted.has('analystGraph')) built.analystGraph = (await import('./graph-queries/analyst-graph.js')).createAnalystGraph(config);
   if (wanted.has('graphOutbox')) built.graphOutbox = (await import('./graph/graph-outbox.js')).createGraphOutbox(built.db!);
   if (wanted.has('vault')) {
     const { createVault, masterKeyOf } = await import('./vault/vault.js');
@@ -42,14 +43,14 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
   if (wanted.has('boss')) built.boss = (await import('./jobs/job-queue.js')).createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   if (wanted.has('ipIntel')) built.ipIntel = (await import('./signals/ip/ip-intel.js')).createIpIntel({ dir: config.intelDir, logger });
 
-  const { db, graph, boss } = built;
+  const { db, graph, analystGraph, boss } = built;
   const deps = {
     ...built,
     config,
     logger,
     async close() {
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 }).catch(() => undefined);
-      await Promise.allSettled([db?.end(), graph?.close()]);
+      await Promise.allSettled([db?.end(), graph?.close(), analystGraph?.close()]);
     },
   };
   // Every part named (and those it is built from) is built above.

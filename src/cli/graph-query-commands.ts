@@ -28,7 +28,7 @@ const cellText = (v: unknown): string => (v === null || v === undefined ? '' : t
 export function addGraphQueryCommands(graph: Command, { print, withDeps }: CliKit): void {
   scoped(graph.command('query <cypher>').description("read-only Cypher over the scope's graph, through the tenant guard (audited)"))
     .option('--param <NAME=VALUE>', 'a parameter: NAME=VALUE (a string) or NAME:=JSON; repeat for more', parseParam, {})
-    .action(withDeps(['db', 'graph'], async (deps, text: string, opts: ScopeOptions & { param: Record<string, unknown> }) => {
+    .action(withDeps(['db', 'analystGraph'], async (deps, text: string, opts: ScopeOptions & { param: Record<string, unknown> }) => {
       const { runAnalystCypher } = await import('../graph-queries/run-analyst-cypher.js');
       const scope = await scopeOf(deps, opts);
       const r = await runAnalystCypher(deps, { ...scope, analystId: null, analystEmail: CLI_ACTOR }, { text, params: opts.param });
@@ -37,16 +37,23 @@ export function addGraphQueryCommands(graph: Command, { print, withDeps }: CliKi
         [r.columns.join('\t'), ...rows.map((row) => row.map(cellText).join('\t')), `(${rows.length} rows in ${r.ms} ms${r.truncated ? ', cut at the cap' : ''})`].join('\n'));
     }));
 
-  graph.command('check').description('count relationships that cross scopes (must be 0)')
+  graph.command('check').description('count relationships that cross scopes and nodes without one (both must be 0)')
     .action(withDeps(['graph', 'cypher'], async (deps) => {
       const { checkGraphScopes } = await import('../graph/check-graph-scopes.js');
       const c = await checkGraphScopes(deps);
-      const ok = c.crossScopeRelationships === 0;
-      print({ ok, cross_scope_relationships: c.crossScopeRelationships, by_type: c.byType, transaction_memory_max: c.transactionMemoryMax },
-        ok ? `No relationship crosses scopes. Neo4j's per-transaction memory cap: ${c.transactionMemoryMax ?? 'unknown'}.`
-          : `${c.crossScopeRelationships} relationships cross scopes: ${JSON.stringify(c.byType)}. Analysts' own Cypher is not safe until they are gone.`);
+      const ok = c.crossScopeRelationships === 0 && c.unscopedNodes === 0;
+      const problems = [
+        c.crossScopeRelationships > 0 ? `${c.crossScopeRelationships} relationships cross scopes: ${JSON.stringify(c.byType)}` : '',
+        c.unscopedNodes > 0 ? `${c.unscopedNodes} nodes have no scope: ${JSON.stringify(c.unscopedByLabels)}` : '',
+      ].filter(Boolean).join('; ');
+      print({
+        ok, cross_scope_relationships: c.crossScopeRelationships, by_type: c.byType, unscoped_nodes: c.unscopedNodes, unscoped_by_labels: c.unscopedByLabels,
+        transaction_memory_max: c.transactionMemoryMax,
+      },
+      ok ? `No relationship crosses scopes and every node has one. Neo4j's per-transaction memory cap: ${c.transactionMemoryMax ?? 'unknown'}.`
+        : `${problems}. Analysts' own Cypher is not safe until they are gone.`);
       if (!ok) {
-        process.stderr.write(`doorman: ${c.crossScopeRelationships} relationships cross scopes\n`);
+        process.stderr.write(`doorman: ${problems}\n`);
         process.exitCode = 1;
       }
     }));

@@ -8,10 +8,12 @@
 // because no relationship crosses scopes (checked by `doorman graph check`). No I/O.
 import { AppError } from '../errors.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_RULES, REFUSED_RULES, SCOPE_PARAMETERS } from './guard-allowlist.js';
+import { checkParameters, checkStatementSize, GUARD_BOUNDS, measureStatement } from './guard-bounds.js';
+import { collectNames, refused, textOf, tokenAt, unescape, type Refusal, type Token, type Tree } from './cypher-tree.js';
+import { scopeFirst } from './scope-first.js';
 
-// The parse tree, as far as the guard reads it (antlr4ng's contexts and tokens).
-interface Token { text?: string; type: number; channel: number; start: number; stop: number; line: number; column: number }
-interface Tree { symbol?: Token; ruleIndex?: number; children?: Tree[] | null; start?: Token | null }
+export type { Refusal } from './cypher-tree.js';
+
 interface ParsedStatement {
   parser: { ruleNames: string[]; numberOfSyntaxErrors: number };
   errorTracker?: { caughtExceptions?: Map<unknown, { offendingToken?: Token | null }> };
@@ -20,43 +22,27 @@ interface ParsedStatement {
   syntaxErrors: { message: string; offsets: { start: number } }[];
 }
 
-export const MAX_CYPHER_LENGTH = 16_384;
-
-export interface Refusal {
-  reason: string;
-  line: number;
-  column: number;
-}
+export const MAX_CYPHER_LENGTH = GUARD_BOUNDS.characters;
 
 export interface GuardedCypher {
-  // What runs: comments blanked, every node pattern scoped.
+  // What runs: comments blanked, every node pattern scoped, every condition scope first.
   text: string;
   // The analyst's own parameters the statement uses ($tenantId and $mode are the server's).
   parameters: string[];
   scopedNodePatterns: number;
+  // Where a character of `text` came from in the analyst's text (line and column from 1), for
+  // Neo4j's errors.
+  positionOf(offset: number): { line: number; column: number };
 }
 
 export function refusalOf(err: unknown): Refusal | undefined {
   return err instanceof AppError ? (err.details?.refusal as Refusal | undefined) : undefined;
 }
 
-const refused = (reason: string, at: { line: number; column: number }): AppError =>
-  new AppError('invalid_request', `Refused: ${reason} (line ${at.line}, column ${at.column}).`, { refusal: { reason, line: at.line, column: at.column } });
-
 // Line and column (both from 1) of a character offset.
 function position(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset).split('\n');
   return { line: before.length, column: before[before.length - 1]!.length + 1 };
-}
-
-const tokenAt = (t: Token | null | undefined) => ({ line: t?.line ?? 1, column: (t?.column ?? 0) + 1 });
-
-// A name as Neo4j reads it: backticks off, doubled backticks single.
-const unescape = (name: string): string => (name.startsWith('`') && name.endsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
-
-function textOf(tree: Tree): string {
-  if (tree.symbol) return tree.symbol.text ?? '';
-  return (tree.children ?? []).map(textOf).join('');
 }
 
 const isComment = (t: Token) => t.channel !== 0 && /^(\/\/|\/\*)/.test(t.text ?? '');
@@ -76,7 +62,7 @@ const loadParser = (): Promise<Parse> => (parser ??= import('@neo4j-cypher/langu
 
 export async function guardCypher(text: string, given: Record<string, unknown> = {}): Promise<GuardedCypher> {
   const parseStatements = await loadParser();
-  if (text.length > MAX_CYPHER_LENGTH) throw refused(`a statement longer than ${MAX_CYPHER_LENGTH} characters`, { line: 1, column: 1 });
+  if (text.length > MAX_CYPHER_LENGTH) throw refused(`a statement longer than ${MAX_CYPHER_LENGTH} characters (the bound on its length)`, { line: 1, column: 1 });
   // Neo4j 5 decodes \uXXXX before it parses (even outside strings), so the text it runs could
   // differ from the text checked here: refused, whatever it spells.
   const escape = /\\u/i.exec(text);
@@ -84,6 +70,7 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
   for (const name of SCOPE_PARAMETERS) {
     if (Object.hasOwn(given, name)) throw refused(`the parameter $${name} (the server sets it from your session)`, { line: 1, column: 1 });
   }
+  checkParameters(given);
   if (text.trim() === '') throw refused('an empty statement', { line: 1, column: 1 });
 
   let statements: ParsedStatement[];
@@ -105,6 +92,7 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
   }
 
   const rules = statement.parser.ruleNames;
+  checkStatementSize(measureStatement(statement.ctx, rules, statement.tokens));
   const before = new Map<number, string>();
   const after = new Map<number, string>();
   const parameters = new Set<string>();
@@ -143,24 +131,36 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
     throw err;
   }
 
+  let edits;
+  try {
+    edits = scopeFirst(statement.ctx, rules);
+  } catch (err) {
+    if (err instanceof RangeError) throw refused('a statement nested too deeply', { line: 1, column: 1 });
+    throw err;
+  }
+
   // Rebuilt token by token: comments become a space, so nothing the parser skipped reaches Neo4j.
   let out = '';
+  const origins: { at: number; line: number; column: number }[] = [];
   for (const t of statement.tokens) {
     if (isEnd(t)) continue;
-    out += (before.get(t.start) ?? '') + (isComment(t) ? ' ' : (t.text ?? '')) + (after.get(t.start) ?? '');
+    out += (edits.prefix.get(t.start) ?? '') + (before.get(t.start) ?? '');
+    origins.push({ at: out.length, ...tokenAt(t) });
+    out += (isComment(t) ? ' ' : (t.text ?? '')) + (after.get(t.start) ?? '') + (edits.suffix.get(t.start) ?? '');
   }
+  const lead = out.length - out.trimStart().length;
   out = out.trim().replace(/;$/, '');
-  const scope = new Set<string>(SCOPE_PARAMETERS);
-  return { text: out, parameters: [...parameters].filter((p) => !scope.has(p)).sort(), scopedNodePatterns };
-}
-
-function* collectNames(tree: Tree, rules: string[]): Generator<string> {
-  const rule = rules[tree.ruleIndex ?? -1];
-  if (rule === 'symbolicNameString') {
-    yield unescape(textOf(tree));
-    return;
-  }
-  for (const c of tree.children ?? []) if (!c.symbol) yield* collectNames(c, rules);
+  const positionOf = (offset: number) => {
+    const at = offset + lead;
+    let found = origins[0] ?? { line: 1, column: 1 };
+    for (const o of origins) {
+      if (o.at > at) break;
+      found = o;
+    }
+    return { line: found.line, column: found.column };
+  };
+  const server = new Set<string>(SCOPE_PARAMETERS);
+  return { text: out, parameters: [...parameters].filter((p) => !server.has(p)).sort(), scopedNodePatterns, positionOf };
 }
 
 const SCOPE_MAP = SCOPE_PARAMETERS.map((p) => `${p}: $${p}`).join(', ');

@@ -4,7 +4,7 @@
 // Also the tenant's own saved queries, which are analysts' text too and run the same way.
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, completeAudit, type Actor } from '../console/audit-store.js';
 import { guardCypher, refusalOf } from './cypher-guard.js';
 import { cypherParams, readGraphQuery, type QueryResult } from './read-graph-query.js';
 import { savedQueries } from './saved-queries.js';
@@ -12,7 +12,7 @@ import { inTransaction } from '../db/queryable.js';
 import type { Role } from '../console/auth/analyst-store.js';
 import { deleteTenantQuery, insertTenantQuery, setFreeFormRoles } from './tenant-query-store.js';
 
-type RunDeps = Pick<Deps, 'db' | 'graph' | 'config'>;
+type RunDeps = Pick<Deps, 'db' | 'analystGraph' | 'config' | 'logger'>;
 
 export interface AnalystCypher {
   text: string;
@@ -26,15 +26,19 @@ export interface AnalystResult extends QueryResult {
   guardMs: number;
 }
 
+// The audit entry is written before anything runs, and nothing runs, and no refusal or error
+// reaches the analyst, if it cannot be written. What became of the run is added after.
 export async function runAnalystCypher(deps: RunDeps, actor: Actor, run: AnalystCypher): Promise<AnalystResult> {
   const started = performance.now();
-  const record = (outcome: Record<string, unknown>) =>
-    audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, { text: run.text, params: run.params, ms: Math.round(performance.now() - started), ...outcome });
-  let guardMs = 0;
-  let result: QueryResult;
+  const ms = () => Math.round(performance.now() - started);
+  const entry = { text: run.text, params: run.params };
+  const unaudited = (err: unknown) => {
+    deps.logger.error({ err: (err as Error).message, tenantId: actor.tenantId }, 'could not write the audit entry of an analyst query; it did not run');
+    return AppError.unavailable('The audit log cannot be written just now, so the query did not run; retry it.');
+  };
+  let guarded: Awaited<ReturnType<typeof guardCypher>>;
   try {
-    const guarded = await guardCypher(run.text, run.params);
-    guardMs = round(performance.now() - started);
+    guarded = await guardCypher(run.text, run.params);
     const unknown = Object.keys(run.params).filter((k) => !guarded.parameters.includes(k));
     const missing = guarded.parameters.filter((p) => !Object.hasOwn(run.params, p));
     if (unknown.length > 0 || missing.length > 0) {
@@ -43,16 +47,35 @@ export async function runAnalystCypher(deps: RunDeps, actor: Actor, run: Analyst
         ...missing.map((p) => ({ path: `/params/${p}`, message: 'is required: the statement uses it' })),
       ], `Parameters: ${[...missing.map((p) => `$${p} is missing`), ...unknown.map((k) => `$${k} is not used`)].join('; ')}.`);
     }
-    const params = { ...(cypherParams(run.params) as Record<string, unknown>), tenantId: actor.tenantId, mode: actor.mode };
-    result = await readGraphQuery(deps.graph, guarded.text, params, {
-      timeoutMs: deps.config.graphQueryTimeoutMs, rowCap: deps.config.graphQueryRowCap, maxBytes: deps.config.graphQueryMaxBytes,
-    });
   } catch (err) {
     const refusal = refusalOf(err);
-    await record(refusal ? { refused: refusal } : { error: err instanceof AppError ? err.message : 'internal error' }).catch(() => undefined);
+    try {
+      await audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, { ...entry, ms: ms(), ...(refusal ? { refused: refusal } : { error: err instanceof AppError ? err.message : 'internal error' }) });
+    } catch (auditErr) {
+      throw unaudited(auditErr);
+    }
     throw err;
   }
-  await record({ rows: result.rows.length, truncated: result.truncated, guard_ms: guardMs });
+  const guardMs = round(performance.now() - started);
+  let id: string;
+  try {
+    id = await audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, { ...entry, started: true });
+  } catch (auditErr) {
+    throw unaudited(auditErr);
+  }
+  const complete = (outcome: Record<string, unknown>) => completeAudit(deps.db, id, { ...outcome, ms: ms() })
+    .catch((err: unknown) => deps.logger.warn({ err: (err as Error).message, audit: id }, 'could not add the outcome to an audit entry'));
+  let result: QueryResult;
+  try {
+    const params = { ...(cypherParams(run.params) as Record<string, unknown>), tenantId: actor.tenantId, mode: actor.mode };
+    result = await readGraphQuery(deps.analystGraph, actor.tenantId, guarded.text, params, {
+      timeoutMs: deps.config.graphQueryTimeoutMs, rowCap: deps.config.graphQueryRowCap, maxBytes: deps.config.graphQueryMaxBytes,
+    }, guarded.positionOf);
+  } catch (err) {
+    await complete({ error: err instanceof AppError ? err.message : 'internal error' });
+    throw err;
+  }
+  await complete({ rows: result.rows.length, truncated: result.truncated, guard_ms: guardMs });
   return { ...result, guardMs };
 }
 

@@ -10,7 +10,7 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 
-type QueryDeps = Pick<Deps, 'graph' | 'cypher' | 'config'>;
+type QueryDeps = Pick<Deps, 'analystGraph' | 'cypher' | 'config'>;
 
 export interface SavedQuery {
   id: string;
@@ -63,7 +63,7 @@ export async function runSavedQuery(deps: QueryDeps, scope: Scope, query: SavedQ
   const email = typeof given.email === 'string' && query.parameters.some((p) => p.name === 'email') ? emailIdentity(given.email) : undefined;
   if (email !== undefined && email !== given.email) normalised.email = { given: given.email as string, used: email };
   const params = { ...given, ...(email !== undefined && { email }), tenantId: scope.tenantId, mode: scope.mode, limit: neo4j.int(limit) };
-  const result = await readGraphQuery(deps.graph, deps.cypher.get(query.catalogName), params, {
+  const result = await readGraphQuery(deps.analystGraph, scope.tenantId, deps.cypher.get(query.catalogName), params, {
     timeoutMs: deps.config.consoleQueryTimeoutMs, rowCap: limit, maxBytes: deps.config.graphQueryMaxBytes,
   });
   return Object.keys(normalised).length > 0 ? { ...result, normalised } : result;

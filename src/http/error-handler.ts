@@ -69,6 +69,8 @@ function fromLibrary(err: LibraryError): AppError | undefined {
 export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
   const body: Record<string, unknown> = { error: err.code, message: err.message };
   if (err.details) body.details = err.details;
+  const retryAfter = err.details?.retry_after_seconds;
+  if (err.code === 'rate_limited' && typeof retryAfter === 'number' && !res.get('retry-after')) res.set('retry-after', String(retryAfter));
   res.status(err.unavailable ? 503 : STATUS[err.code]).json(body);
 }
 

@@ -12,7 +12,7 @@ import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js'
 import type { Actor } from '../../src/console/audit-store.js';
 import { aTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
-import { ESCAPE_CORPUS, SCOPES, seedScopes, type Seeded } from './escape-corpus.js';
+import { ESCAPE_CORPUS, placeTraps, removeTraps, SCOPES, seedScopes, type Seeded } from './escape-corpus.js';
 
 describe("analysts' own Cypher: the escape corpus", function () {
   this.timeout(120_000);
@@ -28,12 +28,14 @@ describe("analysts' own Cypher: the escape corpus", function () {
     actor = { tenantId: a!.tenantId, mode: 'test', analystId: null, analystEmail: 'corpus@test' };
   });
 
-  it('holds at least 60 attempts, every kind the issue names among them', () => {
-    expect(ESCAPE_CORPUS.length).to.be.at.least(60);
+  it('holds at least 150 attempts, every kind the issues name among them', () => {
+    expect(ESCAPE_CORPUS.length).to.be.at.least(150);
     const kinds = new Set(ESCAPE_CORPUS.map((x) => x.kind));
     for (const kind of ['unanchored', 'id lookup', 'label only', 'pattern comprehension', 'subquery expression', 'CALL subquery', 'quantified path',
       'shortestPath', 'UNION', 'WITH *', 'scope parameter', 'dynamic label or property', 'escape', 'comment', 'several statements',
-      'procedure', 'LOAD CSV, USE, SHOW', 'write', 'EXPLAIN, PROFILE, options', 'hint', 'runaway']) {
+      'procedure', 'LOAD CSV, USE, SHOW', 'write', 'EXPLAIN, PROFILE, options', 'hint', 'runaway',
+      'error: division by zero', 'error: toInteger and friends', 'error: regex', 'error: list index', 'error: keys, labels, id', 'error: where it stands',
+      'error: relationship scan', 'timing', 'bound', 'pattern value']) {
       expect(kinds, kind).to.include(kind);
     }
   });
@@ -41,7 +43,21 @@ describe("analysts' own Cypher: the escape corpus", function () {
   for (const attempt of ESCAPE_CORPUS) {
     it(`${attempt.kind}: ${attempt.text.replace(/\s+/g, ' ').slice(0, 90)}`, async () => {
       const params = typeof attempt.params === 'function' ? attempt.params(seeded) : attempt.params ?? {};
-      const outcome = await runAnalystCypher(deps, actor, { text: attempt.text, params }).then((r) => ({ result: r }), (err: unknown) => ({ err }));
+      const run = () => runAnalystCypher(deps, actor, { text: attempt.text, params }).then((r) => ({ result: r }), (err: unknown) => ({ err }));
+      if (attempt.expect === 'blind') {
+        // What the analyst sees without the traps, and with them: the same rows, or the same error.
+        const seen = (o: Awaited<ReturnType<typeof run>>) => ('result' in o ? { rows: o.result.rows } : { error: (o.err as AppError).code, message: (o.err as Error).message });
+        const without = seen(await run());
+        const mark = `trap-${Date.now()}-${Math.random()}`;
+        await placeTraps(deps, seeded.otherTenant, actor.tenantId, mark);
+        try {
+          expect(seen(await run()), 'the outcome changed when nodes outside the scope were there').to.deep.equal(without);
+        } finally {
+          await removeTraps(deps, mark);
+        }
+        return;
+      }
+      const outcome = await run();
       if (attempt.expect !== 'scoped') {
         expect(outcome, 'refused').to.have.property('err');
         const err = (outcome as { err: unknown }).err;
@@ -91,7 +107,7 @@ describe("analysts' own Cypher: the escape corpus", function () {
 
   it('runs in a READ transaction: Neo4j itself refuses a write that passed no guard', async () => {
     const marker = `write-${Date.now()}`;
-    const err = await readGraphQuery(deps.graph, 'CREATE (:GuardProbe {marker: $marker})', { marker }, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 }).then(() => null, (e: unknown) => e);
+    const err = await readGraphQuery(deps.analystGraph, actor.tenantId, 'CREATE (:GuardProbe {marker: $marker})', { marker }, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 }).then(() => null, (e: unknown) => e);
     expect(err).to.be.instanceOf(AppError);
     expect((err as AppError).code).to.equal('forbidden');
     const { records } = await deps.graph.executeQuery('MATCH (n:GuardProbe {marker: $marker}) RETURN count(n) AS n', { marker });
@@ -99,18 +115,18 @@ describe("analysts' own Cypher: the escape corpus", function () {
   });
 
   it('cuts rows at the row cap and the byte cap (truncated), and reads no further', async () => {
-    const capped = await readGraphQuery(deps.graph, 'UNWIND range(1, 1000) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
+    const capped = await readGraphQuery(deps.analystGraph, actor.tenantId, 'UNWIND range(1, 1000) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
     expect(capped.rows).to.have.length(10);
     expect(capped.truncated).to.equal(true);
-    const bytes = await readGraphQuery(deps.graph, "UNWIND range(1, 1000) AS x RETURN x, 'padding padding padding' AS p", {}, { timeoutMs: 5000, rowCap: 1000, maxBytes: 2000 });
+    const bytes = await readGraphQuery(deps.analystGraph, actor.tenantId, "UNWIND range(1, 1000) AS x RETURN x, 'padding padding padding' AS p", {}, { timeoutMs: 5000, rowCap: 1000, maxBytes: 2000 });
     expect(bytes.rows.length).to.be.within(20, 60);
     expect(bytes.truncated).to.equal(true);
-    const whole = await readGraphQuery(deps.graph, 'UNWIND range(1, 10) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
+    const whole = await readGraphQuery(deps.analystGraph, actor.tenantId, 'UNWIND range(1, 10) AS x RETURN x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 });
     expect(whole.truncated).to.equal(false);
   });
 
   it("answers Neo4j's memory cap (db.memory.transaction.max, set by scripts/neo4j.sh) with a 4xx in words", async () => {
-    const err = await readGraphQuery(deps.graph, 'UNWIND range(1, 200000000) AS x WITH collect(x) AS xs RETURN size(xs) AS n', {}, { timeoutMs: 60_000, rowCap: 10, maxBytes: 1e6 })
+    const err = await readGraphQuery(deps.analystGraph, actor.tenantId, 'UNWIND range(1, 200000000) AS x WITH collect(x) AS xs RETURN size(xs) AS n', {}, { timeoutMs: 60_000, rowCap: 10, maxBytes: 1e6 })
       .then(() => null, (e: unknown) => e);
     expect(err).to.be.instanceOf(AppError);
     expect((err as AppError).message).to.match(/more memory than a query may/);

@@ -54,16 +54,44 @@ export async function seedScopes(deps: Deps, a: string, b: string): Promise<Seed
   };
 }
 
+// Nodes and relationships outside A-test that a probe's condition fails on, or is slow on: in
+// B's scopes, in A's live mode, and in the writer's own scope (as the lane fences are). Each
+// carries the values the probes trip over (lane 3 divides by zero, a string where a number goes,
+// an unclosed regex, a list where a scalar goes, `slow`), and a label of its own.
+export const TRAP = { lane: 3, s: 'abc', pattern: '[', list: [1], slow: true };
+
+export async function placeTraps(deps: Deps, b: string, a: string, mark: string, options: { unscoped?: boolean } = {}): Promise<void> {
+  // Unscoped: with no tenantId and no mode, and with A's tenantId but no mode (what a lane fence
+  // was before issue 38). `doorman graph check` counts these; the others are in proper scopes.
+  const scopes = options.unscoped
+    ? [{ tenantId: null, mode: null }, { tenantId: a, mode: null }]
+    : [{ tenantId: b, mode: 'test' }, { tenantId: b, mode: 'live' }, { tenantId: a, mode: 'live' }, { tenantId: '', mode: 'internal' }];
+  await deps.graph.executeQuery(
+    `UNWIND $scopes AS s
+     CREATE (t:Account:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, externalId: 'acct-9', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow})
+     CREATE (u:Identifier:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, kind: 'card', value: 'card-trap', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow})
+     CREATE (t)-[:LINKED {firstSeenAt: 1, lane: $t.lane, s: $t.s, list: $t.list, slow: $t.slow}]->(u)
+     CREATE (t)-[:TRAPPED {lane: $t.lane, s: $t.s}]->(u)`,
+    { scopes, mark, t: TRAP },
+  );
+}
+
+export async function removeTraps(deps: Deps, mark: string): Promise<void> {
+  await deps.graph.executeQuery('MATCH (t:Trap {mark: $mark}) DETACH DELETE t', { mark });
+}
+
 export interface Attempt {
   kind: string;
   text: string;
   params?: Record<string, unknown> | ((s: Seeded) => Record<string, unknown>);
-  // refused: by the guard; timeout: by Neo4j at the run's timeout; scoped: answered from A-test only.
-  expect: 'refused' | 'timeout' | 'scoped';
+  // refused: by the guard; timeout: by Neo4j at the run's timeout; scoped: answered from A-test
+  // only; blind: the same outcome (rows, or error) with and without the traps outside the scope.
+  expect: 'refused' | 'timeout' | 'scoped' | 'blind';
   check?: (rows: Record<string, unknown>[], s: Seeded) => void;
 }
 
 const refused = (kind: string, text: string, params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'refused' });
+const blind = (kind: string, text: string, params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'blind' });
 const scoped = (kind: string, text: string, check?: Attempt['check'], params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'scoped', check });
 
 // Every value of column m is A-test's marker (a leak of a node without one would show as null).
@@ -185,4 +213,67 @@ export const ESCAPE_CORPUS: Attempt[] = [
   refused('unclassified', 'MATCH (n) RETURN n n'),
   refused('unclassified', 'MATCH (n) FINISH'),
   { kind: 'runaway', text: 'MATCH p = (a)-[*]-(b) RETURN count(p) AS c', expect: 'timeout' },
+  // Error and timing probes (issue 38): each condition fails, or is slow, only on a trap; the
+  // analyst must see the same whether the traps are there or not.
+  blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(properties(n).lane, 99) - 3) = 7 RETURN count(n) AS c'),
+  blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(n.lane, 99) - 3) = 7 RETURN count(n) AS c'),
+  blind('error: division by zero', 'MATCH (n:Account) WHERE n.externalId = "acct-9" AND 1/(coalesce(n.lane, 4) - 3) = 1 RETURN count(n) AS c'),
+  blind('error: division by zero', 'MATCH (n:Account {externalId: "acct-9"}) WHERE 1 % (coalesce(n.lane, 4) - 3) = 0 RETURN count(n) AS c'),
+  blind('error: division by zero', 'MATCH (n) WHERE NOT (1/(coalesce(n.lane, 4) - 3) = 5) RETURN count(n) AS c'),
+  blind('error: division by zero', 'MATCH (n) WHERE n.marker = "A-test" OR 1/(coalesce(n.lane, 4) - 3) = 5 RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE toInteger(coalesce(n.list, "1")) = 1 RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE toIntegerList(coalesce(n.s, [1])) = [1] RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE toBoolean(coalesce(n.list, true)) RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE properties(n).s - 1 = 2 RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE split(coalesce(n.lane, "a"), ",") = ["a"] RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE duration(coalesce(n.s, "P1D")) IS NOT NULL RETURN count(n) AS c'),
+  blind('error: toInteger and friends', 'MATCH (n) WHERE date(coalesce(n.s, "2020-01-01")).year > 0 RETURN count(n) AS c'),
+  blind('error: regex', 'MATCH (n) WHERE "x" =~ coalesce(n.pattern, "x") RETURN count(n) AS c'),
+  blind('error: regex', 'MATCH (n:Account) WHERE n.externalId =~ coalesce(n.pattern, ".*") RETURN count(n) AS c'),
+  blind('error: list index', 'MATCH (n) WHERE [1, 2][coalesce(n.s, 0)] = 1 RETURN count(n) AS c'),
+  blind('error: list index', 'MATCH (n) WHERE range(1, 3, coalesce(n.lane, 4) - 3) = [1, 2, 3] RETURN count(n) AS c'),
+  blind('error: list index', 'MATCH (n) WHERE substring("abc", coalesce(n.lane, 10) - 10) = "abc" RETURN count(n) AS c'),
+  blind('error: list index', 'MATCH (n) WHERE left("abc", 3 - 2 * coalesce(n.lane, 0)) = "abc" RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE 1/(size([k IN keys(n) WHERE k = "lane"]) - 1) = 1 RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE 1/(size([l IN labels(n) WHERE l = "Trap"]) - 1) = 1 RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE 1/(id(n) * 0 + coalesce(n.lane, 4) - 3) = 1 RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE 1/(size(elementId(n)) * 0 + coalesce(n.lane, 4) - 3) = 1 RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE any(x IN [coalesce(n.lane, 4)] WHERE 1/(x - 3) = 1) RETURN count(n) AS c'),
+  blind('error: keys, labels, id', 'MATCH (n) WHERE reduce(a = 0, x IN [coalesce(n.lane, 4)] | a + 1/(x - 3)) = 1 RETURN count(n) AS c'),
+  blind('error: where it stands', 'MATCH (t WHERE 1/(coalesce(t.lane, 4) - 3) = 1) RETURN count(t) AS c'),
+  blind('error: where it stands', 'OPTIONAL MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c'),
+  blind('error: where it stands', 'MATCH (t) WITH t AS u WHERE 1/(coalesce(u.lane, 4) - 3) = 1 RETURN count(u) AS c'),
+  blind('error: where it stands', 'MATCH (t) WITH coalesce(t.lane, 4) AS l WHERE 1/(l - 3) = 1 RETURN count(*) AS c'),
+  blind('error: where it stands', 'MATCH (a:Account) MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(*) AS c'),
+  blind('error: where it stands', 'MATCH (a:Account) WHERE EXISTS { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } RETURN count(a) AS c'),
+  blind('error: where it stands', 'RETURN COUNT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } AS c'),
+  blind('error: where it stands', 'RETURN size(COLLECT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN t }) AS c'),
+  blind('error: where it stands', 'RETURN size([(t)-->() WHERE 1/(coalesce(t.lane, 4) - 3) = 1 | t]) AS c'),
+  blind('error: where it stands', 'CALL () { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c } RETURN c'),
+  blind('error: where it stands', 'MATCH (t:Trap) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c UNION MATCH (t:Account) RETURN count(t) AS c'),
+  blind('error: relationship scan', 'MATCH ()-[r]->() WHERE 1/(coalesce(r.lane, 4) - 3) = 1 RETURN count(r) AS c'),
+  blind('error: relationship scan', 'MATCH ()-[r:LINKED]-() WHERE 1/(coalesce(r.lane, 4) - 3) = 1 RETURN count(r) AS c'),
+  blind('error: relationship scan', 'MATCH ()-[r WHERE 1/(coalesce(r.lane, 4) - 3) = 1]->() RETURN count(r) AS c'),
+  blind('error: relationship scan', 'MATCH ()-[r]->() WHERE properties(r).s - 1 = 1 RETURN count(r) AS c'),
+  blind('error: relationship scan', 'MATCH ()-[r]->() WHERE 1/(size([x IN [type(r)] WHERE x = "TRAPPED"]) - 1) = 1 RETURN count(r) AS c'),
+  blind('error: relationship scan', 'MATCH p = ()-->() WHERE 1/(coalesce(nodes(p)[0].lane, 4) - 3) = 1 RETURN count(p) AS c'),
+  blind('error: relationship scan', 'MATCH p = ()-[*1..2]->() WHERE all(x IN relationships(p) WHERE 1/(coalesce(x.lane, 4) - 3) = 1) RETURN count(p) AS c'),
+  blind('error: relationship scan', 'MATCH ((a)-[r]->(b) WHERE 1/(coalesce(r.lane, 4) - 3) = 1){1,2} RETURN count(*) AS c'),
+  blind('timing', 'MATCH (n) WHERE CASE WHEN n.slow THEN reduce(a = 0, i IN range(1, 30000000) | a + i) ELSE 0 END > 0 RETURN count(n) AS c'),
+  blind('timing', 'MATCH ()-[r]->() WHERE CASE WHEN r.slow THEN reduce(a = 0, i IN range(1, 30000000) | a + i) ELSE 0 END > 0 RETURN count(r) AS c'),
+  blind('timing', 'MATCH (n) WHERE CASE WHEN "Trap" IN labels(n) THEN reduce(a = 0, i IN range(1, 30000000) | a + i) ELSE 0 END > 0 RETURN count(n) AS c'),
+  blind('timing', 'MATCH (n) WHERE CASE WHEN "slow" IN keys(n) THEN reduce(a = 0, i IN range(1, 30000000) | a + i) ELSE 0 END > 0 RETURN count(n) AS c'),
+  refused('bound', `RETURN ${'NOT '.repeat(300)}true AS x`),
+  refused('bound', `MATCH (n:Account) RETURN n${'.a'.repeat(300)} AS x`),
+  refused('bound', `RETURN ${Array.from({ length: 1000 }, () => '1').join('+')} AS x`),
+  refused('bound', `RETURN ${'EXISTS { MATCH (n)-->(m) WHERE '.repeat(12)}true${' }'.repeat(12)} AS x`),
+  refused('bound', `MATCH (n0:Account)${Array.from({ length: 12 }, (_, i) => `--(n${i + 1})`).join('')} RETURN count(*) AS c`),
+  refused('bound', `MATCH (n:Account) WHERE ${Array.from({ length: 400 }, (_, i) => `n.x = ${i}`).join(' OR ')} RETURN n`),
+  refused('bound', 'RETURN $deep AS x', { deep: JSON.parse(`${'['.repeat(3000)}1${']'.repeat(3000)}`) as unknown }),
+  refused('bound', 'RETURN 1 AS x', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, i]))),
+  refused('bound', 'RETURN $big AS x', { big: 'x'.repeat(300_000) }),
+  refused('bound', `RETURN 1 AS x ${'/* padding */ '.repeat(1200)}`),
+  refused('bound', `RETURN [${Array.from({ length: 800 }, () => '1').join(',')}] AS x`),
+  refused('pattern value', 'MATCH (n {marker: n.marker}) RETURN n'),
+  refused('pattern value', 'MATCH (a:Account)-[:LINKED]->(i {value: a.externalId}) RETURN i'),
 ];

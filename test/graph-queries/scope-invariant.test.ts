@@ -13,6 +13,11 @@ import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { bearer } from '../support/fixtures.js';
 import { doorman } from '../support/cli-runner.js';
 import { aCheckout, graphSettled, verdictHarness, type Harness } from '../support/verdict-harness.js';
+import { aTenant } from '../support/fixtures.js';
+import { testDeps } from '../support/test-deps.js';
+import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js';
+import type { AppError } from '../../src/errors.js';
+import { ESCAPE_CORPUS, placeTraps, removeTraps, seedScopes } from './escape-corpus.js';
 
 type Tree = { symbol?: unknown; ruleIndex?: number; children?: Tree[] | null };
 
@@ -102,7 +107,7 @@ describe('no relationship crosses scopes', function () {
     }
     const good = await doorman(['graph', 'check', '--json']);
     expect(good.code, good.stderr).to.equal(0);
-    expect(JSON.parse(good.stdout)).to.deep.include({ ok: true, cross_scope_relationships: 0, transaction_memory_max: '512.00MiB' });
+    expect(JSON.parse(good.stdout)).to.deep.include({ ok: true, cross_scope_relationships: 0, unscoped_nodes: 0, transaction_memory_max: '512.00MiB' });
   });
 
   it('`doorman graph query` runs through the guard: rows as lists, parameters typed, refusals in one line', async () => {
@@ -129,5 +134,47 @@ describe('no relationship crosses scopes', function () {
       `SELECT analyst_email, detail FROM console_audit WHERE tenant_id = $1 AND action = 'cypher.run' ORDER BY at`, [h.tenant.tenantId]);
     expect(rows.map((r) => r.analyst_email)).to.deep.equal(Array(4).fill('operator (doorman CLI)'));
     expect(rows[1]!.detail.text).to.equal('MATCH (n) DETACH DELETE n');
+  });
+
+  // Issue 38, finding 1: a node without a tenantId (or without a mode) made `n.tenantId = $tenantId`
+  // null rather than false, so Neo4j went on to evaluate the analyst's condition on it, and an
+  // error (or the time taken) told the analyst about it: a lane fence's epoch came out in 20
+  // queries. Every node now has a scope (the fences the writer's own), `doorman graph check`
+  // counts any that has none, and the guard keeps the analyst's conditions behind the scope test.
+  // In this file, not the corpus's: while the traps stand, `graph check` must say so, and the
+  // test above needs it clean.
+  it('keeps a node without a scope out of reach: every probe of the corpus sees the same with and without one, and `doorman graph check` names it', async function () {
+    this.timeout(240_000);
+    const deps = testDeps({ GRAPH_QUERY_TIMEOUT_MS: '1500' });
+    const [a, b] = [await aTenant(deps), await aTenant(deps)];
+    const seeded = await seedScopes(deps, a!.tenantId, b!.tenantId);
+    const actor = { tenantId: a!.tenantId, mode: 'test' as const, analystId: null, analystEmail: 'probe@test' };
+    const probes = ESCAPE_CORPUS.filter((x) => x.expect === 'blind');
+    expect(probes.length).to.be.at.least(40);
+    const seen = (text: string, params: Record<string, unknown>) => runAnalystCypher(deps, actor, { text, params }).then(
+      (r) => ({ rows: r.rows }), (err: unknown) => ({ error: (err as AppError).code, message: (err as Error).message }));
+    const paramsOf = (p: (typeof probes)[number]) => (typeof p.params === 'function' ? p.params(seeded) : p.params ?? {});
+    const without = [];
+    for (const p of probes) without.push(await seen(p.text, paramsOf(p)));
+    const mark = `unscoped-${Date.now()}`;
+    await placeTraps(deps, b!.tenantId, a!.tenantId, mark, { unscoped: true });
+    try {
+      const changed: string[] = [];
+      for (const [i, p] of probes.entries()) {
+        const withTraps = await seen(p.text, paramsOf(p));
+        if (JSON.stringify(withTraps) !== JSON.stringify(without[i])) changed.push(`${p.text}\n  without: ${JSON.stringify(without[i])}\n  with:    ${JSON.stringify(withTraps)}`);
+      }
+      expect(changed, `outcomes that depend on a node without a scope:\n${changed.join('\n')}`).to.deep.equal([]);
+      const check = await doorman(['graph', 'check', '--json']);
+      expect(check.code).to.not.equal(0);
+      const reported = JSON.parse(check.stdout) as { ok: boolean; unscoped_nodes: number; unscoped_by_labels: Record<string, number> };
+      expect(reported.ok).to.equal(false);
+      expect(reported.unscoped_nodes).to.be.at.least(4);
+      expect(reported.unscoped_by_labels['Account:Trap']).to.be.at.least(2);
+    } finally {
+      await removeTraps(deps, mark);
+    }
+    const clean = await doorman(['graph', 'check', '--json']);
+    expect(JSON.parse(clean.stdout)).to.deep.include({ unscoped_nodes: 0 });
   });
 });

@@ -217,7 +217,7 @@ describe('graph writer', function () {
         'SELECT o.lane, e.epoch, e.fence_key FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
       // The graph saw epochs far beyond what this Postgres now holds.
       const fence = Number(row!.epoch) + 1000;
-      await deps.graph.executeQuery('MERGE (f:LaneFence {key: $key}) SET f.epoch = $fence, f.lane = $lane', { key: row!.fence_key, lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
+      await deps.graph.executeQuery("MERGE (f:LaneFence {key: $key}) SET f.epoch = $fence, f.lane = $lane, f.tenantId = '', f.mode = 'internal'", { key: row!.fence_key, lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
       const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
       const started = Date.now();
       try {
