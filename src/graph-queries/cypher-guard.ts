@@ -8,7 +8,7 @@
 // because no relationship crosses scopes (checked by `doorman graph check`). No I/O.
 import { AppError } from '../errors.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_RULES, REFUSED_RULES, SCOPE_PARAMETERS } from './guard-allowlist.js';
-import { checkParameters, checkStatementSize, GUARD_BOUNDS, measureStatement } from './guard-bounds.js';
+import { checkParameters, checkRanges, checkStatementSize, GUARD_BOUNDS, measureStatement } from './guard-bounds.js';
 import { collectNames, refused, textOf, tokenAt, unescape, type Refusal, type Token, type Tree } from './cypher-tree.js';
 import { scopeFirst } from './scope-first.js';
 
@@ -93,6 +93,7 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
 
   const rules = statement.parser.ruleNames;
   checkStatementSize(measureStatement(statement.ctx, rules, statement.tokens));
+  checkRanges(statement.ctx, rules, given);
   const before = new Map<number, string>();
   const after = new Map<number, string>();
   const parameters = new Set<string>();

@@ -34,6 +34,12 @@ const CORPUS = [
   'MATCH (a) RETURN a ` b',
   'EXPLAIN MATCH (a) RETURN a',
   'MATCH (a) SET a.x = 1',
+  // What the scope-first rewrite (scope-first.ts) and the bounds (guard-bounds.ts) read: conditions
+  // and their AND-ed parts, comparisons, label tests, renames, comprehensions and ranges.
+  "MATCH (a:Account)-[r:LINKED WHERE r.at > 1]->(i) WHERE a.id = $id AND i.v IN [1, -2] AND i.s STARTS WITH 'x' AND a:Account AND a.k IS NOT NULL AND NOT 1/a.x = 2 RETURN a",
+  'MATCH p = (a)-[*1..2]-(b) WITH *, a AS z, b.x AS y WHERE elementId(z) = $e OR id(z) = y UNWIND nodes(p) AS n RETURN n ORDER BY n.x',
+  'OPTIONAL MATCH (a) CALL (a) { MATCH (a)--(b) RETURN b } RETURN [x IN range(1, 3) WHERE x > 0 | x] AS l, reduce(s = 0, i IN [1] | s + i) AS t, all(w IN [1] WHERE w > 0) AS al',
+  'RETURN EXISTS { MATCH (m) WHERE m.v = 1 RETURN m } AS e, COUNT { (a)-->(z WHERE z.q = 1) } AS c, [p = (a)-->(w) WHERE w.q = 1 | w] AS pc, NOT NOT true AS n, 1 + 2 + 3 AS s, a.b.c AS d',
 ];
 
 type Tree = { symbol?: { text?: string }; ruleIndex?: number; children?: Tree[] | null; constructor: { name: string } };
