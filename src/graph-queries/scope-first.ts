@@ -13,8 +13,9 @@
 //
 // Neo4j evaluates a CASE's branch only when its condition holds, whatever order it puts the
 // filter's parts in. A part that cannot fail and costs the same on every node is left as written,
-// so indexes still serve it: a property compared with a literal or a parameter (=, <>, <, >, <=,
-// >=, IN, STARTS WITH), IS [NOT] NULL, and a label test. A property value inside a pattern
+// so indexes still serve it: a property, id() or elementId() compared with a literal, a parameter
+// or a variable (=, <>, <, >, <=, >=, IN, STARTS WITH), two variables compared (a <> b),
+// IS [NOT] NULL, and a label test. A property value inside a pattern
 // (`(n {k: v})`) must be a literal or a parameter for the same reason.
 //
 // The variables tested are those a pattern binds (nodes, relationships, paths, quantified groups)
@@ -275,7 +276,8 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
     const e8 = kids(e9)[0]!;
     const c8 = kids(e8);
     if (c8.length === 3 && c8[1]!.symbol && COMPARISONS.has(c8[1]!.symbol.text ?? '')) {
-      return (isSubject(c8[0]!) && isOperand(c8[2]!)) || (isOperand(c8[0]!) && isSubject(c8[2]!));
+      const [l, r] = [c8[0]!, c8[2]!];
+      return (isSubject(l) && isOperand(r)) || (isOperand(l) && isSubject(r)) || (isVariable(l) && isVariable(r));
     }
     if (c8.length !== 1) return false;
     const e7 = c8[0]!;

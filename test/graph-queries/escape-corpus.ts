@@ -58,7 +58,8 @@ export async function seedScopes(deps: Deps, a: string, b: string): Promise<Seed
 // B's scopes, in A's live mode, and in the writer's own scope (as the lane fences are). Each
 // carries the values the probes trip over (lane 3 divides by zero, a string where a number goes,
 // an unclosed regex, a list where a scalar goes, `slow`), and a label of its own.
-export const TRAP = { lane: 3, s: 'abc', pattern: '[', list: [1], slow: true };
+// `big` makes a nested comprehension over it slow (25,000,000 steps), with no range() to bound.
+export const TRAP = { lane: 3, s: 'abc', pattern: '[', list: [1], slow: true, big: Array.from({ length: 5000 }, (_, i) => i) };
 
 export async function placeTraps(deps: Deps, b: string, a: string, mark: string, options: { unscoped?: boolean } = {}): Promise<void> {
   // Unscoped: with no tenantId and no mode, and with A's tenantId but no mode (what a lane fence
@@ -68,10 +69,10 @@ export async function placeTraps(deps: Deps, b: string, a: string, mark: string,
     : [{ tenantId: b, mode: 'test' }, { tenantId: b, mode: 'live' }, { tenantId: a, mode: 'live' }, { tenantId: '', mode: 'internal' }];
   await deps.graph.executeQuery(
     `UNWIND $scopes AS s
-     CREATE (t:Account:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, externalId: 'acct-9', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow})
-     CREATE (u:Identifier:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, kind: 'card', value: 'card-trap', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow})
+     CREATE (t:Account:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, externalId: 'acct-9', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow, big: $t.big})
+     CREATE (u:Identifier:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, kind: 'card', value: 'card-trap', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow, big: $t.big})
      CREATE (t)-[:LINKED {firstSeenAt: 1, lane: $t.lane, s: $t.s, list: $t.list, slow: $t.slow}]->(u)
-     CREATE (t)-[:TRAPPED {lane: $t.lane, s: $t.s}]->(u)`,
+     CREATE (t)-[:TRAPPED {lane: $t.lane, s: $t.s, slow: $t.slow, big: $t.big}]->(u)`,
     { scopes, mark, t: TRAP },
   );
 }
@@ -244,8 +245,8 @@ export const ESCAPE_CORPUS: Attempt[] = [
   blind('error: where it stands', 'OPTIONAL MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c'),
   blind('error: where it stands', 'MATCH (t) WITH t AS u WHERE 1/(coalesce(u.lane, 4) - 3) = 1 RETURN count(u) AS c'),
   blind('error: where it stands', 'MATCH (t) WITH coalesce(t.lane, 4) AS l WHERE 1/(l - 3) = 1 RETURN count(*) AS c'),
-  blind('error: where it stands', 'MATCH (a:Account) MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(*) AS c'),
-  blind('error: where it stands', 'MATCH (a:Account) WHERE EXISTS { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } RETURN count(a) AS c'),
+  blind('error: where it stands', 'MATCH (a:Account {externalId: "acct-1"}) MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(*) AS c'),
+  blind('error: where it stands', 'MATCH (a:Account {externalId: "acct-1"}) WHERE EXISTS { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } RETURN count(a) AS c'),
   blind('error: where it stands', 'RETURN COUNT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } AS c'),
   blind('error: where it stands', 'RETURN size(COLLECT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN t }) AS c'),
   blind('error: where it stands', 'RETURN size([(t)-->() WHERE 1/(coalesce(t.lane, 4) - 3) = 1 | t]) AS c'),
@@ -259,10 +260,13 @@ export const ESCAPE_CORPUS: Attempt[] = [
   blind('error: relationship scan', 'MATCH p = ()-->() WHERE 1/(coalesce(nodes(p)[0].lane, 4) - 3) = 1 RETURN count(p) AS c'),
   blind('error: relationship scan', 'MATCH p = ()-[*1..2]->() WHERE all(x IN relationships(p) WHERE 1/(coalesce(x.lane, 4) - 3) = 1) RETURN count(p) AS c'),
   blind('error: relationship scan', 'MATCH ((a)-[r]->(b) WHERE 1/(coalesce(r.lane, 4) - 3) = 1){1,2} RETURN count(*) AS c'),
-  blind('timing', 'MATCH (n) WHERE CASE WHEN n.slow THEN reduce(a = 0, i IN range(1, 3000) | a + size([j IN range(1, 3000) WHERE j > i])) ELSE 0 END > 0 RETURN count(n) AS c'),
-  blind('timing', 'MATCH ()-[r]->() WHERE CASE WHEN r.slow THEN reduce(a = 0, i IN range(1, 3000) | a + size([j IN range(1, 3000) WHERE j > i])) ELSE 0 END > 0 RETURN count(r) AS c'),
-  blind('timing', 'MATCH (n) WHERE CASE WHEN "Trap" IN labels(n) THEN reduce(a = 0, i IN range(1, 3000) | a + size([j IN range(1, 3000) WHERE j > i])) ELSE 0 END > 0 RETURN count(n) AS c'),
-  blind('timing', 'MATCH (n) WHERE CASE WHEN "slow" IN keys(n) THEN reduce(a = 0, i IN range(1, 3000) | a + size([j IN range(1, 3000) WHERE j > i])) ELSE 0 END > 0 RETURN count(n) AS c'),
+  // Timing: a condition slow only on a trap (a nested comprehension over its 5,000-element list),
+  // from a scan that is quick without the traps; the run's 1,500 ms limit turns the time into an
+  // answer the analyst could read.
+  blind('timing', 'MATCH (n:Trap) WHERE CASE WHEN n.slow THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
+  blind('timing', 'MATCH ()-[r:TRAPPED]->() WHERE CASE WHEN r.slow THEN size([x IN coalesce(r.big, []) WHERE size([y IN coalesce(r.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(r) AS c'),
+  blind('timing', 'MATCH (n:Account) WHERE CASE WHEN "Trap" IN labels(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
+  blind('timing', 'MATCH (n:Identifier) WHERE CASE WHEN "slow" IN keys(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
   refused('bound', `RETURN ${'NOT '.repeat(300)}true AS x`),
   refused('bound', `MATCH (n:Account) RETURN n${'.a'.repeat(300)} AS x`),
   refused('bound', `RETURN ${Array.from({ length: 1000 }, () => '1').join('+')} AS x`),
