@@ -3,7 +3,8 @@
 // (EXPLAIN, so nothing runs; planning is what a statement costs before its first row), --rounds
 // times; one step past the bound is checked to be refused. The range bound is timed running,
 // since it costs at run time. Prints the median per shape; the bounds are chosen so that none
-// plans for more than a second on this machine (docs/graph.md has the figures of one run).
+// plans for more than a second on this machine (docs/graph.md has the figures of one run). Then
+// the guard's own cost per statement of the escape corpus.
 // Usage: node --import tsx bench/guard-bounds.ts [--rounds 5] [--json]
 // Needs NEO4J_URI (and the rest of a loadable configuration, as `doorman` does).
 import { parseArgs } from 'node:util';
@@ -77,11 +78,30 @@ for (let i = 0; i < rounds; i++) runMs.push(await timed(ranged.text, false));
 const rangeRefused = await guardCypher(`RETURN reduce(a = 0, i IN range(1, ${side + 10}) | a + size([j IN range(1, ${side + 10}) WHERE j > i])) AS x`).then(() => false, () => true);
 await driver.close();
 
-const out = { rounds, bounds: B, shapes: results, range: { elements: side * side, runMs: Math.round(median(runMs)), pastRefused: rangeRefused } };
+// The guard's own cost per statement (parse, bounds, checks, scope-first rewrite): every statement
+// of the escape corpus, --rounds x 4 times each, after one warm-up; and a typical question.
+const { ESCAPE_CORPUS } = await import('../test/graph-queries/escape-corpus.js');
+const costOf = async (text: string, params: Record<string, unknown> = {}) => {
+  const ms: number[] = [];
+  for (let i = 0; i < rounds * 4; i++) {
+    const t = performance.now();
+    await guardCypher(text, params).catch(() => undefined);
+    ms.push(performance.now() - t);
+  }
+  return median(ms);
+};
+await costOf('RETURN 1 AS x');
+const corpusCosts: number[] = [];
+for (const a of ESCAPE_CORPUS) corpusCosts.push(await costOf(a.text, typeof a.params === 'object' ? a.params : {}));
+const typical = await costOf("MATCH (a:Account {externalId: $a})-[:LINKED]->(i:Identifier)<-[:LINKED]-(b:Account) WHERE b <> a AND i.kind IN ['card', 'device'] MATCH (b)-[:IN]->(c:Cluster) RETURN b.externalId AS account, c.id AS cluster, collect(i.kind) AS via ORDER BY account LIMIT 50", { a: 'acct-1' });
+const guardCost = { statements: corpusCosts.length, medianMs: Number(median(corpusCosts).toFixed(3)), typicalMs: Number(typical.toFixed(3)) };
+
+const out = { rounds, bounds: B, shapes: results, range: { elements: side * side, runMs: Math.round(median(runMs)), pastRefused: rangeRefused }, guardCost };
 if (opts.json) {
   console.log(JSON.stringify(out, null, 1));
 } else {
   console.log(`guard bounds, medians of ${rounds} rounds (EXPLAIN with replan=force: planning only)`);
   for (const r of results) console.log(`  ${r.planMs.toString().padStart(6)} ms  ${r.shape} (${r.bound}, ${r.at})${r.pastRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`);
   console.log(`  ${out.range.runMs.toString().padStart(6)} ms  range() lists of ${out.range.elements} elements, run${rangeRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`);
+  console.log(`the guard itself: median ${guardCost.medianMs} ms per statement over the ${guardCost.statements} of the escape corpus; ${guardCost.typicalMs} ms for a typical two-MATCH question`);
 }
