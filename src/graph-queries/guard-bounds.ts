@@ -111,7 +111,7 @@ export function checkParameters(params: Record<string, unknown>): void {
   if (names.length > GUARD_BOUNDS.parameters) throw refused(`${names.length} parameters (the bound is ${GUARD_BOUNDS.parameters})`, at);
   for (const name of names) {
     const deepest = nesting(params[name]);
-    if (deepest > GUARD_BOUNDS.parameterDepth) throw refused(`the parameter $${name} nested ${deepest === Infinity ? 'too' : deepest} levels deep (the bound is ${GUARD_BOUNDS.parameterDepth})`, at);
+    if (deepest > GUARD_BOUNDS.parameterDepth) throw refused(`the parameter $${name} nested more than ${GUARD_BOUNDS.parameterDepth} levels deep (the bound is ${GUARD_BOUNDS.parameterDepth})`, at);
   }
   const bytes = Buffer.byteLength(JSON.stringify(params) ?? '', 'utf8');
   if (bytes > GUARD_BOUNDS.parameterBytes) throw refused(`parameters of ${bytes} bytes as JSON (the bound is ${GUARD_BOUNDS.parameterBytes})`, at);
@@ -142,6 +142,8 @@ export function checkRanges(ctx: Tree, rules: string[], given: Record<string, un
       const name = child(t, rules, 'functionName');
       if (name && textOf(name).toLowerCase() === 'range') {
         const args = childrenOf(t, rules, 'functionArgument').map((a) => integerOf(a, rules, given));
+        // A parameter not given yet (a query being saved) is checked when the query runs.
+        if (args.includes('later')) return;
         if (args.length < 2 || args.some((a) => a === undefined)) {
           throw refused('range() with a bound that is not a whole number written out or given as a parameter', tokenAt(t.start));
         }
@@ -159,13 +161,16 @@ export function checkRanges(ctx: Tree, rules: string[], given: Record<string, un
   visit(ctx);
 }
 
-// A whole number written out (a sign allowed) or a parameter holding one.
-function integerOf(arg: Tree, rules: string[], given: Record<string, unknown>): number | undefined {
+// A whole number written out (a sign allowed) or a parameter holding one ('later': a parameter
+// not given).
+function integerOf(arg: Tree, rules: string[], given: Record<string, unknown>): number | 'later' | undefined {
   const text = textOf(arg).replace(/\s+/g, '');
   if (/^[+-]?\d+$/.test(text)) return Number(text);
   const param = /^\$(.+)$/.exec(text);
   if (param) {
-    const v = given[unescape(param[1]!)];
+    const name = unescape(param[1]!);
+    if (!Object.hasOwn(given, name)) return 'later';
+    const v = given[name];
     return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
   }
   void rules;

@@ -100,6 +100,18 @@ describe("analysts' own Cypher: the escape corpus", function () {
     expect(await refusal('CALL db.labels()')).to.deep.equal({ reason: 'the procedure db.labels (procedure calls)', line: 1, column: 1 });
   });
 
+  it("names the bound a statement or its parameters pass, and checks a range() parameter when the query runs, not when it is saved", async () => {
+    const reason = (text: string, params: Record<string, unknown> = {}) => guardCypher(text, params).then(() => undefined, (err: unknown) => (err as AppError).details?.refusal?.reason as string);
+    expect(await reason(`RETURN ${'NOT '.repeat(120)}true AS x`)).to.match(/nested \d+ levels deep \(the bound is 100\)/);
+    expect(await reason(`RETURN ${'EXISTS { MATCH (n) WHERE '.repeat(5)}true${' }'.repeat(5)} AS x`)).to.equal('subqueries nested 5 deep (the bound is 4)');
+    expect(await reason(`MATCH (a)${'--()'.repeat(9)} RETURN a`)).to.equal('9 relationship patterns (the bound is 8 in one statement)');
+    expect(await reason('RETURN $p AS x', { p: JSON.parse(`${'['.repeat(20)}1${']'.repeat(20)}`) as unknown })).to.equal('the parameter $p nested more than 16 levels deep (the bound is 16)');
+    // Saved without its parameter: accepted; run with one too long: refused.
+    expect(await reason('RETURN size(range(1, $n)) AS x')).to.equal(undefined);
+    expect(await reason('RETURN size(range(1, $n)) AS x', { n: 10 })).to.equal(undefined);
+    expect(await reason('RETURN size(range(1, $n)) AS x', { n: 20_000_000 })).to.match(/range\(\) lists of 20000000 elements/);
+  });
+
   it('scopes every node pattern in the text it runs, and drops comments', async () => {
     const g = await guardCypher('MATCH (a:Account)-[:LINKED]->(i) /* x */ WHERE EXISTS { (i)<--() } RETURN [(a)--(z {kind: "card"}) | z] // y');
     expect(g.scopedNodePatterns).to.equal(6);
