@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Driver } from 'neo4j-driver';
 import { createPool } from './db/create-pool.js';
 import { createGraphDriver } from './graph/create-graph-driver.js';
-import { createAnalystGraph, type AnalystGraph } from './graph-queries/analyst-graph.js';
+import { createAnalystGraph, type AnalystGraph } from './graph/analyst-graph.js';
 import type { Redis } from 'ioredis';
 import { createRedis as createRedisClient } from './redis/redis-client.js';
 import type { Logger } from 'pino';

@@ -34,7 +34,7 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
     const driver = (await import('./graph/create-graph-driver.js')).createGraphDriver(config);
     built.graph = config.otelEndpoint ? (await import('./tracing/traced-graph-driver.js')).tracedGraphDriver(driver, built.cypher!) : driver;
   }
-  if (wanted.has('analystGraph')) built.analystGraph = (await import('./graph-queries/analyst-graph.js')).createAnalystGraph(config);
+  if (wanted.has('analystGraph')) built.analystGraph = (await import('./graph/analyst-graph.js')).createAnalystGraph(config);
   if (wanted.has('graphOutbox')) built.graphOutbox = (await import('./graph/graph-outbox.js')).createGraphOutbox(built.db!);
   if (wanted.has('vault')) {
     const { createVault, masterKeyOf } = await import('./vault/vault.js');

@@ -6,7 +6,7 @@
 // tenant's own saved queries and free-form Cypher alike.
 import neo4j, { isNode, isPath, isRelationship, type Node, type Relationship } from 'neo4j-driver';
 import { AppError } from '../errors.js';
-import type { AnalystGraph } from './analyst-graph.js';
+import type { AnalystGraph } from '../graph/analyst-graph.js';
 
 export interface QueryLimits {
   timeoutMs: number;

@@ -1,4 +1,4 @@
-// Issue 38: analysts' own queries run on connections of their own (src/graph-queries/analyst-graph.ts)
+// Issue 38: analysts' own queries run on connections of their own (src/graph/analyst-graph.ts)
 // and cannot slow down a verdict. A query whose answer never comes is cut at its deadline on the
 // client side and its connection closed; an answer larger than the byte cap is cut as it arrives;
 // one tenant holds at most half of the connections; and twenty hostile queries at once leave
@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAnalystGraph, type AnalystGraph } from '../../src/graph-queries/analyst-graph.js';
+import { createAnalystGraph, type AnalystGraph } from '../../src/graph/analyst-graph.js';
 import { readGraphQuery } from '../../src/graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js';
 import { AppError } from '../../src/errors.js';

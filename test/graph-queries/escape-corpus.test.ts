@@ -101,7 +101,7 @@ describe("analysts' own Cypher: the escape corpus", function () {
   });
 
   it("names the bound a statement or its parameters pass, and checks a range() parameter when the query runs, not when it is saved", async () => {
-    const reason = (text: string, params: Record<string, unknown> = {}) => guardCypher(text, params).then(() => undefined, (err: unknown) => (err as AppError).details?.refusal?.reason as string);
+    const reason = (text: string, params: Record<string, unknown> = {}) => guardCypher(text, params).then(() => undefined, (err: unknown) => ((err as AppError).details?.refusal as { reason?: string } | undefined)?.reason);
     expect(await reason(`RETURN ${'NOT '.repeat(120)}true AS x`)).to.match(/nested \d+ levels deep \(the bound is 100\)/);
     expect(await reason(`RETURN ${'EXISTS { MATCH (n) WHERE '.repeat(5)}true${' }'.repeat(5)} AS x`)).to.equal('subqueries nested 5 deep (the bound is 4)');
     expect(await reason(`MATCH (a)${'--()'.repeat(9)} RETURN a`)).to.equal('9 relationship patterns (the bound is 8 in one statement)');
