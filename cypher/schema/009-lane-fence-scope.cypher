@@ -1,4 +1,4 @@
-// Fences made before issue 38 carry no scope: they get the writer's own (tenantId '', mode
+// Fences made by an older writer carry no scope: they get the writer's own (tenantId '', mode
 // 'internal'), which no session can have, so no node of the graph is without one and analysts'
 // own Cypher can reach none of them (cypher/writer/fence-lane makes new ones so).
 // Parameters: none. Returns: nothing. Idempotent.

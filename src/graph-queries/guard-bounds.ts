@@ -1,5 +1,5 @@
 // The guard's bounds on what an analyst's statement and parameters may cost Neo4j before it runs a
-// row (issue 38). Neo4j plans a statement before it reads anything, and its planning time grows
+// row. Neo4j plans a statement before it reads anything, and its planning time grows
 // faster than the text: 9 relationship patterns in one path planned in 0.46 s here and 10 in
 // 1.2 s; 500 AND-ed comparisons in 2.0 s; 6 nested EXISTS in 1.4 s; and an expression nested
 // about 300 deep (NOT NOT …, n.a.a.…) overflows its stack and never answers. Each bound is set so

@@ -1,4 +1,4 @@
-// Scope first (issue 38): an analyst's condition is never evaluated on a node or relationship
+// Scope first: an analyst's condition is never evaluated on a node or relationship
 // outside the analyst's scope. The guard scopes every node pattern with `{tenantId, mode}`, but
 // Neo4j promises no order among the predicates of one filter: it may test `1/(n.lane - 3) = 7`
 // on a node of another tenant (or on a node with no scope) before it tests the node's tenant, and

@@ -1,4 +1,4 @@
-// The connections analysts' queries run on (issue 38): a few of their own, never the verdict's or
+// The connections analysts' queries run on: a few of their own, never the verdict's or
 // the graph writer's. Each slot is a driver with one connection; on a plain bolt:// or neo4j://
 // address it reaches Neo4j through a relay of its own on loopback, which counts the bytes Neo4j
 // sends. A query that passes its deadline, or whose answer grows past the byte cap, is cut there:
