@@ -35,7 +35,7 @@ const OWNERS: Record<string, string> = {
   analysts: 'src/console/auth/analyst-store.ts',
   analyst_sessions: 'src/console/auth/analyst-store.ts',
   analyst_sign_in_links: 'src/console/auth/analyst-store.ts',
-  console_audit: 'src/console/audit-store.ts',
+  console_audit: 'src/audit/audit-store.ts',
   policy_versions: 'src/policies/documents/policy-store.ts',
   policy_shadows: 'src/policies/documents/policy-store.ts',
   policy_backtests: 'src/policies/backtests/backtest-store.ts',

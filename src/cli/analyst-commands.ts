@@ -1,7 +1,7 @@
 // `doorman analyst add|link|remove|list` (README, "The ops CLI"): analyst accounts for the console.
 // CLI code only: the work is in src/console/auth/manage-analysts.ts, loaded when a command runs.
 import { Option, type Command } from 'commander';
-import type { Role } from '../console/auth/analyst-store.js';
+import type { Role } from '../roles.js';
 import type { CliKit } from './cli-kit.js';
 
 const manage = () => import('../console/auth/manage-analysts.js');

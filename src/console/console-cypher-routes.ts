@@ -8,8 +8,8 @@ import { jsonBody } from '../http/json-body.js';
 import { GRAPH_WORDS } from '../graph-queries/graph-words.js';
 import { chooseFreeFormRoles, removeTenantQuery, runAnalystCypher, saveTenantQuery } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, freeFormRoles } from '../graph-queries/tenant-query-store.js';
-import { actorOf, listOwnAudit } from './audit-store.js';
-import type { Role } from './auth/analyst-store.js';
+import { actorOf, listOwnAudit } from '../audit/audit-store.js';
+import type { Role } from '../roles.js';
 import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
 

@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { findEvents } from '../events/event-store.js';
-import { actorOf, audit } from './audit-store.js';
+import { actorOf, audit } from '../audit/audit-store.js';
 import { markEvidence } from './mark-evidence.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';

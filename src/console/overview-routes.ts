@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { reviewBacklog } from '../reviews/review-store.js';
 import { redeliver, webhookDeliveries } from '../webhooks/manage-webhooks.js';
 import { findEndpoint } from '../webhooks/webhook-store.js';
-import { actorOf, audit, listAudit } from './audit-store.js';
+import { actorOf, audit, listAudit } from '../audit/audit-store.js';
 import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
 import { accountsFirstSeen, activityByWindow, deliveryCounts, publications, reasonsByWindow, topReasonCodes, verdictsByWindow, verdictsPerHour, type Window } from './overview-store.js';

@@ -17,7 +17,7 @@ import { listPendingReviews, reviewBacklog, type PendingReview, type QueueFilter
 import { undoReviewMarks } from '../reviews/undo-review-marks.js';
 import { AppError } from '../errors.js';
 import { reviewClusters, type ReviewCluster } from './cluster-picture.js';
-import { actorOf } from './audit-store.js';
+import { actorOf } from '../audit/audit-store.js';
 import { consoleValidated } from './console-schemas.js';
 
 const BODY_LIMIT = 16 * 1024;

@@ -9,7 +9,7 @@ import type { Scope } from '../scope.js';
 import type { Deps } from '../deps.js';
 import { inTransaction } from '../db/queryable.js';
 import { markOf } from '../graph/graph-outbox.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, type Actor } from '../audit/audit-store.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { lockEventErased, recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';

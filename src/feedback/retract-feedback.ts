@@ -7,7 +7,7 @@ import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { AppError } from '../errors.js';
 import { feedbackMarkKey } from '../graph/graph-outbox.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, type Actor } from '../audit/audit-store.js';
 import { retractOutcome, type FeedbackRow } from './feedback-store.js';
 
 export async function retractFeedback(

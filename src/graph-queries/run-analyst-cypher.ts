@@ -4,12 +4,12 @@
 // Also the tenant's own saved queries, which are analysts' text too and run the same way.
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { audit, completeAudit, type Actor } from '../console/audit-store.js';
+import { audit, completeAudit, type Actor } from '../audit/audit-store.js';
 import { guardCypher, refusalOf } from './cypher-guard.js';
 import { cypherParams, readGraphQuery, type QueryResult } from './read-graph-query.js';
 import { savedQueries } from './saved-queries.js';
 import { inTransaction } from '../db/queryable.js';
-import type { Role } from '../console/auth/analyst-store.js';
+import type { Role } from '../roles.js';
 import { deleteTenantQuery, insertTenantQuery, setFreeFormRoles } from './tenant-query-store.js';
 
 type RunDeps = Pick<Deps, 'db' | 'analystGraph' | 'config' | 'logger'>;

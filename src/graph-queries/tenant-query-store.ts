@@ -1,7 +1,7 @@
 // SQL of tenant_queries (a tenant's own saved Cypher) and graph_query_settings (who may run
 // free-form Cypher in the tenant).
 import type { Queryable } from '../db/queryable.js';
-import type { Role } from '../console/auth/analyst-store.js';
+import type { Role } from '../roles.js';
 
 export interface TenantQuery {
   id: string;

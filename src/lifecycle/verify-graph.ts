@@ -15,7 +15,7 @@ import type { Deps } from '../deps.js';
 import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, type Actor } from '../audit/audit-store.js';
 import {
   accountMember, componentsOf, expectedLive, factsOf, GraphModel, identifierMember, identifierName, type ExpectedFacts,
 } from '../graph/graph-model.js';

@@ -11,7 +11,7 @@ import { newId } from '../db/new-id.js';
 import type { Deps } from '../deps.js';
 import { markOf } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, type Actor } from '../audit/audit-store.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
 import { insertDelivery } from '../webhooks/webhook-store.js';

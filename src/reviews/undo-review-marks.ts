@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { AppError } from '../errors.js';
-import { audit, type Actor } from '../console/audit-store.js';
+import { audit, type Actor } from '../audit/audit-store.js';
 import { reviewMarkKey } from '../graph/graph-outbox.js';
 import { findReview, markReviewMarksRetracted } from './review-store.js';
 

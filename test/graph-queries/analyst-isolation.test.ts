@@ -12,7 +12,7 @@ import { createAnalystGraph, type AnalystGraph } from '../../src/graph/analyst-g
 import { readGraphQuery } from '../../src/graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js';
 import { AppError } from '../../src/errors.js';
-import type { Actor } from '../../src/console/audit-store.js';
+import type { Actor } from '../../src/audit/audit-store.js';
 import { createPool } from '../../src/db/create-pool.js';
 import { aTenant, bearer } from '../support/fixtures.js';
 import { testConfig, testDeps } from '../support/test-deps.js';
@@ -164,7 +164,7 @@ describe("analysts' queries on connections of their own", function () {
       expect(r.rows).to.deep.equal([{ z: 'x\u0000y' }]);
       const lone = await runAnalystCypher(deps, actor, { text: 'RETURN $s AS s', params: { s: 'a\uD800b\\0' } });
       expect(lone.rows).to.have.length(1);
-      const { listOwnAudit, listAudit } = await import('../../src/console/audit-store.js');
+      const { listOwnAudit, listAudit } = await import('../../src/audit/audit-store.js');
       const entries = (await listAudit(deps.db, actor.tenantId, 10)).entries.filter((e) => e.analystEmail === actor.analystEmail);
       expect(entries.map((e) => e.detail.text)).to.deep.equal(['RETURN $s AS s', text]);
       expect(entries[1]!.detail.params).to.deep.equal({ z: 'x\u0000y' });

@@ -9,7 +9,7 @@ import { AppError } from '../../src/errors.js';
 import { guardCypher } from '../../src/graph-queries/cypher-guard.js';
 import { readGraphQuery } from '../../src/graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../../src/graph-queries/run-analyst-cypher.js';
-import type { Actor } from '../../src/console/audit-store.js';
+import type { Actor } from '../../src/audit/audit-store.js';
 import { aTenant } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { ESCAPE_CORPUS, placeTraps, removeTraps, SCOPES, seedScopes, type Seeded } from './escape-corpus.js';

@@ -1,9 +1,8 @@
 // SQL for analyst accounts, their one-time sign-in links and their sessions. Tokens are stored
 // as SHA-256 hashes only: a copy of the database opens no session and uses no link.
 import type { Queryable } from '../../db/queryable.js';
+import type { Role } from '../../roles.js';
 import type { Scope } from '../../scope.js';
-
-export type Role = 'analyst' | 'admin';
 
 export interface Analyst {
   id: string;

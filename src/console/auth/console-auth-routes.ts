@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { setAnalystMode, type Analyst } from './analyst-store.js';
-import { actorOf, audit } from '../audit-store.js';
+import { actorOf, audit } from '../../audit/audit-store.js';
 import { requireCsrf, requireSession, setSessionCookie } from './console-guard.js';
 import { consoleValidated } from '../console-schemas.js';
 import { signInLimits } from './sign-in-limits.js';

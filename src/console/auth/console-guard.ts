@@ -8,7 +8,8 @@ import { parseCookie } from 'cookie';
 import type { Scope } from '../../scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import type { Analyst, Role } from './analyst-store.js';
+import type { Role } from '../../roles.js';
+import type { Analyst } from './analyst-store.js';
 import { currentSession } from './sign-in.js';
 
 export const COOKIE = 'doorman_console';

@@ -6,7 +6,8 @@ import { newId } from '../../db/new-id.js';
 import { AppError } from '../../errors.js';
 import { tenantExists } from '../../tenants/key-store.js';
 import { inTransaction } from '../../db/queryable.js';
-import { deleteAnalyst, findAnalystByEmail, insertAnalyst, insertSignInLink, listAnalysts, voidSignInLinks, type Analyst, type Role } from './analyst-store.js';
+import { deleteAnalyst, findAnalystByEmail, insertAnalyst, insertSignInLink, listAnalysts, voidSignInLinks, type Analyst } from './analyst-store.js';
+import type { Role } from '../../roles.js';
 
 export const SIGN_IN_LINK_HOURS = 24;
 const EMAIL = /^[^\s@]{1,200}@[^\s@]{1,200}$/;

@@ -1,9 +1,10 @@
-// SQL for the console's audit log: every analyst action (sign-in, resolution, feedback, query
-// run, redelivery, mode switch), newest first per tenant, readable by the tenant's admins.
+// SQL for the audit log: every person's action (an analyst's sign-in, resolution, feedback, query
+// run, redelivery or mode switch; an operator's at the CLI), newest first per tenant, readable by
+// the tenant's admins. A service shared from below: the console, feedback, reviews, graph queries
+// and lifecycle write it; the console reads it.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import { newId } from '../db/new-id.js';
-import type { Analyst } from './auth/analyst-store.js';
 
 export interface AuditEntry {
   id: string;
@@ -23,7 +24,7 @@ export interface Actor {
   analystEmail: string;
 }
 
-export const actorOf = (s: { analyst: Analyst; scope: Scope }): Actor => ({
+export const actorOf = (s: { analyst: { id: string; email: string }; scope: Scope }): Actor => ({
   tenantId: s.scope.tenantId, mode: s.scope.mode, analystId: s.analyst.id, analystEmail: s.analyst.email,
 });
 
