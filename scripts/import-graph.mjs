@@ -10,7 +10,7 @@
 //   imports as possible point up (Eades, Lin and Smyth's greedy order on the room graph, weighted
 //   by file imports): upward imports are the file imports from a room to one stacked above it,
 //   the imports that point from a lower layer back up. floors: room levels once those are set aside.
-// --check exits 1 when there is a file cycle. Only node: built-ins.
+// --check exits 1 when there is a file cycle or a room cycle. Only node: built-ins.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -174,4 +174,4 @@ else {
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 }
-if (args.includes('--check') && report.cycle_count > 0) process.exitCode = 1;
+if (args.includes('--check') && (report.cycle_count > 0 || roomCycles.length > 0)) process.exitCode = 1;

@@ -23,7 +23,9 @@ import type PgBoss from 'pg-boss';
 import { createBoss } from './jobs/job-queue.js';
 import { createGraphOutbox, type GraphOutbox } from './graph/graph-outbox.js';
 import { createGraphWriter, type GraphWriter } from './graph/graph-writer.js';
-import { warmUp } from './warm-up.js';
+import { openGraphConnections, warmGraph } from './graph/warm-graph.js';
+import { warmEngine } from './engine/warm-engine.js';
+import { loadVelocityScript } from './velocity/velocity-store.js';
 import { createPolicyRegistry, type PolicyRegistry } from './policies/documents/policy-registry.js';
 import { createKeyDirectory, type KeyDirectory } from './tenants/key-directory.js';
 import { createListDirectory, type ListDirectory } from './lists/list-directory.js';
@@ -61,7 +63,7 @@ export interface Deps {
   graphOutbox: GraphOutbox;
   // Applies the graph outbox to Neo4j; started by serve and worker (and the test run).
   graphWriter: GraphWriter;
-  // Warms the process once (src/warm-up.ts); serve() starts it right after listening and holds
+  // Warms the process once (warmUp below); serve() starts it right after listening and holds
   // requests other than /health until it is done. One-shot CLI commands never call it.
   warmup(): Promise<void>;
   // 'cold' until warmup() is called (nothing is held back), 'warming', then 'warm'.
@@ -138,4 +140,33 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   };
   if (!overrides.metrics) deps.metrics.observe(deps);
   return deps;
+}
+
+// Warms a process before it serves verdicts: in-process data (ip intelligence, device-token keys,
+// the published policies, API keys and lists), connections opened (Postgres, Neo4j), the graph
+// (src/graph/warm-graph.ts), the velocity script loaded into Redis, and the engine run until the
+// JIT has compiled it. A cold start otherwise spends the first verdicts' signal budget on plans
+// and page faults (timeout_failopen on a healthy, idle service). A step that fails is logged and
+// the process serves anyway.
+async function warmUp(deps: Deps): Promise<void> {
+  const started = performance.now();
+  const step = (name: string, work: Promise<unknown>) =>
+    work.catch((err: Error) => deps.logger.warn({ step: name, err: err.message }, 'warm-up step failed; serving anyway'));
+  const openConnections = async () => {
+    await Promise.all(Array.from({ length: Math.min(deps.config.pgPoolMax, 4) }, () => deps.db.query('SELECT 1')));
+    await openGraphConnections(deps.graph, 4);
+  };
+  await Promise.all([
+    deps.ipIntel.reload().then(
+      () => undefined,
+      (err: Error) => deps.logger.error({ err: err.message, dir: deps.config.intelDir }, 'ip intelligence not loaded: ip signals off'),
+    ),
+    step('connections', openConnections()).then(() => step('graph', warmGraph(deps))),
+    step('redis', loadVelocityScript(deps.redis)),
+    step('device keys', deps.secrets.deviceKeys.reload()),
+    step('keys and lists', Promise.all([deps.keys.whenLoaded(5_000), deps.lists.whenLoaded(5_000)])),
+    deps.policies.load().catch((err: Error) => deps.logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are')),
+  ]);
+  warmEngine(deps.engine.rules, deps.engine.policy);
+  deps.logger.info({ ms: Math.round(performance.now() - started) }, 'warmed up');
 }

@@ -1,11 +1,13 @@
 // Keeps the rooms honest: the engine stays pure, configuration has one reader, only src/graph/
 // writes the graph outbox and Neo4j, every table is written by its owner's store (lifecycle/
-// excepted, as listed), src/ has no import cycle, every Cypher statement is scoped to a tenant and
+// excepted, as listed), src/ has no import cycle between files or rooms and only the composition
+// root takes Deps, every Cypher statement is scoped to a tenant and
 // mode, migrations are numbered in order, nothing refers to a file outside the repository, and the
 // mutation sandbox leaves out every ignored folder.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const walk = (dir: string, ext: string): string[] =>
@@ -64,6 +66,19 @@ const writingCypher = (): string[] => walk('cypher', '.cypher')
     .some((l) => /\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/.test(l)))
   .map((f) => path.relative('cypher', f).replace(/\.cypher$/, ''));
 
+interface ImportGraph {
+  files: number;
+  rooms: number;
+  cycles: string[][];
+  room_cycles: string[][];
+  upward_imports: { from: string; to: string }[];
+  upward_import_count: number;
+}
+const importGraph = (root: string): ImportGraph =>
+  JSON.parse(execFileSync('node', ['scripts/import-graph.mjs', '--json', '--root', root], { encoding: 'utf8' })) as ImportGraph;
+// Imports that point back up, each named in CONVENTIONS.md with its reason (rule 15): none.
+const UPWARD_IMPORTS_ALLOWED: string[] = [];
+
 describe('architecture', () => {
   it('lets only src/graph/ write the graph outbox and Neo4j (rule 13)', () => {
     const writers = writingCypher();
@@ -95,10 +110,46 @@ describe('architecture', () => {
     expect(problems).to.deep.equal([]);
   });
 
-  it('has no import cycle in src/ (rule 15; scripts/import-graph.mjs measures the rooms)', () => {
-    const report = JSON.parse(execFileSync('node', ['scripts/import-graph.mjs', '--json'], { encoding: 'utf8' })) as { files: number; cycles: string[][] };
+  it('has no import cycle in src/, between files or between rooms, and no import back up (rule 15)', () => {
+    const report = importGraph('src');
     expect(report.files).to.be.greaterThan(150);
+    expect(report.rooms, 'top-level files count as rooms').to.be.greaterThan(30);
     expect(report.cycles).to.deep.equal([]);
+    expect(report.room_cycles).to.deep.equal([]);
+    expect(report.upward_imports.map((u) => `${u.from} -> ${u.to}`)).to.deep.equal(UPWARD_IMPORTS_ALLOWED);
+  });
+
+  it('sees a room cycle and an import back up where one is planted', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-rooms-'));
+    try {
+      const write = (file: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, file), text);
+      };
+      // A top-level file and two rooms: no file imports itself back, however indirectly, but
+      // alpha's a imports beta's b while beta's b2 imports alpha's a2 (a type-only import counts).
+      write('deps.ts', "import { a } from './alpha/a.js';\nexport const deps = { a };\n");
+      write('alpha/a.ts', "import { b } from '../beta/b.js';\nexport const a = b + 1;\n");
+      write('alpha/a2.ts', 'export type A2 = number;\n');
+      write('beta/b.ts', 'export const b = 1;\n');
+      write('beta/b2.ts', "import type { A2 } from '../alpha/a2.js';\nexport const b2: A2 = 2;\n");
+      const report = importGraph(dir);
+      expect(report.cycles, 'no file cycle').to.deep.equal([]);
+      expect(report.room_cycles).to.deep.equal([['alpha', 'beta']]);
+      expect(report.upward_import_count).to.equal(1);
+      const check = spawnSync('node', ['scripts/import-graph.mjs', '--check', '--root', dir], { encoding: 'utf8' });
+      expect(check.status, 'import-graph --check fails on a room cycle').to.equal(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lets only the composition root and the CLI take Deps: every room declares its own ports (rule 9)', () => {
+    const root = ['src/deps.ts', 'src/partial-deps.ts', 'src/app.ts', 'src/server.ts', 'src/start-workers.ts'].map((f) => path.normalize(f));
+    const importers = walk('src', '.ts')
+      .filter((f) => /from '(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'|import\('(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'\)/.test(fs.readFileSync(f, 'utf8')))
+      .filter((f) => !root.includes(f) && !f.startsWith(path.join('src', 'cli') + path.sep));
+    expect(importers).to.deep.equal([]);
   });
 
   it('keeps the engine pure: it imports nothing from outside src/engine', () => {

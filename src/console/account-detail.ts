@@ -3,7 +3,7 @@
 // graph, its cluster's facts, and the feedback about it. Reads only; a graph that does not
 // answer leaves the rest of the page working.
 import neo4j from 'neo4j-driver';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
 import { listEvents } from '../events/event-store.js';
@@ -17,7 +17,7 @@ const IDENTIFIERS = 200;
 
 interface Identifier { kind: string; value: string; hub: boolean; accounts: number; firstSeenAt: number | null; lastSeenAt: number | null; expired: boolean }
 
-async function graphSide(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
+async function graphSide(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
   try {
     const { records } = await deps.graph.executeQuery(deps.cypher.get('console/account-identifiers'), { ...scope, account, limit: neo4j.int(IDENTIFIERS) }, {
       routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
@@ -32,7 +32,7 @@ async function graphSide(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logge
   }
 }
 
-export async function accountDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string) {
+export async function accountDetail(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string) {
   const [page, stats, feedback, graph] = await Promise.all([
     listEvents(deps.db, scope, { limit: EVENTS, externalUserId: account }),
     deps.db.query<{ events: number; allow: number; review: number; block: number; first_at: Date | null; last_at: Date | null; emails: string[] | null }>(

@@ -3,9 +3,9 @@
 // tenant and mode always come from the analyst's session, never from the request.
 import neo4j from 'neo4j-driver';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 
-type GraphDeps = Pick<Deps, 'graph' | 'cypher' | 'config'>;
+type GraphDeps = Pick<ConsoleDeps, 'graph' | 'cypher' | 'config'>;
 
 // "A few hundred nodes" at most per page: members, plus hubs and events around them.
 export const PICTURE_LIMITS = { limit: 200, hubLimit: 50, eventLimit: 100 };

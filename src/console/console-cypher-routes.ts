@@ -2,7 +2,7 @@
 // tenant's setting (admins by default); saving and the setting are audited; the run itself is
 // audited by the use case. HTTP only: the work is in src/graph-queries/.
 import { Router, type Request } from 'express';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { GRAPH_WORDS } from '../graph-queries/graph-words.js';
@@ -15,11 +15,11 @@ import { consoleValidated } from './console-schemas.js';
 
 const mayRunFreeForm = (req: Request, roles: Role): boolean => req.console!.analyst.role === 'admin' || roles === 'analyst';
 
-async function requireFreeForm(deps: Deps, req: Request): Promise<void> {
+async function requireFreeForm(deps: Pick<ConsoleDeps, 'db'>, req: Request): Promise<void> {
   if (!mayRunFreeForm(req, await freeFormRoles(deps.db, req.console!.scope.tenantId))) throw new AppError('forbidden', "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.");
 }
 
-export function consoleCypherRoutes(deps: Deps): Router {
+export function consoleCypherRoutes(deps: ConsoleDeps): Router {
   const router = Router();
 
   router.get('/cypher', async (req, res) => {

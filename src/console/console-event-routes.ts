@@ -2,7 +2,7 @@
 // reason, review state, verdict, type, time range; newest first, keyset-paged) and one event's
 // detail. HTTP only.
 import { Router } from 'express';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { findEvent, listEvents, type ListFilter } from '../events/event-store.js';
 import type { Verdict } from '../event-record.js';
@@ -44,7 +44,7 @@ export function emailFilter(typed: string | undefined): Pick<ListFilter, 'email'
   return { emailStartOrDomain: t };
 }
 
-export function consoleEventRoutes(deps: Deps): Router {
+export function consoleEventRoutes(deps: ConsoleDeps): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {

@@ -2,7 +2,7 @@
 // /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { AppError } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { findEvents } from '../events/event-store.js';
@@ -24,7 +24,7 @@ const cell = (v: unknown): string => {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 };
 
-export function consoleGraphRoutes(deps: Deps): Router {
+export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   const router = Router();
 
   router.get('/clusters/:id', async (req, res) => {

@@ -2,7 +2,7 @@
 // takes a session cookie and never an API key; every state-changing request must come from our
 // own origin and carry the session's CSRF token; every page has a strict CSP.
 import { Router, type RequestHandler } from 'express';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { consoleAuthRoutes } from './auth/console-auth-routes.js';
 import { consoleEventRoutes } from './console-event-routes.js';
@@ -18,7 +18,7 @@ const noStore: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function consoleRoutes(deps: Deps, validator: RequestValidator): Router {
+export function consoleRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
   const router = Router();
   router.use('/console', consoleHeaders());
   const api = Router();

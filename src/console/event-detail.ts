@@ -2,7 +2,7 @@
 // identifiers and context), the signals the engine saw, its review, the account's earlier
 // events and its identity cluster's facts. Reads only; another tenant's or mode's id is a 404.
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { eventInputs, findEvent, listEvents, type StoredEvent } from '../events/event-store.js';
 import { toWire } from '../events/event-wire.js';
 import { AppError } from '../errors.js';
@@ -16,7 +16,7 @@ export const consoleEvent = (e: StoredEvent): Record<string, unknown> => ({ ...t
 
 // The cluster's facts, or null when the event linked nothing yet; a graph that does not answer
 // leaves the rest of the page working.
-async function clusterOf(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string): Promise<ClusterFacts | null | 'unavailable'> {
+async function clusterOf(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string): Promise<ClusterFacts | null | 'unavailable'> {
   try {
     const id = await eventClusterId(deps, scope, eventId);
     if (!id) return null;
@@ -27,7 +27,7 @@ async function clusterOf(deps: Pick<Deps, 'graph' | 'cypher' | 'config' | 'logge
   }
 }
 
-export async function eventDetail(deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string) {
+export async function eventDetail(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, eventId: string) {
   const [event, inputs, review] = await Promise.all([findEvent(deps.db, scope, eventId), eventInputs(deps.db, scope, eventId), findReview(deps.db, scope, eventId)]);
   if (!event || !inputs) {
     // An id from the other mode is a common slip (a test event opened in live): say so.

@@ -2,7 +2,7 @@
 // time, path) with who reported each and what they said. A feedback mark names its subject, its
 // note and its reporter (an analyst through the console, else the API); a review's mark names the
 // review, who resolved it, the note and whether its marks were taken back. Reads only.
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import type { Scope } from '../scope.js';
 import { explainCluster, type ClusterExplanation, type ExplainedMark } from '../graph/explain-cluster.js';
 
@@ -12,7 +12,7 @@ export interface MarkWhy extends ExplainedMark {
   reported_by: string;
 }
 
-export async function markEvidence(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<Omit<ClusterExplanation, 'marks'> & { marks: MarkWhy[] }> {
+export async function markEvidence(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<Omit<ClusterExplanation, 'marks'> & { marks: MarkWhy[] }> {
   const explained = await explainCluster(deps, scope, eventId);
   const feedbackIds = explained.marks.flatMap((m) => (m.feedback_id ? [m.feedback_id] : []));
   const reviewIds = explained.marks.flatMap((m) => (m.review_event_id ? [m.review_event_id] : []));

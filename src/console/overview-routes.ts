@@ -3,7 +3,7 @@
 // redelivery of a webhook through the existing use case (admins), and the audit log (admins).
 // HTTP only.
 import { Router } from 'express';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { reviewBacklog } from '../reviews/review-store.js';
 import { redeliver, webhookDeliveries } from '../webhooks/manage-webhooks.js';
@@ -23,7 +23,7 @@ const NEW_ACCOUNTS_CAP = 5_000;
 // "What changed?": the last 24 h against the 24 h before and the same 24 h a week earlier, for
 // verdicts, each reason, reviews opened and resolved, feedback, policy publications, and the
 // clusters new accounts made or grew (the graph's part; null when it does not answer).
-async function compare(deps: Deps, scope: Scope) {
+async function compare(deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope) {
   const now = deps.clock.now().getTime();
   const windows: Window[] = [
     { name: 'today', from: new Date(now - DAY), to: new Date(now) },
@@ -55,7 +55,7 @@ async function compare(deps: Deps, scope: Scope) {
   };
 }
 
-export function overviewRoutes(deps: Deps): Router {
+export function overviewRoutes(deps: ConsoleDeps): Router {
   const router = Router();
 
   router.get('/overview', async (req, res) => {

@@ -2,7 +2,7 @@
 // resolveReview use case (the same webhook as from the CLI), and feedback through recordFeedback.
 // HTTP only; every action is written to the audit log, in the use case's own transaction.
 import { Router } from 'express';
-import type { Deps } from '../deps.js';
+import type { ConsoleDeps } from './console-deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { feedbackAnswer, recordFeedback, type FeedbackInput } from '../feedback/record-feedback.js';
 import { listFeedback } from '../feedback/feedback-store.js';
@@ -37,7 +37,7 @@ interface QueueQuery {
   confirmed?: '1';
 }
 
-export function reviewQueueRoutes(deps: Deps, validator: RequestValidator): Router {
+export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
   const router = Router();
 
   // The queue, oldest first, with filters. Each review carries its cluster's size and whether the

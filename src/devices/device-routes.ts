@@ -2,12 +2,12 @@
 // only a publishable key is accepted.
 import { Router } from 'express';
 import cors from 'cors';
-import type { Deps } from '../deps.js';
-import { authenticate } from '../http/authenticate.js';
+import type { Config } from '../config.js';
+import { authenticate, type AuthDeps } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
-import { issueDeviceToken } from './issue-device-token.js';
+import { issueDeviceToken, type DeviceDeps } from './issue-device-token.js';
 
 // Any origin: publishable keys are meant to sit in page source. No cookies are involved.
 const browser = cors({
@@ -26,7 +26,10 @@ export function deviceCors(): Router {
   return router;
 }
 
-export function deviceRoutes(deps: Deps, validator: RequestValidator): Router {
+export function deviceRoutes(
+  deps: Pick<DeviceDeps, 'secrets' | 'clock' | 'config'> & AuthDeps & { config: Pick<Config, 'deviceBodyLimitBytes'> },
+  validator: RequestValidator,
+): Router {
   const router = Router();
   router.post(
     '/v1/device',

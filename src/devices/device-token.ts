@@ -5,9 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
 import { canonicalComponents } from './canonical-components.js';
-import type { SigningKey } from './device-key-ring.js';
+import type { DeviceKeyRing, SigningKey } from './device-key-ring.js';
 
 const ISSUER = 'doorman';
 
@@ -47,7 +46,12 @@ export async function signDeviceToken(
 
 // The device id, or undefined for any token that does not verify for this scope at this time.
 // Keys come from memory; a kid the ring does not hold is refused without a query per request.
-export async function verifyDeviceToken(deps: Pick<Deps, 'secrets'>, scope: Scope, token: string, now: Date): Promise<string | undefined> {
+export async function verifyDeviceToken(
+  deps: { secrets: { deviceKeys: DeviceKeyRing } },
+  scope: Scope,
+  token: string,
+  now: Date,
+): Promise<string | undefined> {
   try {
     const { payload } = await jwtVerify(
       token,

@@ -1,11 +1,11 @@
 // Use case: `doorman device rotate-key`. A new current signing key; the previous one keeps
 // verifying for DEVICE_TOKEN_TTL_SECONDS (the longest lifetime of a token it signed), then stops.
-import type { Deps } from '../deps.js';
 import { inTransaction } from '../db/queryable.js';
+import type { DeviceDeps } from './issue-device-token.js';
 import { rotateSigningKey } from './device-key-store.js';
 import { DEVICE_KEYS_CHANNEL } from './watch-device-keys.js';
 
-export async function rotateDeviceKey(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'vault'>): Promise<{ kid: string }> {
+export async function rotateDeviceKey(deps: Pick<DeviceDeps, 'db' | 'clock' | 'config' | 'vault'>): Promise<{ kid: string }> {
   const retiresAt = new Date(deps.clock.now().getTime() + deps.config.deviceTokenTtlSeconds * 1000);
   const kid = await inTransaction(deps.db, async (tx) => {
     const created = await rotateSigningKey(tx, deps.vault, retiresAt);

@@ -2,16 +2,27 @@
 // the identity graph the account link: the event's row is locked, bound, and the link written to
 // the graph outbox in one short transaction; the graph writer applies it after the event's own
 // link (same lane, later seq), so the account joins the event's cluster with nothing counted twice.
+import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config.js';
 import { linkOfStoredEvent } from '../graph/identity-graph.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
 import type { GraphLinkPolicy } from '../engine/policy.js';
 import { isSuperseded } from '../policies/documents/policy-store.js';
+import type { PolicyRegistry } from '../policies/documents/policy-registry.js';
 import { bindExternalUser, lockBinding } from './event-store.js';
 
-export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox' | 'policies'>, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
+// What the event use cases need; the composition root (src/deps.ts) passes its Deps.
+export interface EventDeps {
+  db: pg.Pool;
+  config: Pick<Config, 'hubThreshold'>;
+  graphOutbox: GraphOutbox;
+  policies: PolicyRegistry;
+}
+
+export async function attachUser(deps: EventDeps, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
   // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH once
   // linked every kind, whatever the policy said); read before the transaction, and checked in it:
   // a policy published over meanwhile (this process's memory may lag by MEMORY_STALENESS_MS) is
@@ -26,7 +37,7 @@ export async function attachUser(deps: Pick<Deps, 'db' | 'config' | 'graphOutbox
 
 // False when the policy was superseded (nothing written).
 async function bind(
-  deps: Pick<Deps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string },
+  deps: Pick<EventDeps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string },
   linkPolicy: GraphLinkPolicy | undefined, version: string | undefined,
 ): Promise<boolean> {
   return inTransaction(deps.db, async (tx) => {

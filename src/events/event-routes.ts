@@ -1,9 +1,9 @@
 // GET /v1/events, GET /v1/events/{id}, PATCH /v1/events/{id}: HTTP only; the SQL is in the store.
 import { Router, type Request } from 'express';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { textProblem } from '../contract/input-issues.js';
-import { authenticate } from '../http/authenticate.js';
+import { authenticate, type AuthDeps } from '../http/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
@@ -11,7 +11,7 @@ import { findEvent, listEvents } from './event-store.js';
 import type { Verdict } from '../event-record.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { toWire } from './event-wire.js';
-import { attachUser } from './attach-user.js';
+import { attachUser, type EventDeps } from './attach-user.js';
 
 interface ListQuery {
   limit: number;
@@ -27,7 +27,10 @@ function eventIdOf(req: Request): string {
   return id;
 }
 
-export function eventRoutes(deps: Deps, validator: RequestValidator): Router {
+export function eventRoutes(
+  deps: EventDeps & AuthDeps & { config: Pick<Config, 'bodyLimitBytes'> },
+  validator: RequestValidator,
+): Router {
   const router = Router();
   const secret = authenticate(deps, 'secret');
 

@@ -4,15 +4,26 @@
 // audit entry when an analyst reported it (none is written without the other); the graph writer
 // applies the mark after every link committed before it, so a mark about an event never races the
 // event's own link.
-import neo4j from 'neo4j-driver';
+import type pg from 'pg';
+import neo4j, { type Driver } from 'neo4j-driver';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Clock } from '../clock.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
 import { inTransaction } from '../db/queryable.js';
-import { markOf } from '../graph/graph-outbox.js';
+import { markOf, type GraphOutbox } from '../graph/graph-outbox.js';
 import { audit, type Actor } from '../audit/audit-store.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { lockEventErased, recordOutcome, subjectEvents, type Outcome, type SubjectKind } from './feedback-store.js';
+
+// What the feedback use cases need; the composition root (src/deps.ts) passes its Deps.
+export interface FeedbackDeps {
+  db: pg.Pool;
+  graph: Driver;
+  cypher: CypherCatalog;
+  clock: Clock;
+  graphOutbox: GraphOutbox;
+}
 
 export interface FeedbackInput {
   subject: { kind: SubjectKind; value: string };
@@ -20,7 +31,7 @@ export interface FeedbackInput {
   note?: string;
 }
 
-async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Scope, value: string): Promise<boolean> {
+async function emailKnownToGraph(deps: Pick<FeedbackDeps, 'graph' | 'cypher'>, scope: Scope, value: string): Promise<boolean> {
   const { records } = await deps.graph.executeQuery(
     deps.cypher.get('graph/email-known'),
     { tenantId: scope.tenantId, mode: scope.mode, value },
@@ -33,7 +44,7 @@ async function emailKnownToGraph(deps: Pick<Deps, 'graph' | 'cypher'>, scope: Sc
 // (but the analyst's report is audited all the same). `actor`: the console's analyst, audited as
 // `feedback` in the same transaction (the public API's caller is not).
 export async function recordFeedback(
-  deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'clock' | 'graphOutbox'>,
+  deps: FeedbackDeps,
   scope: Scope,
   input: FeedbackInput,
   actor?: Actor,

@@ -2,16 +2,16 @@
 // retraction, its graph retraction (applied by the lane's writer in order, like any mark) and its
 // audit entry are written in one short transaction; later verdicts no longer carry the mark's
 // reasons once the writer has recomputed the clusters it was in (docs/graph.md, "Undo").
-import type { Deps } from '../deps.js';
 import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { AppError } from '../errors.js';
 import { feedbackMarkKey } from '../graph/graph-outbox.js';
 import { audit, type Actor } from '../audit/audit-store.js';
 import { retractOutcome, type FeedbackRow } from './feedback-store.js';
+import type { FeedbackDeps } from './record-feedback.js';
 
 export async function retractFeedback(
-  deps: Pick<Deps, 'db' | 'clock' | 'graphOutbox'>,
+  deps: Pick<FeedbackDeps, 'db' | 'clock' | 'graphOutbox'>,
   scope: Scope,
   input: { feedbackId: string; note: string; actor: Actor },
 ): Promise<FeedbackRow> {

@@ -2,7 +2,9 @@
 // (cypher-guard.ts), run read-only in the analyst's scope with the caps of read-graph-query.ts,
 // and audited whatever happens (the text, the parameters, the time, the rows, or the refusal).
 // Also the tenant's own saved queries, which are analysts' text too and run the same way.
-import type { Deps } from '../deps.js';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { audit, completeAudit, type Actor } from '../audit/audit-store.js';
 import { guardCypher, refusalOf } from './cypher-guard.js';
@@ -11,8 +13,18 @@ import { savedQueries } from './saved-queries.js';
 import { inTransaction } from '../db/queryable.js';
 import type { Role } from '../roles.js';
 import { deleteTenantQuery, insertTenantQuery, setFreeFormRoles } from './tenant-query-store.js';
+import type { AnalystGraph } from '../graph/analyst-graph.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
 
-type RunDeps = Pick<Deps, 'db' | 'analystGraph' | 'config' | 'logger'>;
+// What analysts' own Cypher and the tenant's saved queries need; the composition root (src/deps.ts)
+// passes its Deps.
+export interface AnalystCypherDeps {
+  db: pg.Pool;
+  analystGraph: AnalystGraph;
+  cypher: CypherCatalog;
+  config: Pick<Config, 'graphQueryTimeoutMs' | 'graphQueryRowCap' | 'graphQueryMaxBytes'>;
+  logger: Logger;
+}
 
 export interface AnalystCypher {
   text: string;
@@ -28,7 +40,9 @@ export interface AnalystResult extends QueryResult {
 
 // The audit entry is written before anything runs, and nothing runs, and no refusal or error
 // reaches the analyst, if it cannot be written. What became of the run is added after.
-export async function runAnalystCypher(deps: RunDeps, actor: Actor, run: AnalystCypher): Promise<AnalystResult> {
+export async function runAnalystCypher(
+  deps: Pick<AnalystCypherDeps, 'db' | 'analystGraph' | 'config' | 'logger'>, actor: Actor, run: AnalystCypher,
+): Promise<AnalystResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   const entry = { text: run.text, params: run.params };
@@ -89,7 +103,9 @@ export interface SaveQuery {
 
 // Stored as written, once the guard accepts it; runnable by the tenant's analysts. The row and its
 // audit entry commit together.
-export async function saveTenantQuery(deps: Pick<Deps, 'db' | 'cypher'>, actor: Actor, q: SaveQuery): Promise<{ id: string; parameters: string[] }> {
+export async function saveTenantQuery(
+  deps: Pick<AnalystCypherDeps, 'db' | 'cypher'>, actor: Actor, q: SaveQuery,
+): Promise<{ id: string; parameters: string[] }> {
   const guarded = await guardCypher(q.text);
   if (savedQueries(deps, actor.tenantId).some((r) => r.id === q.id)) throw new AppError('conflict', `A reviewed query is called ${q.id}; choose another name.`);
   await inTransaction(deps.db, async (tx) => {
@@ -100,7 +116,7 @@ export async function saveTenantQuery(deps: Pick<Deps, 'db' | 'cypher'>, actor: 
   return { id: q.id, parameters: guarded.parameters };
 }
 
-export async function removeTenantQuery(deps: Pick<Deps, 'db'>, actor: Actor, id: string): Promise<void> {
+export async function removeTenantQuery(deps: Pick<AnalystCypherDeps, 'db'>, actor: Actor, id: string): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     if (!(await deleteTenantQuery(tx, actor.tenantId, id))) throw new AppError('not_found', `This tenant has no saved query ${id}.`);
     await audit(tx, actor, 'query.delete', id);
@@ -108,7 +124,7 @@ export async function removeTenantQuery(deps: Pick<Deps, 'db'>, actor: Actor, id
 }
 
 // Who may run free-form Cypher in the tenant; the change and its audit entry commit together.
-export async function chooseFreeFormRoles(deps: Pick<Deps, 'db'>, actor: Actor, roles: Role): Promise<void> {
+export async function chooseFreeFormRoles(deps: Pick<AnalystCypherDeps, 'db'>, actor: Actor, roles: Role): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     await setFreeFormRoles(tx, actor.tenantId, roles, actor.analystEmail);
     await audit(tx, actor, 'cypher.settings', null, { free_form_roles: roles });

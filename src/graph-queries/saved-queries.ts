@@ -6,11 +6,18 @@
 import neo4j from 'neo4j-driver';
 import { readGraphQuery, type QueryResult } from './read-graph-query.js';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { AnalystGraph } from '../graph/analyst-graph.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
 import { AppError } from '../errors.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 
-type QueryDeps = Pick<Deps, 'analystGraph' | 'cypher' | 'config'>;
+// What listing and running the reviewed queries needs; the composition root (src/deps.ts) passes its Deps.
+export interface SavedQueryDeps {
+  analystGraph: AnalystGraph;
+  cypher: CypherCatalog;
+  config: Pick<Config, 'consoleQueryRowCap' | 'consoleQueryTimeoutMs' | 'graphQueryMaxBytes'>;
+}
 
 export interface SavedQuery {
   id: string;
@@ -35,7 +42,7 @@ function describe(catalogName: string, header: string): SavedQuery {
 }
 
 // Tenant files shadow a shared file of the same name; another tenant's files do not exist here.
-export function savedQueries(deps: Pick<Deps, 'cypher'>, tenantId: string): SavedQuery[] {
+export function savedQueries(deps: Pick<SavedQueryDeps, 'cypher'>, tenantId: string): SavedQuery[] {
   const byId = new Map<string, SavedQuery>();
   const names = deps.cypher.names();
   for (const name of names.filter((n) => /^analyst\/[^/]+$/.test(n))) byId.set(name.slice('analyst/'.length), describe(name, deps.cypher.header(name)));
@@ -46,7 +53,9 @@ export function savedQueries(deps: Pick<Deps, 'cypher'>, tenantId: string): Save
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
-export async function runSavedQuery(deps: QueryDeps, scope: Scope, query: SavedQuery, given: Record<string, unknown>): Promise<QueryResult> {
+export async function runSavedQuery(
+  deps: SavedQueryDeps, scope: Scope, query: SavedQuery, given: Record<string, unknown>,
+): Promise<QueryResult> {
   const cap = deps.config.consoleQueryRowCap;
   const unknown = Object.keys(given).filter((k) => k !== 'limit' && !query.parameters.some((p) => p.name === k));
   const missing = query.parameters.filter((p) => typeof given[p.name] !== 'string' || given[p.name] === '');

@@ -3,8 +3,14 @@
 // scope, which every write statement keeps (test/graph/scope-invariant.test.ts) and this checks
 // on the stored graph; and the nodes that carry no scope at all (none may: the writer's lane
 // fences carry its own). Also reports Neo4j's per-transaction memory cap, which bounds those queries.
-import neo4j from 'neo4j-driver';
-import type { Deps } from '../deps.js';
+import neo4j, { type Driver } from 'neo4j-driver';
+import type { CypherCatalog } from './cypher-catalog.js';
+
+// What the scope check needs; the composition root (src/deps.ts) passes its Deps.
+export interface ScopeCheckDeps {
+  graph: Driver;
+  cypher: CypherCatalog;
+}
 
 export interface ScopeCheck {
   crossScopeRelationships: number;
@@ -14,7 +20,7 @@ export interface ScopeCheck {
   transactionMemoryMax: string | null;
 }
 
-export async function checkGraphScopes(deps: Pick<Deps, 'graph' | 'cypher'>): Promise<ScopeCheck> {
+export async function checkGraphScopes(deps: ScopeCheckDeps): Promise<ScopeCheck> {
   const read = { routing: neo4j.routing.READ };
   const { records } = await deps.graph.executeQuery(deps.cypher.get('checks/cross-scope-relationships'), {}, read);
   const byType = Object.fromEntries(records.map((r) => [r.get('type') as string, Number(r.get('relationships'))]));

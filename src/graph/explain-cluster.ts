@@ -2,12 +2,20 @@
 // standing on it with its outcome, subject kind, time and the path of live links from the event
 // to the mark's subject (cypher/graph/explain-event). Feedback marks name their feedback row;
 // a review resolution's mark names its event.
-import neo4j from 'neo4j-driver';
-import type { Deps } from '../deps.js';
+import type pg from 'pg';
+import neo4j, { type Driver } from 'neo4j-driver';
 import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
+import type { CypherCatalog } from './cypher-catalog.js';
 import { feedbackMarkKey, reviewOfMarkKey, type SubjectKind } from './graph-outbox.js';
 import type { MarkOutcome } from './graph-outbox-store.js';
+
+// What explaining a cluster needs; the composition root (src/deps.ts) passes its Deps.
+export interface ExplainDeps {
+  db: pg.Pool;
+  graph: Driver;
+  cypher: CypherCatalog;
+}
 
 export interface ExplainedMark {
   feedback_id: string | null;
@@ -26,7 +34,7 @@ export interface ClusterExplanation {
   marks: ExplainedMark[];
 }
 
-export async function explainCluster(deps: Pick<Deps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<ClusterExplanation> {
+export async function explainCluster(deps: ExplainDeps, scope: Scope, eventId: string): Promise<ClusterExplanation> {
   const { rows: found } = await deps.db.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, eventId]);
   if (found.length === 0) throw new AppError('not_found', `No event ${eventId} in this tenant and mode.`);
   const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/explain-event'), { ...scope, eventId }, { routing: neo4j.routing.READ });

@@ -1,7 +1,20 @@
 // Dependency health: Postgres, Neo4j and Redis probed in parallel, each under a short timeout.
+import type pg from 'pg';
+import type { Driver } from 'neo4j-driver';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
 import { beforeDeadline, isDeadline } from '../deadline.js';
-import type { Deps } from '../deps.js';
 import { redisReady } from '../redis/redis-ready.js';
+
+// What the health check and GET /health need; the composition root (src/deps.ts) passes its Deps.
+export interface HealthDeps {
+  db: pg.Pool;
+  graph: Driver;
+  redis: Redis;
+  config: Pick<Config, 'healthTimeoutMs'>;
+  // 'cold' until the process's warm-up is started, 'warming', then 'warm' (src/warm-up.ts).
+  warmState(): 'cold' | 'warming' | 'warm';
+}
 
 export interface Check {
   status: 'up' | 'down';
@@ -26,7 +39,7 @@ async function probe(timeoutMs: number, fn: () => Promise<unknown>): Promise<Che
   }
 }
 
-export async function checkHealth(deps: Pick<Deps, 'db' | 'graph' | 'redis' | 'config'>): Promise<Health> {
+export async function checkHealth(deps: Pick<HealthDeps, 'db' | 'graph' | 'redis' | 'config'>): Promise<Health> {
   const t = deps.config.healthTimeoutMs;
   const [postgres, neo4j, redis] = await Promise.all([
     probe(t, () => deps.db.query('SELECT 1')),

@@ -1,10 +1,9 @@
 // GET /health: unauthenticated and unmetered; 200 when every dependency answers and the process
 // is warm, 503 otherwise (status `unavailable`, or `warming` during start-up).
 import { Router } from 'express';
-import type { Deps } from '../deps.js';
-import { checkHealth } from './check-health.js';
+import { checkHealth, type HealthDeps } from './check-health.js';
 
-export function healthRoutes(deps: Deps): Router {
+export function healthRoutes(deps: HealthDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);

@@ -12,7 +12,10 @@
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Deps } from '../deps.js';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { KeyDirectory } from '../tenants/key-directory.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { bearerToken, hashKey, parseKey, type KeyKind } from '../tenants/api-key.js';
 import { AppError } from '../errors.js';
 import { clientBucket } from './client-bucket.js';
@@ -20,7 +23,14 @@ import './express-request.js';
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-type DoorDeps = Pick<Deps, 'keys' | 'redis' | 'config'> & Partial<Pick<Deps, 'metrics'>>;
+// What authenticate() needs; the composition root (src/deps.ts) passes its Deps. Without
+// `metrics`, requests held back for failures are not counted.
+export interface AuthDeps {
+  keys: KeyDirectory;
+  redis: Redis;
+  config: Pick<Config, 'authFailuresPerIp' | 'authFailureWindowSeconds'>;
+  metrics?: Metrics;
+}
 
 const UNKNOWN_TTL_MS = 60_000;
 const KNOWN_TTL_MS = 10 * 60_000;
@@ -37,7 +47,7 @@ interface KeyDoor {
 
 const doors = new WeakMap<object, KeyDoor>();
 
-function doorFor(deps: DoorDeps): KeyDoor {
+function doorFor(deps: AuthDeps): KeyDoor {
   let door = doors.get(deps);
   if (!door) {
     const points = deps.config.authFailuresPerIp;
@@ -57,7 +67,7 @@ function doorFor(deps: DoorDeps): KeyDoor {
   return door;
 }
 
-export function authenticate(deps: DoorDeps, expected: KeyKind): RequestHandler {
+export function authenticate(deps: AuthDeps, expected: KeyKind): RequestHandler {
   return async (req, res, next) => {
     const started = performance.now();
     const token = bearerToken(req.get('authorization'));

@@ -6,7 +6,10 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Deps } from '../deps.js';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { bearerToken, parseKey } from '../tenants/api-key.js';
 import { AppError } from '../errors.js';
 import { clientBucket } from './client-bucket.js';
@@ -27,7 +30,16 @@ function setHeaders(res: Response, limit: number, r: RateLimiterRes): void {
   });
 }
 
-export function rateLimit(deps: Pick<Deps, 'redis' | 'config' | 'logger'> & Partial<Pick<Deps, 'metrics'>>, keyPrefix = 'ratelimit'): RequestHandler {
+// What rateLimit() needs; the composition root (src/deps.ts) passes its Deps. Without `metrics`,
+// 429s are not counted.
+export interface RateLimitDeps {
+  redis: Redis;
+  config: Pick<Config, 'rateLimitPerMinute' | 'rateLimitWindowSeconds'>;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+export function rateLimit(deps: RateLimitDeps, keyPrefix = 'ratelimit'): RequestHandler {
   const points = deps.config.rateLimitPerMinute;
   const duration = deps.config.rateLimitWindowSeconds;
   const limiter = new RateLimiterRedis({

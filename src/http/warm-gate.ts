@@ -2,12 +2,20 @@
 // decided on a cold graph. A request waits for the warm-up, bounded; past that it gets a
 // retryable 503 `internal` with Retry-After. /health answers before this gate (503 `warming`).
 import type { RequestHandler } from 'express';
-import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 
 const WAIT_MS = 10_000;
 
-export function warmGate(deps: Pick<Deps, 'warmState' | 'warmup'>): RequestHandler {
+// What warmGate() needs: the process's warm-up and its state; the composition root (src/deps.ts)
+// passes its Deps.
+export interface WarmGateDeps {
+  // 'cold' until warmup() is called (nothing is held back), 'warming', then 'warm'.
+  warmState(): 'cold' | 'warming' | 'warm';
+  // Starts the warm-up (once); resolves when it is done.
+  warmup(): Promise<void>;
+}
+
+export function warmGate(deps: WarmGateDeps): RequestHandler {
   return async (_req, res, next) => {
     if (deps.warmState() !== 'warming') return next();
     let timer: NodeJS.Timeout | undefined;

@@ -5,12 +5,27 @@
 // `doorman retention run` on demand; a run that stops early leaves the rest to the next.
 // A scope whose batch fails is skipped for this run (logged at error, counted in
 // doorman_retention_scope_failures_total); the scopes after it are still cleaned.
+import type pg from 'pg';
+import type { Logger } from 'pino';
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
 
 const DAY_MS = 86_400_000;
+
+// What retention needs; the composition root (src/deps.ts) passes its Deps.
+export interface RetentionDeps {
+  db: pg.Pool;
+  config: Pick<Config, 'eventRetentionDays' | 'retentionBatchSize'>;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  graphOutbox: GraphOutbox;
+}
 
 export interface RetentionResult {
   cutoff: Date;
@@ -24,7 +39,7 @@ export interface RetentionResult {
 }
 
 export async function applyRetention(
-  deps: Pick<Deps, 'db' | 'config' | 'clock' | 'logger' | 'metrics' | 'graphOutbox'>,
+  deps: RetentionDeps,
   options: { budgetMs?: number } = {},
 ): Promise<RetentionResult> {
   const now = deps.clock.now();
@@ -51,7 +66,7 @@ export async function applyRetention(
 // One scope, batch after batch, until it has nothing left past the cutoff (true) or the run's
 // time budget is spent (false).
 async function retainScope(
-  deps: Pick<Deps, 'db' | 'metrics' | 'graphOutbox'>,
+  deps: Pick<RetentionDeps, 'db' | 'metrics' | 'graphOutbox'>,
   scope: Scope,
   run: { cutoff: Date; now: Date; limit: number; stopAt: number },
   result: RetentionResult,

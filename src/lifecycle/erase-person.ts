@@ -4,12 +4,17 @@
 // unapplied outbox rows removed, the erasure logged without values, and the graph's forget row
 // queued), then the graph writer applies the forget in lane order: their events, their accounts
 // and the identifiers no other account uses go, and the clusters they were in are recomputed.
-import neo4j from 'neo4j-driver';
+import type pg from 'pg';
+import neo4j, { type Driver } from 'neo4j-driver';
+import type { Redis } from 'ioredis';
 import type { Scope } from '../scope.js';
+import type { Clock } from '../clock.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
-import type { Deps } from '../deps.js';
+import type { Policy } from '../engine/policy.js';
 import type { EventType } from '../engine/types.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
 import { eventIdentifiers, type GraphIdentifier } from '../graph/event-identifiers.js';
 import { forgetState } from '../graph/graph-outbox-store.js';
 import { AppError } from '../errors.js';
@@ -40,7 +45,16 @@ export interface Erased {
   graph?: { accounts: number; identifiers: number };
 }
 
-type EraseDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'engine' | 'clock' | 'graphOutbox'>;
+// What an erasure needs; the composition root (src/deps.ts) passes its Deps.
+export interface EraseDeps {
+  db: pg.Pool;
+  redis: Redis;
+  graph: Driver;
+  cypher: CypherCatalog;
+  engine: { policy: Policy };
+  clock: Clock;
+  graphOutbox: GraphOutbox;
+}
 
 // Removes each event's members from every velocity set it may have been counted in (the
 // verdict's counters: velocity-store.ts countersFor), whichever policy judged it: the policy

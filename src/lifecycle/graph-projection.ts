@@ -3,15 +3,24 @@
 // stands, in the order they happened, page by page. `doorman graph rebuild` queues these rows
 // through the outbox; `doorman graph verify` folds the same rows into the graph they must make
 // (src/graph/graph-model.ts) and compares. One projection, so the two can never disagree.
-import type { Deps } from '../deps.js';
+import type pg from 'pg';
+import type { Config } from '../config.js';
 import type { GraphLinkPolicy } from '../engine/policy.js';
 import { markOf } from '../graph/graph-outbox.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
 import { linkOfStoredEvent } from '../graph/identity-graph.js';
+import type { PolicyRegistry } from '../policies/documents/policy-registry.js';
 import type { Scope } from '../scope.js';
 import { eventsPage, storedOutcomes, type PageEnd, type StoredOutcome } from './graph-history-store.js';
 
 const PAGE = 1000;
+
+// What the projection needs; the composition root (src/deps.ts) passes its Deps.
+export interface ProjectionDeps {
+  db: pg.Pool;
+  config: Pick<Config, 'hubThreshold'>;
+  policies: PolicyRegistry;
+}
 
 const markOfOutcome = (scope: Scope, o: StoredOutcome): GraphOp => ({
   kind: 'mark',
@@ -19,7 +28,7 @@ const markOfOutcome = (scope: Scope, o: StoredOutcome): GraphOp => ({
 });
 
 // The scope's link policy as the projection applies it: the one in force in Postgres now.
-export async function linkPolicyInForce(deps: Pick<Deps, 'policies'>, scope: Scope): Promise<GraphLinkPolicy | undefined> {
+export async function linkPolicyInForce(deps: Pick<ProjectionDeps, 'policies'>, scope: Scope): Promise<GraphLinkPolicy | undefined> {
   await deps.policies.refresh(scope);
   return deps.policies.forScope(scope).graph;
 }
@@ -34,7 +43,7 @@ export interface ProjectionPage {
 // Pages of the scope's projection, in the order the graph writer must apply them: an outcome
 // before the events judged after it, as they happened.
 export async function* projectScope(
-  deps: Pick<Deps, 'db' | 'config'>, scope: Scope, linkPolicy: GraphLinkPolicy | undefined, pageSize = PAGE,
+  deps: Pick<ProjectionDeps, 'db' | 'config'>, scope: Scope, linkPolicy: GraphLinkPolicy | undefined, pageSize = PAGE,
 ): AsyncGenerator<ProjectionPage> {
   const outcomes = await storedOutcomes(deps.db, scope);
   let next = 0;

@@ -7,12 +7,20 @@
 // the writer. Verdicts of the scope during a rebuild read a partial graph; run it with the scope's
 // traffic paused for an exact result.
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Clock } from '../clock.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
 import { pendingGraphOps } from '../graph/graph-outbox-store.js';
 import { AppError } from '../errors.js';
-import { linkPolicyInForce, projectScope } from './graph-projection.js';
+import { linkPolicyInForce, projectScope, type ProjectionDeps } from './graph-projection.js';
 
-export async function rebuildGraph(deps: Pick<Deps, 'db' | 'config' | 'clock' | 'graphOutbox' | 'policies'>, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
+// What a rebuild needs: the projection's, and the outbox it queues through. The composition root
+// (src/deps.ts) passes its Deps.
+export interface RebuildDeps extends ProjectionDeps {
+  clock: Clock;
+  graphOutbox: GraphOutbox;
+}
+
+export async function rebuildGraph(deps: RebuildDeps, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
   // The links are rebuilt under the scope's link policy in force (a recluster is not needed after).
   const linkPolicy = await linkPolicyInForce(deps, scope);
   await deps.graphOutbox.deleteScope(deps.db, scope, deps.clock.now());

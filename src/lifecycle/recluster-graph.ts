@@ -2,17 +2,33 @@
 // graph recluster`; after a policy change, which takes effect this way). The work is queued in the
 // outbox and applied by the lane's writer in order with the links and marks around it (no graph
 // write bypasses the writer); this waits for it and reads back what changed.
-import neo4j from 'neo4j-driver';
-import type { Deps } from '../deps.js';
+import type pg from 'pg';
+import neo4j, { type Driver } from 'neo4j-driver';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
 import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
 import { newId } from '../db/new-id.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
 import { pendingGraphOps } from '../graph/graph-outbox-store.js';
 import { linkPolicyParams } from '../graph/link-policy.js';
 import type { ReclusterResult } from '../graph/recluster.js';
+import type { PolicyRegistry } from '../policies/documents/policy-registry.js';
+
+// What a recluster needs; the composition root (src/deps.ts) passes its Deps.
+export interface ReclusterDeps {
+  db: pg.Pool;
+  graph: Driver;
+  cypher: CypherCatalog;
+  config: Pick<Config, 'hubThreshold'>;
+  clock: Clock;
+  graphOutbox: GraphOutbox;
+  policies: PolicyRegistry;
+}
 
 export async function reclusterGraph(
-  deps: Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'clock' | 'graphOutbox' | 'policies'>,
+  deps: ReclusterDeps,
   scope: Scope,
   options: { waitMs?: number } = {},
 ): Promise<ReclusterResult> {

@@ -2,15 +2,19 @@
 // stored in the plain (rows written before sealing existed), and re-wrap every data key under the
 // current master key, so that older master keys can leave the configuration. Both are idempotent
 // and take no lock that stops the service: an instance reads a secret either way while they run.
+import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
-import type { Deps } from '../deps.js';
 import { serviceSecretHome } from '../devices/service-secret-store.js';
 import { signingKeyHome } from '../devices/device-key-store.js';
 import { webhookSecretHome } from '../webhooks/webhook-store.js';
 import { allDataKeys, rewrapDataKey } from '../vault/data-key-store.js';
-import { dataKeyAad, encrypt, unwrapDataKey, VaultError } from '../vault/vault.js';
+import { dataKeyAad, encrypt, unwrapDataKey, VaultError, type Vault } from '../vault/vault.js';
 
-type VaultDeps = Pick<Deps, 'db' | 'vault'>;
+// What sealing and re-wrapping need; the composition root (src/deps.ts) passes its Deps.
+export interface SealDeps {
+  db: pg.Pool;
+  vault: Vault;
+}
 
 // The plainly stored secrets of each table, and how each row is named and read.
 const TABLES = [
@@ -19,7 +23,7 @@ const TABLES = [
   { table: 'service_secrets', key: 'name', home: serviceSecretHome, text: false },
 ] as const;
 
-export async function sealPlainSecrets(deps: VaultDeps): Promise<number> {
+export async function sealPlainSecrets(deps: SealDeps): Promise<number> {
   let sealed = 0;
   for (const t of TABLES) {
     const { rows } = await deps.db.query<{ key: string; secret: string | Buffer }>(`SELECT ${t.key} AS key, secret FROM ${t.table} WHERE sealed IS NULL`);
@@ -34,7 +38,7 @@ export async function sealPlainSecrets(deps: VaultDeps): Promise<number> {
 }
 
 // Every data key wrapped under the current master key; returns how many secrets that covers.
-export async function rotateMasterKey(deps: VaultDeps): Promise<{ dataKeys: number; rewrapped: number; secrets: number }> {
+export async function rotateMasterKey(deps: SealDeps): Promise<{ dataKeys: number; rewrapped: number; secrets: number }> {
   const [current] = deps.vault.masters;
   if (!current) throw new VaultError('SECRETS_KEY is not set: there is no master key to rotate to');
   await sealPlainSecrets(deps);

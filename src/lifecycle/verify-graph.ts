@@ -10,8 +10,9 @@
 // entry, and the lane's writer applies it in order: the events' links again (idempotent), marks
 // missing, retractions of marks that no longer stand, forgets of what Postgres no longer holds,
 // then a recluster of the scope under its link policy (hubs, expiry, parts and facts recomputed).
-import neo4j, { type Record as Neo4jRecord } from 'neo4j-driver';
-import type { Deps } from '../deps.js';
+import neo4j, { type Driver, type Record as Neo4jRecord } from 'neo4j-driver';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
 import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { newId } from '../db/new-id.js';
@@ -19,11 +20,13 @@ import { audit, type Actor } from '../audit/audit-store.js';
 import {
   accountMember, componentsOf, expectedLive, factsOf, GraphModel, identifierMember, identifierName, type ExpectedFacts,
 } from '../graph/graph-model.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
 import type { GraphLink } from '../graph/identity-graph.js';
 import { linkOfStoredEvent } from '../graph/identity-graph.js';
 import { linkPolicyParams } from '../graph/link-policy.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
-import { linkPolicyInForce, projectScope } from './graph-projection.js';
+import { linkPolicyInForce, projectScope, type ProjectionDeps } from './graph-projection.js';
 import { storedEventIds, storedEventsByIds, storedEventsOfAccounts } from './graph-history-store.js';
 
 export type DifferenceType =
@@ -50,11 +53,22 @@ export interface VerifyResult {
   repaired?: { queued: number };
 }
 
-type VerifyDeps = Pick<Deps, 'db' | 'graph' | 'cypher' | 'config' | 'policies' | 'clock'>;
+// What a verification needs: the projection's, and the graph to compare it with. The composition
+// root (src/deps.ts) passes its Deps.
+export interface VerifyDeps extends ProjectionDeps {
+  graph: Driver;
+  cypher: CypherCatalog;
+  config: Pick<Config, 'hubThreshold' | 'graphExpirySweepMs'>;
+  clock: Clock;
+  // Only a repair writes (through the outbox).
+  graphOutbox?: GraphOutbox;
+}
 
 const num = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
 
-async function* stream(deps: VerifyDeps, name: string, params: Record<string, unknown>): AsyncGenerator<Neo4jRecord> {
+async function* stream(
+  deps: Pick<VerifyDeps, 'graph' | 'cypher'>, name: string, params: Record<string, unknown>,
+): AsyncGenerator<Neo4jRecord> {
   const session = deps.graph.session({ defaultAccessMode: neo4j.session.READ, fetchSize: 1000 });
   try {
     for await (const record of session.run(deps.cypher.get(name), params)) yield record;
@@ -64,7 +78,7 @@ async function* stream(deps: VerifyDeps, name: string, params: Record<string, un
 }
 
 export async function verifyGraph(
-  deps: VerifyDeps & Partial<Pick<Deps, 'graphOutbox'>>,
+  deps: VerifyDeps,
   scope: Scope,
   options: { repair?: boolean; actor?: Actor; limit?: number } = {},
 ): Promise<VerifyResult> {

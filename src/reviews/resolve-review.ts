@@ -5,17 +5,29 @@
 // resolution without its delivery, no delivery without its resolution. The CLI and the analyst
 // console both call this; the console's audit entry is written in the same transaction, so no
 // resolution goes unaudited and no failed audit leaves a resolution behind.
+import type pg from 'pg';
+import type PgBoss from 'pg-boss';
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import { newId } from '../db/new-id.js';
-import type { Deps } from '../deps.js';
-import { markOf } from '../graph/graph-outbox.js';
+import { markOf, type GraphOutbox } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
 import { audit, type Actor } from '../audit/audit-store.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES } from '../jobs/job-queue.js';
 import { wakeWebhookWorkers } from '../webhooks/webhook-wake.js';
 import { insertDelivery } from '../webhooks/webhook-store.js';
 import { lockReviewForResolution, markResolved, type Resolution } from './review-store.js';
+
+// What the review use cases need; the composition root (src/deps.ts) passes its Deps.
+export interface ReviewDeps {
+  db: pg.Pool;
+  boss: PgBoss;
+  clock: Clock;
+  config: Pick<Config, 'webhookTimeoutMs'>;
+  graphOutbox: GraphOutbox;
+}
 
 export interface ResolveInput {
   eventId: string;
@@ -37,7 +49,7 @@ export interface Resolved {
 // Our choice for the contract's "not shown": an approval's final verdict is `allow`.
 const FINAL: Record<Resolution, Resolved['finalVerdict']> = { denied: 'block', approved: 'allow' };
 
-export async function resolveReview(deps: Pick<Deps, 'db' | 'boss' | 'clock' | 'config' | 'graphOutbox'>, scope: Scope, input: ResolveInput): Promise<Resolved> {
+export async function resolveReview(deps: ReviewDeps, scope: Scope, input: ResolveInput): Promise<Resolved> {
   const resolvedAt = deps.clock.now();
   const deliveryId = newId('dlv');
   const finalVerdict = FINAL[input.resolution];

@@ -4,16 +4,16 @@
 // positive), through the same retraction as feedback (docs/graph.md, "Undo"): the review row
 // records who, when and why, the retraction goes to the outbox and the audit entry is written, in
 // one short transaction; the graph writer applies it in order and recomputes the clusters.
-import type { Deps } from '../deps.js';
 import type { Scope } from '../scope.js';
 import { inTransaction } from '../db/queryable.js';
 import { AppError } from '../errors.js';
 import { audit, type Actor } from '../audit/audit-store.js';
 import { reviewMarkKey } from '../graph/graph-outbox.js';
 import { findReview, markReviewMarksRetracted } from './review-store.js';
+import type { ReviewDeps } from './resolve-review.js';
 
 export async function undoReviewMarks(
-  deps: Pick<Deps, 'db' | 'clock' | 'graphOutbox'>,
+  deps: Pick<ReviewDeps, 'db' | 'clock' | 'graphOutbox'>,
   scope: Scope,
   input: { eventId: string; note: string; actor: Actor; role: 'admin' | 'analyst' },
 ): Promise<{ retractedAt: Date }> {

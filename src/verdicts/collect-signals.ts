@@ -6,25 +6,43 @@
 // and those applied since the read began (docs/graph.md, "Fresh reads"). The
 // lists are matched in memory (src/lists/list-directory.ts). A collector's failure or lateness
 // only removes its signal and notes it in `missing`.
+import type { Driver } from 'neo4j-driver';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { Scope } from '../scope.js';
-import type { Deps } from '../deps.js';
+import type { Config } from '../config.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import type { CypherCatalog } from '../graph/cypher-catalog.js';
 import { graphLinkOf, joiningKeys, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
+import type { SecretCache } from '../devices/secret-cache.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
+import type { ListDirectory } from '../lists/list-directory.js';
 import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
 import { parseEmail } from '../signals/email/parse-email.js';
-import type { EmailSignal as CollectedEmail } from '../signals/email/email-signals.js';
+import type { EmailSignal as CollectedEmail, EmailSignals } from '../signals/email/email-signals.js';
+import type { IpIntel } from '../signals/ip/ip-intel.js';
 import { countersFor, countVelocity, type Counted } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
 import { clearableDeadline } from '../deadline.js';
 import { testFixtureOf } from './test-fixtures.js';
 
-export type VerdictDeps = Pick<Deps, 'db' | 'redis' | 'graph' | 'cypher' | 'secrets' | 'ipIntel' | 'emailSignals' | 'config' | 'logger' | 'lists'>;
+// What gathering an event's signals needs; the composition root (src/deps.ts) passes its Deps.
+export interface VerdictDeps {
+  redis: Redis;
+  graph: Driver;
+  cypher: CypherCatalog;
+  secrets: SecretCache;
+  ipIntel: IpIntel;
+  emailSignals: EmailSignals;
+  config: Pick<Config, 'signalDeadlineMs' | 'hubThreshold'>;
+  logger: Logger;
+  lists: ListDirectory;
+}
 
 export interface Collected {
   signals: Signals;

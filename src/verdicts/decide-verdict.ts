@@ -9,19 +9,35 @@
 // velocity counts back and leaves no trace in any store. The graph writer applies the link after the commit; a shadow policy, if
 // the scope has one, judges the same signals after the response.
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { Scope } from '../scope.js';
+import type { Clock } from '../clock.js';
 import { newId } from '../db/new-id.js';
-import type { Deps } from '../deps.js';
 import { evaluate } from '../engine/evaluate.js';
 import type { Policy } from '../engine/policy.js';
+import type { Rule } from '../engine/rule.js';
 import type { Decision, Signals } from '../engine/types.js';
 import { AppError } from '../errors.js';
+import type { GraphOutbox } from '../graph/graph-outbox.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { PolicyRegistry } from '../policies/documents/policy-registry.js';
 import { recordShadow } from '../policies/shadows/shadow-policy.js';
 import { Timings } from '../timings.js';
-import { collectSignals, type Collected } from './collect-signals.js';
+import { collectSignals, type Collected, type VerdictDeps } from './collect-signals.js';
 import { findAnswer, type StoredAnswer } from './idempotency-store.js';
 import { storedRequest, type VerdictRequest } from './verdict-request.js';
 import { writeJudgedEvent, type WriteExtras, type WriteOutcome } from './verdict-store.js';
+
+// What screening an event needs: the signals' sources, and what judging and writing it use. The
+// composition root (src/deps.ts) passes its Deps.
+export interface DecideVerdictDeps extends VerdictDeps {
+  db: pg.Pool;
+  engine: { rules: readonly Rule[] };
+  clock: Clock;
+  policies: PolicyRegistry;
+  graphOutbox: GraphOutbox;
+  metrics: Metrics;
+}
 
 export interface VerdictInput {
   request: VerdictRequest;
@@ -47,7 +63,7 @@ interface Judged {
   body: string;
 }
 
-function judge(deps: Pick<Deps, 'engine' | 'logger'>, eventId: string, signals: Signals, policy: Policy): Judged {
+function judge(deps: Pick<DecideVerdictDeps, 'engine' | 'logger'>, eventId: string, signals: Signals, policy: Policy): Judged {
   const decision = evaluate(signals, deps.engine.rules, policy);
   // Counted once, with the verdict (metrics.verdictJudged: doorman_fail_open_total).
   if (decision.fault) deps.logger.error({ event_id: eventId, fault: decision.fault }, 'engine fault: failed open');
@@ -61,7 +77,7 @@ function judge(deps: Pick<Deps, 'engine' | 'logger'>, eventId: string, signals: 
   return { signals, decision, body };
 }
 
-async function takeBack(deps: Pick<Deps, 'logger'>, collected: Collected, eventId: string): Promise<void> {
+async function takeBack(deps: Pick<DecideVerdictDeps, 'logger'>, collected: Collected, eventId: string): Promise<void> {
   try {
     await (await collected.counted)?.undo();
   } catch (err) {
@@ -69,7 +85,7 @@ async function takeBack(deps: Pick<Deps, 'logger'>, collected: Collected, eventI
   }
 }
 
-export async function decideVerdict(deps: Deps, scope: Scope, input: VerdictInput): Promise<string> {
+export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input: VerdictInput): Promise<string> {
   const { request: req, idempotencyKey: key } = input;
   const timings = input.timings ?? new Timings();
   const now = deps.clock.now();

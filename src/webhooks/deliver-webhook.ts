@@ -6,8 +6,14 @@
 // The bytes are frozen at the resolution; the signature is made at each attempt with the secrets
 // valid at that moment, so a retry after a rotation verifies with the new secret, and a secret
 // revoked because it leaked signs nothing more.
+import type pg from 'pg';
+import type PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { Vault } from '../vault/vault.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { inTransaction } from '../db/queryable.js';
-import type { Deps } from '../deps.js';
 import { deliveryJobOptions, inTransactionDb, QUEUES, WAITING_DELIVERY_PRIORITY } from '../jobs/job-queue.js';
 import { postWebhook } from './post-webhook.js';
 import { nextWaitMs } from './retry-schedule.js';
@@ -26,15 +32,25 @@ export const USER_AGENT = 'Doorman-Webhooks/0.1 (+review.resolved)';
 const WAIT_FOR_ENDPOINT_MS = 60_000;
 const HORIZON_MS = 4 * 86_400_000;
 
-type WebhookDeps = Pick<Deps, 'db' | 'boss' | 'config' | 'clock' | 'logger' | 'vault'> & Partial<Pick<Deps, 'metrics'>>;
+// What the delivery job needs; the composition root (src/deps.ts) passes its Deps. Without
+// `metrics`, attempts are only logged.
+export interface DeliveryDeps {
+  db: pg.Pool;
+  boss: PgBoss;
+  config: Pick<Config, 'webhookTimeoutMs' | 'webhookAllowPrivate' | 'webhookRetryUnitMs'>;
+  clock: Clock;
+  logger: Logger;
+  vault: Vault;
+  metrics?: Metrics;
+}
 
-async function requeue(deps: WebhookDeps, job: DeliveryJob, afterMs: number): Promise<void> {
+async function requeue(deps: DeliveryDeps, job: DeliveryJob, afterMs: number): Promise<void> {
   await deps.boss.send(QUEUES.webhookDelivery.name, job, {
     ...deliveryJobOptions(deps.config), priority: WAITING_DELIVERY_PRIORITY, startAfter: new Date(deps.clock.now().getTime() + afterMs),
   });
 }
 
-export async function deliverWebhook(deps: WebhookDeps, job: DeliveryJob): Promise<void> {
+export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Promise<void> {
   const delivery = await findDeliveryById(deps.db, job.deliveryId);
   if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
   const scope = { tenantId: delivery.tenantId, mode: delivery.mode };

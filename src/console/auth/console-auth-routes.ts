@@ -1,6 +1,6 @@
 // /console/api/sign-in, /welcome (the one-time link), /sign-out, /me and /mode: HTTP only.
 import { Router, type Request, type Response } from 'express';
-import type { Deps } from '../../deps.js';
+import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { AppError } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { setAnalystMode, type Analyst } from './analyst-store.js';
@@ -24,7 +24,7 @@ async function withRetryAfter<T>(res: Response, work: Promise<T>): Promise<T> {
   }
 }
 
-export function consoleAuthRoutes(deps: Deps): Router {
+export function consoleAuthRoutes(deps: ConsoleAuthDeps): Router {
   const router = Router();
   const limits = signInLimits(deps);
   const session = requireSession(deps);

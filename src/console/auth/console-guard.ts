@@ -6,7 +6,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { parseCookie } from 'cookie';
 import type { Scope } from '../../scope.js';
-import type { Deps } from '../../deps.js';
+import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { AppError } from '../../errors.js';
 import type { Role } from '../../roles.js';
 import type { Analyst } from './analyst-store.js';
@@ -48,7 +48,7 @@ export function consoleHeaders(): RequestHandler {
   });
 }
 
-export function setSessionCookie(deps: Pick<Deps, 'config'>, req: Request, res: Response, token: string | null): void {
+export function setSessionCookie(deps: Pick<ConsoleAuthDeps, 'config'>, req: Request, res: Response, token: string | null): void {
   const options = {
     httpOnly: true, sameSite: 'strict' as const, path: '/console',
     secure: deps.config.publicUrl.startsWith('https:') || req.secure,
@@ -71,7 +71,7 @@ export const sameOriginOnly: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export function requireSession(deps: Pick<Deps, 'db' | 'clock' | 'config'>): RequestHandler {
+export function requireSession(deps: Pick<ConsoleAuthDeps, 'db' | 'clock' | 'config'>): RequestHandler {
   return async (req, _res, next) => {
     if (req.get('authorization')) throw new AppError('unauthorized', 'The console takes no API keys; sign in at /console/sign-in.');
     const token = sessionToken(req);

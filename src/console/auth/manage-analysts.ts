@@ -1,7 +1,8 @@
 // Use cases behind `doorman analyst add|link|remove|list`: analyst accounts per tenant, made by
 // an operator, each signing in first through a one-time link (valid 24 h) that sets a password.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Deps } from '../../deps.js';
+import type { Config } from '../../config.js';
+import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { newId } from '../../db/new-id.js';
 import { AppError } from '../../errors.js';
 import { tenantExists } from '../../tenants/key-store.js';
@@ -15,7 +16,7 @@ const EMAIL = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
-type ManageDeps = Pick<Deps, 'db' | 'config' | 'clock'>;
+type ManageDeps = Pick<ConsoleAuthDeps, 'db' | 'clock'> & { config: Pick<Config, 'publicUrl'> };
 
 export interface SignInLink {
   analystId: string;

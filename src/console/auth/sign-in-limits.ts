@@ -9,7 +9,7 @@
 // account is found.
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Deps } from '../../deps.js';
+import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { AppError } from '../../errors.js';
 import { clientBucket } from '../../http/client-bucket.js';
 
@@ -28,7 +28,7 @@ export interface SignInLimits {
   linkUse(tokenHash: string): Promise<void>;
 }
 
-function limiter(deps: Pick<Deps, 'redis'>, keyPrefix: string, points: number): RateLimiterRedis {
+function limiter(deps: Pick<ConsoleAuthDeps, 'redis'>, keyPrefix: string, points: number): RateLimiterRedis {
   return new RateLimiterRedis({
     storeClient: deps.redis, keyPrefix, points, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS }),
@@ -49,7 +49,7 @@ async function take(l: RateLimiterRedis, key: string): Promise<void> {
   }
 }
 
-export function signInLimits(deps: Pick<Deps, 'redis' | 'config'>): SignInLimits {
+export function signInLimits(deps: Pick<ConsoleAuthDeps, 'redis' | 'config'>): SignInLimits {
   const perIp = limiter(deps, 'console-sign-in:ip', deps.config.consoleSignInPerIp);
   const perAccount = limiter(deps, 'console-sign-in:account', deps.config.consoleSignInPerAccount);
   const perLink = limiter(deps, 'console-sign-in:link', PER_LINK);

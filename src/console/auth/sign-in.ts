@@ -3,7 +3,7 @@
 // hashed with argon2id (passwords.ts). The door checks what is cheap first: limits, then
 // the link or the account, and hashes only for a request that got that far.
 import { inTransaction } from '../../db/queryable.js';
-import type { Deps } from '../../deps.js';
+import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { AppError } from '../../errors.js';
 import {
   deleteSession, deleteSessionsOf, findAnalystByEmail, findAnalystById, findSession, findUsableSignInLink, insertSession, setPasswordHash,
@@ -19,11 +19,11 @@ const TOUCH_AFTER_MS = 60_000;
 export const PASSWORD_MIN = 12;
 const PASSWORD_MAX = 256;
 
-type SignInDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'passwords'>;
+type SignInDeps = Pick<ConsoleAuthDeps, 'db' | 'clock' | 'config' | 'passwords'>;
 
 // Verified when the address has no account, so a wrong address costs as long as a wrong password.
 let decoyHash: Promise<string> | undefined;
-const decoy = (deps: Pick<Deps, 'passwords'>) => (decoyHash ??= deps.passwords.hash('decoy password, never valid'));
+const decoy = (deps: Pick<ConsoleAuthDeps, 'passwords'>) => (decoyHash ??= deps.passwords.hash('decoy password, never valid'));
 
 const linkRefused = () => new AppError('unauthorized', 'This sign-in link is used, expired or unknown; ask an operator for a new one.');
 
@@ -81,7 +81,7 @@ export async function acceptSignInLink(deps: SignInDeps, limits: SignInLimits, i
   return startSession(deps, analyst);
 }
 
-export async function currentSession(deps: Pick<Deps, 'db' | 'clock' | 'config'>, token: string): Promise<SessionRow | undefined> {
+export async function currentSession(deps: Pick<ConsoleAuthDeps, 'db' | 'clock' | 'config'>, token: string): Promise<SessionRow | undefined> {
   const now = deps.clock.now();
   const tokenHash = hashToken(token);
   const session = await findSession(deps.db, tokenHash, now, deps.config.consoleIdleMinutes);
@@ -89,6 +89,6 @@ export async function currentSession(deps: Pick<Deps, 'db' | 'clock' | 'config'>
   return session;
 }
 
-export async function signOut(deps: Pick<Deps, 'db'>, token: string): Promise<void> {
+export async function signOut(deps: Pick<ConsoleAuthDeps, 'db'>, token: string): Promise<void> {
   await deleteSession(deps.db, hashToken(token));
 }
