@@ -108,7 +108,7 @@ export async function openBenchRig(): Promise<BenchRig> {
     }
   }
 
-  // The graph writer runs in a `doorman worker` of its own (issue 26), so a server's CPU is its
+  // The graph writer runs in a `doorman worker` of its own, so a server's CPU is its
   // requests' alone (the floor's links are applied by that worker too); the worker's CPU during
   // each step is reported beside them.
   async function measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>, drain = true): Promise<Run> {

@@ -15,7 +15,7 @@ import { graphLinkOf, readClusterFacts, type GraphLink } from '../src/graph/iden
 import { createTenant } from '../src/tenants/manage-tenants.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
-// As before the outbox had an owner: the floor wakes no writer (its links wait for the poll).
+// The writes here wake no writer: their links wait as the backlog that step 2's writers drain.
 const NO_WAKE = { written: () => undefined };
 import { removeGraph } from './seed-growth.js';
 import { createTraffic } from './traffic.js';

@@ -2,9 +2,8 @@
 // does only a verdict's mandatory I/O in this design (one velocity round trip, one read-only
 // Cypher, one Postgres write with the event, its graph link and the check for waiting links that
 // join it) with no validation, signals logic, engine or Express. Keys are held in memory as the
-// verdict holds them (since issue 26; before, the floor read each key from Postgres). The
-// verdict's latency over this one's is what our own code costs. (The links it writes are applied
-// by the verdict server's graph writer.)
+// verdict holds them. The verdict's latency over this one's is what our own code costs. (The
+// links it writes are applied by the verdict server's graph writer.)
 import http from 'node:http';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
@@ -16,7 +15,7 @@ import { findKey, type KeyRow } from '../src/tenants/key-store.js';
 import { countersFor, countVelocity } from '../src/velocity/velocity-store.js';
 import { writeJudgedEvent } from '../src/verdicts/verdict-store.js';
 
-// As before the outbox had an owner: the floor wakes no writer (its links wait for the poll).
+// The floor wakes no writer: its links wait for the writer's poll.
 const NO_WAKE = { written: () => undefined };
 
 const deps = createDeps(loadConfig());

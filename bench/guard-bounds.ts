@@ -1,4 +1,4 @@
-// What the guard's bounds let through, timed in Neo4j (issue 38). For each bound, the worst text
+// What the guard's bounds let through, timed in Neo4j. For each bound, the worst text
 // it admits (one step inside the bound) is guarded, checked to be accepted, and planned by Neo4j
 // (EXPLAIN, so nothing runs; planning is what a statement costs before its first row), --rounds
 // times; one step past the bound is checked to be refused. The range bound is timed running,

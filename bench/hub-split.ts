@@ -1,4 +1,4 @@
-// A hub split at scale, against the real Neo4j (issue 37): builds a scope whose one cluster of
+// A hub split at scale, against the real Neo4j: builds a scope whose one cluster of
 // --members accounts is held together by one identifier, then applies the link that makes that
 // identifier a hub, as the graph writer does (applyGraphOps: the split runs in the same
 // transaction as the link), and times it: first under the writer's apply timeout, then, if that

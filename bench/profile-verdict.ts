@@ -2,7 +2,7 @@
 // bench's traffic at a fixed rate, with V8's CPU profiler on, then a summary of where its CPU
 // went (self time by file and by function). The profile file stays in .bench/profile/ for
 // Chrome DevTools. PROFILE_CPU=0 runs without the profiler and says only the server's CPU per
-// request (from /proc), for comparing two builds (issue 26). Needs the stack and a migrated DATABASE_URL (scripts/bench.sh does both).
+// request (from /proc), for comparing two builds. Needs the stack and a migrated DATABASE_URL (scripts/bench.sh does both).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -38,7 +38,7 @@ const HEADER = '| run | ok req/s | p50 ms | p90 ms | p99 ms | max ms | errors | 
 const probeRow = (name: string, p: ProbeResult) =>
   `| ${name} | ${p.lagP50} | ${p.lagP99} | ${p.lagMax} | ${p.seen} / ${p.pairs} = ${p.seenPercent}% | ${p.unapplied} |`;
 const PROBE_HEADER = '| during | link lag p50 ms | p99 ms | max ms | next event (100 ms later) saw the link | not applied in 5 s |\n|---|---|---|---|---|---|';
-// Issue 9's baseline: the old design saturated at 313 verdicts/s on this machine.
+// The first design's baseline: it saturated at 313 verdicts/s on this machine.
 const OLD_SATURATION = 313;
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
 const verdictOf = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -109,9 +109,9 @@ per minute would cap one key at 10 req/s); nothing else differs from the default
   functions doing only this design's mandatory I/O: one velocity round trip (the counting
   script), one read-only Cypher (the cluster read), one Postgres write (the event with its graph
   link in the outbox, after the check for waiting links that join it); keys are held in memory,
-  as the verdict holds them. No Express, no validation, no signal logic, no engine. (Until
-  issue 9 the floor also linked the graph inline, and until issue 26 it read each key from
-  Postgres; those figures are in the history.)
+  as the verdict holds them. No Express, no validation, no signal logic, no engine. (The figures
+  of floors that also linked the graph inline or read each key from Postgres are in
+  \`docs/benchmarks-history.md\`.)
 - **Fail-open**: 200s decided without a signal source (\`timeout_failopen\` or
   \`partial_enrichment\`), counted from the responses, by source.
 - **Link lag and read-your-writes**: \`bench/read-your-writes.ts\` runs beside a measured load at
@@ -150,7 +150,7 @@ ${r.growth.map((g) => probeRow(`verdict @ 200/s, ${g.events.toLocaleString('en')
 ${HEADER}
 ${r.growth.map((g) => row(`${g.events.toLocaleString('en')} events stored`, g.run)).join('\n')}
 
-## Policy backtests (issue 13)
+## Policy backtests
 
 \`bench/backtest-throughput.ts\` seeds ${r.backtest.events.toLocaleString('en')} engine-judged events (a realistic signal mix, some
 labels) in a tenant of its own and backtests a candidate policy over them three times, inline:
@@ -164,9 +164,9 @@ runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what cha
 
 ## Targets
 
-| target (issue 9) | figure | |
+| target: the write path | figure | |
 |---|---|---|
-| saturation ≥ 2 × ${OLD_SATURATION} verdicts/s (the old design's) | ${r.saturation.verdict.throughput} / ${OLD_SATURATION} = ${ratio(r.saturation.verdict.throughput, OLD_SATURATION)} | ${verdictOf(r.saturation.verdict.throughput >= 2 * OLD_SATURATION)} |
+| saturation ≥ 2 × ${OLD_SATURATION} verdicts/s (the first design's) | ${r.saturation.verdict.throughput} / ${OLD_SATURATION} = ${ratio(r.saturation.verdict.throughput, OLD_SATURATION)} | ${verdictOf(r.saturation.verdict.throughput >= 2 * OLD_SATURATION)} |
 | p50 ≤ 8 ms at 200 req/s for ${r.settings.sustainSeconds} s | ${sustained?.p50 ?? 'n/a'} ms | ${verdictOf((sustained?.p50 ?? 99) <= 8)} |
 | p99 ≤ 40 ms at 200 req/s for ${r.settings.sustainSeconds} s | ${sustained?.p99 ?? 'n/a'} ms | ${verdictOf((sustained?.p99 ?? 99) <= 40)} |
 | zero errors at 200 req/s | ${sustained?.errors ?? 'n/a'} | ${verdictOf(sustained?.errors === 0)} |
@@ -178,7 +178,7 @@ runs 10 s unmeasured at 200/s before the measured run. Earlier runs and what cha
 | backtest ≥ 50,000 stored events evaluated per second | ${r.backtest.events_per_second.toLocaleString('en')} | ${verdictOf(r.backtest.events_per_second >= 50_000)} |
 | verdict p50 ≤ 1.5 × floor p50 at 200 req/s | ${at200 ? `${at200.verdict.p50} / ${at200.floor.p50} = ${ratio(at200.verdict.p50, at200.floor.p50)}` : 'n/a'} | ${verdictOf(p50Ratio <= 1.5)} |
 
-| target (issue 26) | figure | |
+| target: the verdict's own cost | figure | |
 |---|---|---|
 | verdict saturation ≥ 0.9 × the floor's | ${verdictSat.throughput} / ${floorSat.throughput} = ${ratio(verdictSat.throughput, floorSat.throughput)} | ${verdictOf(verdictSat.throughput >= 0.9 * floorSat.throughput)} |
 | verdict CPU per request ≤ 1.3 × the floor's (at 200 req/s; by rate: ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}) | ${at200 ? `${at200.verdict.cpuMsPerRequest} / ${at200.floor.cpuMsPerRequest} ms = ${cpuAt200.toFixed(2)}` : 'n/a'} | ${verdictOf(cpuAt200 <= 1.3)} |

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   }
 
   await Promise.all([rig.stop(verdict), rig.stop(floor), rig.stop(writer)]);
-  // Policy backtests (issue 13): stored events evaluated per second, in a tenant of its own.
+  // Policy backtests: stored events evaluated per second, in a tenant of its own.
   log('backtest throughput');
   const backtest = JSON.parse(execSync(`node --import tsx bench/backtest-throughput.ts ${QUICK ? 30_000 : 300_000}`, {
     env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20,

@@ -1,5 +1,5 @@
-// `doorman graph verify` on a large scope (issue 37: "reads with bounded memory, so it can run on a
-// scope of millions"): seeds N events straight into Postgres (accounts that share phones, cards and
+// `doorman graph verify` on a large scope (it reads with bounded memory, so it can run on a
+// scope of millions): seeds N events straight into Postgres (accounts that share phones, cards and
 // devices in small rings, some anonymous), builds the scope's graph with the rebuild (through the
 // outbox and a graph writer, as in production), then times one verify and reports this process's
 // peak RSS before and after it. The tenant is made here and its graph removed at the end.

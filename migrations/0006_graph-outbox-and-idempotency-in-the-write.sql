@@ -1,5 +1,5 @@
 -- Up Migration
--- Decide on a read, commit once (issue 9). The verdict reads the identity graph; what the graph
+-- Decide on a read, commit once. The verdict reads the identity graph; what the graph
 -- must gain (an event's links, a feedback mark, a PATCH's account) is written here, in the same
 -- statement as the row that causes it, and applied after commit by the ordered graph writer
 -- (src/graph/graph-writer.ts). Rows are deleted once applied. `lane` partitions scopes so that

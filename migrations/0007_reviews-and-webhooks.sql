@@ -1,5 +1,5 @@
 -- Up Migration
--- Reviews resolved by a human, and the signed review.resolved webhook (contract §3, §6; issue 10).
+-- Reviews resolved by a human, and the signed review.resolved webhook (contract §3, §6).
 
 -- A resolution is stored once, with who made it and why; `status` says pending/approved/denied.
 ALTER TABLE reviews ADD COLUMN resolved_by text;

@@ -1,5 +1,5 @@
 -- Up Migration
--- The analyst console (issue 14): analyst accounts per tenant, their one-time sign-in links,
+-- The analyst console: analyst accounts per tenant, their one-time sign-in links,
 -- their sessions, and the audit log of what they did.
 
 -- One account per email address on this Doorman (the sign-in form asks for no tenant), each in

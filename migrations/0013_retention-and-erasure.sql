@@ -1,5 +1,5 @@
 -- Up Migration
--- Data lifecycle (issue 15): retention removes old events, erasure removes a person. Both reach
+-- Data lifecycle: retention removes old events, erasure removes a person. Both reach
 -- the identity graph through the outbox (kind 'forget'), so the lane's one writer applies them in
 -- order with the links and marks around them.
 ALTER TABLE graph_outbox DROP CONSTRAINT graph_outbox_kind_check;

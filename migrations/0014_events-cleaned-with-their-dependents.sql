@@ -1,8 +1,8 @@
 -- Up Migration
--- Every row that references an event goes with the event (issue 20). A shadow policy's decisions
--- had no ON DELETE rule, so retention's DELETE of an event they named failed (23503) and stopped
--- retention for every scope after that one. Now each foreign key into events, and each one into a
--- table that hangs off events (a review's webhook deliveries, a delivery's attempts), cascades;
+-- Every row that references an event goes with the event: each foreign key into events (a shadow
+-- policy's decisions among them), and each one into a table that hangs off events (a review's
+-- webhook deliveries, a delivery's attempts), cascades. A row left naming an event would fail
+-- retention's DELETE of it (23503) and stop retention for every scope after that one;
 -- test/operations/retention.test.ts reads the catalog to keep it so for tables added later.
 -- NOT VALID, then VALIDATE: the old rows already satisfy the keys; validating apart takes no lock
 -- that blocks writes.

@@ -1,5 +1,5 @@
 -- Up Migration
--- Fencing of the graph writer's lanes (issue 20). A process takes a lane with a session advisory
+-- Fencing of the graph writer's lanes. A process takes a lane with a session advisory
 -- lock; when it loses that session (a network fault, a stall) another process takes the lane at
 -- once, while a Neo4j transaction of the first may still be retrying. Each take of a lane raises
 -- the lane's epoch here, and every Neo4j batch first checks the lane's fence node

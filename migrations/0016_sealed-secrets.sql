@@ -1,8 +1,8 @@
 -- Up Migration
--- Secrets at rest are sealed (issue 20): webhook signing secrets, device-token signing keys and
+-- Secrets at rest are sealed: webhook signing secrets, device-token signing keys and
 -- the service's own secrets are stored encrypted (AES-256-GCM) under data keys, and the data
 -- keys are stored wrapped under a master key that lives only in the configuration (SECRETS_KEY;
--- src/vault/). API keys and console sessions stay hashed, as before.
+-- src/vault/). API keys and console sessions stay hashed.
 CREATE TABLE secret_data_keys (
   id          text PRIMARY KEY,
   -- The data key, encrypted under the master key named by master_kid.

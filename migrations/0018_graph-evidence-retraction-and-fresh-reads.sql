@@ -1,5 +1,5 @@
 -- Up Migration
--- Issue 22: marks can be taken back, clusters can be recomputed, and a verdict sees the links
+-- Marks can be taken back, clusters can be recomputed, and a verdict sees the links
 -- still waiting in the outbox.
 --
 -- Every feedback row gets an id (`doorman feedback list|retract`), and a retraction: when, why,
@@ -21,7 +21,7 @@ ALTER TABLE graph_outbox ADD CONSTRAINT graph_outbox_kind_check CHECK (kind IN (
 -- What a pending link joins (its account and identifiers as 'account:<id>' and '<kind>:<value>'),
 -- so a verdict folds the links not yet applied into its read of the graph (docs/graph.md,
 -- "Fresh reads"). Found through the lane's index (the newest pending rows of the scope's lane),
--- not an index of its own: a GIN index on rows that live for milliseconds cost every verdict's
+-- not an index of its own: a GIN index on rows that live for milliseconds would cost every verdict's
 -- write and, through its pending list, every search.
 ALTER TABLE graph_outbox ADD COLUMN keys text[];
 

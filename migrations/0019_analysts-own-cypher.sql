@@ -1,5 +1,5 @@
 -- Up Migration
--- Issue 23: analysts write their own read-only Cypher, through the guard (docs/graph.md).
+-- Analysts write their own read-only Cypher, through the guard (docs/graph.md).
 --
 -- A tenant's own saved queries, beside the reviewed files of cypher/analyst/: stored as the
 -- analyst wrote them (the guard scopes them on every run), with the parameters their text uses.

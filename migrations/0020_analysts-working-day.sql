@@ -1,5 +1,5 @@
 -- Up Migration
--- Issue 24: the analyst's working day in the console.
+-- The analyst's working day in the console.
 --
 -- Undo of a resolution's marks: the review stays resolved (its webhook was sent); its graph mark
 -- (key review:<event id>) is retracted through the outbox like a feedback retraction, and the

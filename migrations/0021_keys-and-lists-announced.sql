@@ -1,5 +1,5 @@
 -- Up Migration
--- Issue 26: API keys and list entries are answered from each instance's memory. Every change to
+-- API keys and list entries are answered from each instance's memory. Every change to
 -- either table, whoever makes it (the CLI, a migration, an operator in psql), is announced on
 -- commit, so each instance drops what changed (src/tenants/key-directory.ts,
 -- src/lists/list-directory.ts). A TRUNCATE announces a full reload.

@@ -1,8 +1,8 @@
 -- Up Migration
--- Issue 37: a verdict reads the graph, then its write looks in the outbox for links that join the
--- event and are not applied yet. A link the graph writer applied, and deleted from the outbox,
--- between that read and that write was in neither. The writer now moves each applied link here,
--- in the statement that deletes it from the outbox, and keeps it for a minute: the verdict's
+-- A verdict reads the graph, then its write looks in the outbox for links that join the event and
+-- are not applied yet. A link the graph writer applies, and deletes from the outbox, between that
+-- read and that write is in neither, so the writer moves each applied link here, in the
+-- statement that deletes it from the outbox, and keeps it for a minute: the verdict's
 -- write also looks here, at the scope's links applied after the seq its graph read saw applied
 -- (the scope's (:LinksApplied) node, cypher/graph/stamp-applied-links). Only src/graph/ writes
 -- this table (rule 13, graph-outbox-store.ts). Retention and erasure remove an event's row here

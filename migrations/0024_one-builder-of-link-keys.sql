@@ -1,10 +1,10 @@
 -- Up Migration
--- Issue 37: the keys a waiting link joins through (graph_outbox.keys, which the verdict's check of
--- waiting links compares) were built in four places in two forms, and ambiguously: an identity key
--- named `account` passed for an account, a kind holding ':' for another kind. They are built in
--- one place now, in TS (src/graph/identity-graph.ts linkKeys): an account 'a:<external id>', an
--- identifier 'i:<characters in its kind>:<kind>:<value>'. The links waiting at the upgrade get
--- their keys in that form here, once; nothing else builds them in SQL.
+-- The keys a waiting link joins through (graph_outbox.keys, which the verdict's check of waiting
+-- links compares) are built in one place, in TS (src/graph/identity-graph.ts linkKeys), in one
+-- form that cannot be mistaken (an identity key named `account` never passes for an account, nor
+-- a kind holding ':' for another kind): an account 'a:<external id>', an identifier
+-- 'i:<characters in its kind>:<kind>:<value>'. The links waiting at the upgrade get their keys in
+-- that form here, once; nothing else builds them in SQL.
 UPDATE graph_outbox o SET keys = ARRAY(
     SELECT 'a:' || (o.payload->>'account') WHERE o.payload->>'account' IS NOT NULL
     UNION ALL

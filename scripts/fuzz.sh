@@ -29,6 +29,6 @@ db="$(url_part "$DATABASE_URL" db)"
 psql -X -q -h "$(url_part "$DATABASE_URL" host)" -p "$(url_part "$DATABASE_URL" port)" -d postgres \
   -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" -c "CREATE DATABASE \"$db\""
 node --import tsx scripts/fuzz/run-fuzz.ts
-# One truth (issue 37): whatever the fuzzer sent, the graph holds what Postgres says it must.
+# One truth: whatever the fuzzer sent, the graph holds what Postgres says it must.
 echo "[fuzz] graph verify over the fuzzed scopes"
 npx tsx scripts/verify-graphs.ts --concurrency 6

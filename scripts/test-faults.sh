@@ -27,7 +27,7 @@ if [ $# -eq 0 ]; then
 fi
 echo "[faults] running the fault-injection suite"
 timeout --signal=TERM "${FAULTS_MAX_SECONDS:-600}" npx mocha "$@"
-# One truth (issue 37): after every fault, each scope's graph holds what Postgres says it must.
+# One truth: after every fault, each scope's graph holds what Postgres says it must.
 if [ "$whole" = 1 ]; then
   echo "[faults] graph verify over every scope the faults left"
   npx tsx scripts/verify-graphs.ts --concurrency 6

@@ -14,7 +14,7 @@
 // summary for the suite: the slowest tests and the line CI reads.
 //
 // Usage: node scripts/test-shards.mjs [mocha file or glob]...   (TEST_SHARDS=N, default 2; 1 runs
-// one plain mocha process as before)
+// one plain mocha process)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -170,7 +170,7 @@ function readSecondsOf(file) {
   }
 }
 
-// One shard: one plain mocha process, as before sharding.
+// One shard: one plain mocha process.
 function runOne() {
   const child = spawn(process.execPath, [mochaBin, ...files], { stdio: 'inherit' });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

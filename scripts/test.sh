@@ -62,7 +62,7 @@ echo "[test] running the suite (at ${SECONDS} s)"
 if [ $# -eq 0 ]; then set -- 'test/**/*.test.ts'; fi
 node scripts/test-shards.mjs "$@"
 if [ "$whole_suite" = 1 ]; then
-  # One truth (issue 37): after the suite's own traffic, every scope it created holds in Neo4j what
+  # One truth: after the suite's own traffic, every scope it created holds in Neo4j what
   # Postgres says it must (`doorman graph verify`), in each shard's database.
   echo "[test] graph verify over every scope the suite created (at ${SECONDS} s)"
   verify_failed=0

@@ -1,4 +1,4 @@
-// `npm test`'s last stage (issue 37): `doorman graph verify` over every scope the run created (its
+// `npm test`'s last stage: `doorman graph verify` over every scope the run created (its
 // tenants made since --since), so the suite's own traffic leaves the graph equal to Postgres.
 // Scopes a test leaves different on purpose are noted in test_graph_scopes
 // (test/support/graph-scopes.ts) and skipped; a tenant whose servers ran with another hub

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run verify:histories -- --runs N [--seed S] [--max-ops M] [--strict] [--verbose]`: the
-# randomized histories with faults (issue 37, test/histories/histories.test.ts) for as many
+# randomized histories with faults (test/histories/histories.test.ts) for as many
 # histories as asked, against the test stores as `npm test` sets them up for one file (the stack
 # brought up, the test database and Redis database 1 unless TEST_DATABASE_URL / TEST_REDIS_URL say
 # otherwise). Prints each failing history shrunk, with its seed, and a summary: histories run,

@@ -31,7 +31,7 @@ CALL {
   RETURN size(events) AS eventCount, byAccounts, usedIds
 }
 // An account that keeps other events keeps only the links they evidence: a link to an identifier
-// that only the removed events used goes (issue 37: retention left the account joined through it).
+// that only the removed events used goes (the account is not left joined through it).
 CALL {
   WITH byAccounts
   UNWIND byAccounts AS a
@@ -63,7 +63,7 @@ CALL {
   RETURN collect(i) AS listedIds
 }
 // A hub whose counts fell back to its threshold (apply-links keeps the threshold in force on it)
-// and that something still uses links again, as Postgres's evidence says (issue 37): it joins the
+// and that something still uses links again, as Postgres's evidence says: it joins the
 // cluster of one account it links, and those clusters are merged after this statement.
 CALL {
   WITH usedIds, linkedIds, unlinkedIds

@@ -10,7 +10,7 @@
 // writer splits it into the parts that stay connected without it, in the same transaction. A hub
 // whose count falls back to its threshold (an anonymous event it counted bound to an account it
 // already counted) links again, and the clusters of its accounts are returned with this link's to
-// be merged the same way (issue 37: the hub stayed, where the evidence in Postgres links it).
+// be merged the same way, so the graph joins its accounts wherever the evidence in Postgres links them.
 // Parameters: $links, a list of {tenantId, mode, eventId, eventType, at (epoch ms),
 //   account (string|null), ids (list of {kind, value, links (bool|null), hub (int|null),
 //   expiryMs (int|null)}, distinct), card (string|null), cardCountry (string|null), hubThreshold
@@ -64,7 +64,7 @@ CALL {
     SET i.hubAt = hubAt, i.policyLinks = coalesce(id.links, true)
     WITH l, i, NOT i.hub AND i.accounts + i.anonymous > hubAt AS becomesHub,
          // A hub whose count fell back to its threshold (an anonymous event it counted is bound to
-         // an account it already counted) links again, as Postgres's evidence says (issue 37): the
+         // an account it already counted) links again, as Postgres's evidence says: the
          // clusters of the accounts it links are merged after this statement.
          i.hub AND i.accounts + i.anonymous <= hubAt AS rejoins
     FOREACH (_ IN CASE WHEN becomesHub THEN [1] ELSE [] END | SET i.hub = true, i.linking = false)
@@ -160,7 +160,7 @@ CALL {
   FOREACH (a IN [x IN accounts WHERE NOT x.history] | SET a.history = true)
   // Marks about this event, its account or its email applied before any of them was in the graph
   // (feedback on an event that linked nothing until a PATCH bound it, say) hold from now on, as
-  // they would had the link come first (issue 37): they are put on their subject, and the
+  // they would had the link come first: they are put on their subject, and the
   // cluster's facts recomputed after this statement.
   WITH l, e, accounts, split, rejoinedAny, c
   CALL {

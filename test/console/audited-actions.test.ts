@@ -1,5 +1,5 @@
 // The console's resolutions (one, or several at once) and feedback are written with their audit
-// entry in one transaction (issue 37): when the audit log refuses the entry, the work is not done
+// entry in one transaction: when the audit log refuses the entry, the work is not done
 // and the answer is not 200; when it takes it, both are there. The refusal is real: a trigger this
 // test installs on console_audit for its own tenant alone raises on insert.
 import { expect } from 'chai';

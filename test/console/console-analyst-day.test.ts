@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// The analyst's working day in Debian's Chromium (issue 24), on a seeded ring of eight accounts
+// The analyst's working day in Debian's Chromium, on a seeded ring of eight accounts
 // sharing a phone and a prepaid card, disposable signups, a reported mule and normal users:
 // the queue's race with a deliberately slow answer, filters and the place kept across open and
 // back, the consequence of each key stated and confirmed on a large cluster, undo of a

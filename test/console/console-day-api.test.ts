@@ -1,4 +1,4 @@
-// The console API the analyst's working day adds (issue 24), against the real stores: who may
+// The console API the analyst's working day adds, against the real stores: who may
 // undo a resolution's marks and what it changes, the bulk resolution's per-review answers, the
 // queue's filters and their bounds, the events search's filters in the contract's error shape,
 // the account page, the marks' reporters and notes, the other mode's hint, the overview's

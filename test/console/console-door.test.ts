@@ -1,4 +1,4 @@
-// The console's door under pressure (issue 20): a forged one-time link is refused before any
+// The console's door under pressure: a forged one-time link is refused before any
 // password is hashed, and the link's use is limited per IP and per link; the per-account limit
 // holds when the attempts come in parallel (points taken before the password is checked); an
 // IPv6 client is limited by its /64; setting a password through a link ends the account's other

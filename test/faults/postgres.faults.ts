@@ -79,12 +79,12 @@ describe('faults: Postgres', function () {
     }, 60_000);
   }
 
-  it('slow beyond the signal deadline: still a decision, and the lists (held in memory since issue 26) are not missing', async () => {
+  it('slow beyond the signal deadline: still a decision, and the lists (held in memory) are not missing', async () => {
     await stack.latency('postgres', 500);
     const res = await client.verdict(signup(freshIp()));
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    // Before issue 26 the list match was a Postgres read and timed out here; now only the
-    // write waits on Postgres, and it is not bound by the signal deadline.
+    // Lists are matched in memory: only the write waits on Postgres, and it is not bound by the
+    // signal deadline.
     expect([...missingSources(res, 'timeout_failopen'), ...missingSources(res, 'partial_enrichment')]).not.to.include('lists');
     // Postgres was slow for this verdict (its answer lookup and its write each waited).
     expect(res.ms).to.be.at.least(1_000);
@@ -134,7 +134,7 @@ describe('faults: Postgres', function () {
     await expectCleanRecovery(attempts, ip);
   });
 
-  // The idempotency record is written in the verdict's one statement (issue 9): when Postgres goes
+  // The idempotency record is written in the verdict's one statement: when Postgres goes
   // away while the write waits, nothing of the attempt stays behind, no claim among it.
   it('gone while the verdict waits to write: a same-key retry after recovery still decides', async () => {
     const ip = freshIp();

@@ -1,4 +1,4 @@
-// Issue 38: analysts' own queries run on connections of their own (src/graph/analyst-graph.ts)
+// Analysts' own queries run on connections of their own (src/graph/analyst-graph.ts)
 // and cannot slow down a verdict. A query whose answer never comes is cut at its deadline on the
 // client side and its connection closed; an answer larger than the byte cap is cut as it arrives;
 // one tenant holds at most half of the connections; and twenty hostile queries at once leave

@@ -1,4 +1,4 @@
-// Issue 23: analysts' own Cypher cannot leave its scope. A graph holds two tenants, each in both
+// Analysts' own Cypher cannot leave its scope. A graph holds two tenants, each in both
 // modes, with the same identifier values everywhere and a marker on every node naming its scope
 // (A-test is the analyst's). Every attempt of the corpus is either refused by the guard (or by
 // Neo4j: timeout, read-only) or answers from A-test alone. Layers are also tested on their own:

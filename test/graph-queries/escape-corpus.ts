@@ -1,6 +1,6 @@
-// The escape corpus of issue 23 and the graph it runs against: two tenants, each in both modes,
-// the same identifier values in all four scopes, a `marker` on every node naming its scope. The
-// analyst is A in test; the scopes differ in size, so a count that leaked would show.
+// The escape corpus of analysts' own Cypher and the graph it runs against: two tenants, each in
+// both modes, the same identifier values in all four scopes, a `marker` on every node naming its
+// scope. The analyst is A in test; the scopes differ in size, so a count that leaked would show.
 import { expect } from 'chai';
 import type { Deps } from '../../src/deps.js';
 
@@ -62,8 +62,8 @@ export async function seedScopes(deps: Deps, a: string, b: string): Promise<Seed
 export const TRAP = { lane: 3, s: 'abc', pattern: '[', list: [1], slow: true, big: Array.from({ length: 5000 }, (_, i) => i) };
 
 export async function placeTraps(deps: Deps, b: string, a: string, mark: string, options: { unscoped?: boolean } = {}): Promise<void> {
-  // Unscoped: with no tenantId and no mode, and with A's tenantId but no mode (what a lane fence
-  // was before issue 38). `doorman graph check` counts these; the others are in proper scopes.
+  // Unscoped: with no tenantId and no mode, and with A's tenantId but no mode. `doorman graph
+  // check` counts these; the others are in proper scopes.
   const scopes = options.unscoped
     ? [{ tenantId: null, mode: null }, { tenantId: a, mode: null }]
     : [{ tenantId: b, mode: 'test' }, { tenantId: b, mode: 'live' }, { tenantId: a, mode: 'live' }, { tenantId: '', mode: 'internal' }];
@@ -214,7 +214,7 @@ export const ESCAPE_CORPUS: Attempt[] = [
   refused('unclassified', 'MATCH (n) RETURN n n'),
   refused('unclassified', 'MATCH (n) FINISH'),
   { kind: 'runaway', text: 'MATCH p = (a)-[*]-(b) RETURN count(p) AS c', expect: 'timeout' },
-  // Error and timing probes (issue 38): each condition fails, or is slow, only on a trap; the
+  // Error and timing probes: each condition fails, or is slow, only on a trap; the
   // analyst must see the same whether the traps are there or not.
   blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(properties(n).lane, 99) - 3) = 7 RETURN count(n) AS c'),
   blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(n.lane, 99) - 3) = 7 RETURN count(n) AS c'),

@@ -136,10 +136,10 @@ describe('no relationship crosses scopes', function () {
     expect(rows[1]!.detail.text).to.equal('MATCH (n) DETACH DELETE n');
   });
 
-  // Issue 38, finding 1: a node without a tenantId (or without a mode) made `n.tenantId = $tenantId`
-  // null rather than false, so Neo4j went on to evaluate the analyst's condition on it, and an
-  // error (or the time taken) told the analyst about it: a lane fence's epoch came out in 20
-  // queries. Every node now has a scope (the fences the writer's own), `doorman graph check`
+  // A node without a tenantId (or without a mode) makes `n.tenantId = $tenantId` null rather than
+  // false, so Neo4j goes on to evaluate the analyst's condition on it, and an error (or the time
+  // taken) tells the analyst about it: an unscoped lane fence's epoch would come out in 20
+  // queries. So every node has a scope (the fences the writer's own), `doorman graph check`
   // counts any that has none, and the guard keeps the analyst's conditions behind the scope test.
   // In this file, not the corpus's: while the traps stand, `graph check` must say so, and the
   // test above needs it clean.

@@ -1,4 +1,4 @@
-// Issue 22 against the real stores: clusters follow the evidence whatever order events arrive in
+// Against the real stores: clusters follow the evidence whatever order events arrive in
 // (hub splits, link expiry, exclusions, kinds that do not link), marks follow their subjects
 // through a split and can be retracted, cluster decisions say why (via, marked_at, via_kinds), and a
 // verdict sees every link committed before it began, whatever the writer's lag.

@@ -1,7 +1,7 @@
 // The graph writer against the real Neo4j and Postgres: a batch applied twice changes nothing
 // (a writer killed between the Neo4j commit and deleting its rows), a row Neo4j refuses is set
 // aside without stopping its lane, and a writer that cannot reach Neo4j gives its lanes up.
-// Fenced and bounded (issue 20): acquiring that overlaps itself never takes a lane's lock twice;
+// Fenced and bounded: acquiring that overlaps itself never takes a lane's lock twice;
 // a batch of an older epoch is refused inside Neo4j; a writer whose Postgres session stalls loses
 // its lanes within seconds, and another takes them; a row that keeps failing is split off and
 // set aside while the rows around it are applied; a lane whose fence is ahead of Postgres's

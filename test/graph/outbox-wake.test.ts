@@ -1,5 +1,5 @@
 // The outbox wakes other processes' writers by NOTIFY, naming the lanes that gained rows, with
-// one NOTIFY in flight per process (issue 26: one per verdict, and every lane woken, before).
+// one NOTIFY in flight per process however many verdicts commit meanwhile.
 // Observed on a real LISTEN connection; this process registers no writer, as a
 // `serve --no-graph-writer` process does not.
 import { expect } from 'chai';

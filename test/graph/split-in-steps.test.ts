@@ -1,4 +1,4 @@
-// Large hub splits in steps (issue 37), against the real Neo4j: a cluster too large to split in the
+// Large hub splits in steps, against the real Neo4j: a cluster too large to split in the
 // transaction of the link that made the hub is split right after it, in transactions that each
 // move a bounded number of members, through the same path as the graph writer (applyGraphOps);
 // one cut short resumes from what is left, and meanwhile the members not yet moved read the

@@ -1,4 +1,4 @@
-// Issue 37: the graph is a copy of Postgres that can be checked. `doorman graph verify` recomputes
+// The graph is a copy of Postgres that can be checked. `doorman graph verify` recomputes
 // what a scope's graph must hold from Postgres alone (the rebuild's own projection) and names each
 // difference; `--repair` mends them through the outbox, audited. A rebuild brings back no retracted
 // mark and no undone resolution (drift 3), and a PATCH links under the tenant's link policy like the

@@ -1,4 +1,4 @@
-// What the randomized histories found (issue 37), each with the smallest history found that shows
+// What the randomized histories found, each with the smallest history found that shows
 // it. Every run replays these histories first, as regressions: a mended finding's history must
 // hold every invariant. A finding not yet mended (no `mended`) is known: an anomaly it explains is
 // printed, marked `[known K…]`, and fails a run only with HISTORY_STRICT=1; anything else fails

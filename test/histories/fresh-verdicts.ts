@@ -1,4 +1,4 @@
-// Invariant 2 of a settled history (issue 37): a fresh verdict sees exactly what stands in
+// Invariant 2 of a settled history: a fresh verdict sees exactly what stands in
 // Postgres, on every instance. It cites cluster_confirmed_abuse iff a confirmed_abuse mark that
 // stands (feedback not retracted, a denial not undone; read from Postgres) lies in the cluster it
 // joins (where the mark's subject lies in the graph: the account, the email, or the event's account

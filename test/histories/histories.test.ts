@@ -1,4 +1,4 @@
-// Randomized histories with faults (issue 37): fast-check generates short histories of what users
+// Randomized histories with faults: fast-check generates short histories of what users
 // and operators do (history-ops.ts) with faults interleaved (the graph writer stopped or its
 // session killed, a `doorman worker` killed with SIGKILL, an instance's Postgres connections all
 // terminated, its LISTEN connections cut silently, Neo4j slow), runs each on a tenant of its own
@@ -114,7 +114,7 @@ function summary(started: number): string {
   ].join('\n');
 }
 
-describe('randomized histories with faults (issue 37)', function () {
+describe('randomized histories with faults', function () {
   let world: World;
   const deps = testDeps();
 

@@ -1,4 +1,4 @@
-// The invariants a settled history must hold (issue 37). Settled: every fault healed and the
+// The invariants a settled history must hold. Settled: every fault healed and the
 // scope's graph outbox drained. Then:
 //   1. the graph checker (doorman graph verify) finds no difference between Neo4j and Postgres;
 //   2. a fresh verdict sees exactly what stands in Postgres, on every instance (fresh-verdicts.ts);

@@ -1,4 +1,4 @@
-// The operations of a randomized history (issue 37) and their fast-check arbitraries: what users
+// The operations of a randomized history and their fast-check arbitraries: what users
 // and operators do (verdicts of every event type over small pools of identifiers, PATCH, feedback
 // and its retraction, review resolution and its undo, link policies, erasure, rebuild, keys and
 // lists) and the faults interleaved with them. An operation names earlier things by a small

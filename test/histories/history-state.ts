@@ -1,4 +1,4 @@
-// What a running history knows about itself (issue 37): its tenant and keys, every verdict it was
+// What a running history knows about itself: its tenant and keys, every verdict it was
 // answered (acknowledged, failed with 500, or without a clear answer), what it bound and erased,
 // the faults active, the lines of its log and the anomalies found. The invariants compare this
 // with what the stores hold once the history has settled.

@@ -1,4 +1,4 @@
-// The running fleet a randomized history acts on (issue 37): two app instances in this process,
+// The running fleet a randomized history acts on: two app instances in this process,
 // each started as `serve` starts one (key and list memories watched, warmed, the policies
 // watched, a graph writer, an HTTP listener on loopback), and optionally a real `doorman worker`
 // child. Every fault is injected here and healed here:

@@ -1,4 +1,4 @@
-// Runs one history's operations in order against the fleet (issue 37), injecting and healing the
+// Runs one history's operations in order against the fleet, injecting and healing the
 // faults between (or during) them; each operation is run-op.ts's.
 import { describeOp, type FaultKind, type Inst, type Op } from './history-ops.js';
 import type { HistoryState } from './history-state.js';

@@ -1,4 +1,4 @@
-// One operation of a history against the fleet (issue 37), as users and operators do it: the
+// One operation of a history against the fleet, as users and operators do it: the
 // public API over HTTP for verdicts, PATCH and feedback, and the use cases behind the CLI and the
 // console for the rest (key create|revoke, list add|remove, feedback retract, review resolve and
 // undo, policy publish, graph recluster and rebuild, erasure). Every answer is recorded in the

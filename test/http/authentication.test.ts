@@ -1,6 +1,6 @@
-// The auth matrix of contract §5: every 401 cause, every key kind on every route. Issue 20:
-// made-up keys cost one lookup each at most, and an address past its failed authentications
-// gets 429 for keys not seen to work, while keys in use keep working.
+// The auth matrix of contract §5: every 401 cause, every key kind on every route. Made-up keys
+// cost one lookup each at most, and an address past its failed authentications gets 429 for keys
+// not seen to work, while keys in use keep working.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type pg from 'pg';

@@ -1,4 +1,4 @@
-// Every input gets the contract's answer, never a 500: each reproduction of issue 12 (NUL and
+// Every input gets the contract's answer, never a 500: each hostile input here (NUL and
 // lone surrogates, deep nesting, content encodings, malformed paths, OPTIONS, forged cursors,
 // unsafe amounts), a 4xx in the shape {error, message, details?}.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Keys are answered from each instance's memory (issue 26); a revocation reaches every running
+// Keys are answered from each instance's memory; a revocation reaches every running
 // instance through Postgres's announcement. Two real `doorman serve` processes, one revocation by
 // the use case behind `doorman key revoke`, each instance polled until it refuses the key.
 import { expect } from 'chai';

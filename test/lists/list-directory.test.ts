@@ -1,5 +1,5 @@
 // Allow and block lists answered from memory (src/lists/list-directory.ts) only while that memory
-// is current (issue 37): a load that read before a lost connection never makes the memory trusted
+// is current: a load that read before a lost connection never makes the memory trusted
 // after the reconnect, so an entry added while disconnected is matched. The directory's LISTEN
 // goes through a TCP proxy on loopback that the test cuts (test/support/tcp-fault-proxy.ts); the
 // stall of the load is injected (test/support/stall-first.ts), not waited for.

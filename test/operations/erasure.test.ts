@@ -1,4 +1,4 @@
-// `doorman erase` (issue 15, GDPR Art. 17): afterwards nothing of the person's raw values is left in
+// `doorman erase` (GDPR Art. 17): afterwards nothing of the person's raw values is left in
 // any of the three stores, looked for in every Postgres table, every node and relationship of the
 // tenant in Neo4j and every key and member in Redis; another person's data stays.
 import { randomUUID } from 'node:crypto';
@@ -82,7 +82,7 @@ describe('doorman erase', function () {
     expect(kept.body.external_user_id).to.equal(`stays_${tag}`);
     expect(await graphEntitiesContaining(h.deps, scope.tenantId, `stays_${tag}`)).to.be.greaterThan(0);
     // The graph holds what Postgres says, and a rebuild would bring back no mark about the erased
-    // events (their feedback row and review stay, without the person: issue 37).
+    // events (their feedback row and review stay, without the person).
     expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
   });
 

@@ -1,4 +1,4 @@
-// `doorman graph rebuild` (issue 15): the scope's graph is emptied and rebuilt from Postgres alone
+// `doorman graph rebuild`: the scope's graph is emptied and rebuilt from Postgres alone
 // (events, PATCHed accounts, feedback, review resolutions) into the same clusters, with the same
 // facts, the same hubs and the same identifier counts.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// What an operator sees (issue 19): warm-up completes every step and leaves the graph's indexes
+// What an operator sees: warm-up completes every step and leaves the graph's indexes
 // in Neo4j's page cache; log levels can be alerted on (a 5xx is an error with its stack, a 503
 // while warming or with a store down is a warning without one, a 4xx is info).
 import fs from 'node:fs';

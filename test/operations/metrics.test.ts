@@ -1,4 +1,4 @@
-// GET /metrics (issue 15): served on its own port and never by the API; the counters move with
+// GET /metrics: served on its own port and never by the API; the counters move with
 // real verdicts, rate-limit rejections, graph links and webhook deliveries; the Grafana dashboard
 // reads exactly the names the registry has.
 import fs from 'node:fs';

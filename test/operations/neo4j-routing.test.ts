@@ -1,4 +1,4 @@
-// NEO4J_URI=neo4j://… (issue 15): the routing scheme, against the local server. Every read the
+// NEO4J_URI=neo4j://…: the routing scheme, against the local server. Every read the
 // verdict and feedback make asks for a reader (READ), the graph writer for the leader (WRITE), and
 // the server enforces what was asked: a write sent as a read is refused.
 import { expect } from 'chai';

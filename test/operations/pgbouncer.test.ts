@@ -1,7 +1,7 @@
-// Postgres behind PgBouncer in transaction mode (issue 15, docs/pgbouncer.md): with DATABASE_URL
+// Postgres behind PgBouncer in transaction mode (docs/pgbouncer.md): with DATABASE_URL
 // through a real PgBouncer and DATABASE_DIRECT_URL straight to Postgres, the verdict path, its
 // Idempotency-Key, PATCH, feedback and a review resolution (a job queued in the caller's
-// transaction) all work, and PgBouncer carried their transactions. Issue 37: a running instance
+// transaction) all work, and PgBouncer carried their transactions. A running instance
 // hears every announcement (LISTEN on the direct URL: through the bouncer a LISTEN succeeds and
 // then hears nothing), so a revoked key, a new block-list entry and a publication reach it.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// REDIS_URL=redis+cluster://… (issue 15): against a real three-node Redis Cluster, velocity counts
+// REDIS_URL=redis+cluster://…: against a real three-node Redis Cluster, velocity counts
 // one by one under parallel requests (one Lua script, one slot per scope), the rate limit holds,
 // keys of different scopes spread over the nodes, and /health sees the cluster.
 import { expect } from 'chai';

@@ -1,9 +1,9 @@
-// Retention (issue 15): events judged more than EVENT_RETENTION_DAYS ago go from Postgres (with
+// Retention: events judged more than EVENT_RETENTION_DAYS ago go from Postgres (with
 // their review, deliveries and attempts) and from the graph (events, then accounts and identifiers
 // nothing else uses; clusters recounted), in bounded batches; newer events and what they use stay.
-// Issue 20: every row that references an event goes with it (the catalog says so, for tables
-// added later too), a shadow policy's decisions no longer stop retention, and a scope that fails
-// is skipped, logged and counted while every other scope is cleaned.
+// Every row that references an event goes with it (the catalog says so, for tables added later
+// too), so a shadow policy's decisions never stop retention; and a scope that fails is skipped,
+// logged and counted while every other scope is cleaned.
 import { expect } from 'chai';
 import { pino } from 'pino';
 import request from 'supertest';
@@ -63,7 +63,7 @@ describe('retention', function () {
     expect(await graph('MATCH (e:Event {tenantId: $t}) RETURN e.id AS id')).to.deep.equal([{ id: kept }]);
     expect(await graph('MATCH (a:Account {tenantId: $t}) RETURN a.externalId AS id')).to.deep.equal([{ id: 'returning' }]);
     // The returning account keeps what its kept event evidences, and only that: its old phone went
-    // with the only event that used it, as a rebuild from Postgres would have it (issue 37).
+    // with the only event that used it, as a rebuild from Postgres would have it.
     expect(await graph('MATCH (i:Identifier {tenantId: $t}) RETURN i.value AS v ORDER BY v')).to.deep.equal([{ v: 'w-kept' }]);
     expect(await graph('MATCH (c:Cluster {tenantId: $t}) RETURN c.accounts AS accounts, c.size AS size')).to.deep.equal([{ accounts: 1, size: 2 }]);
     expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
@@ -100,7 +100,7 @@ describe('retention', function () {
     expect(named.map((r) => r.tbl).filter((t) => !(t in cleanedBy)), 'event_id columns with neither a cascade nor a cleaner').to.deep.equal([]);
   });
 
-  it('removes a shadow policy\'s decisions with their events (they used to stop retention for every scope)', async () => {
+  it('removes a shadow policy\'s decisions with their events, which would otherwise stop retention for every scope', async () => {
     const h = await verdictHarness({ EVENT_RETENTION_DAYS: '30' });
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const shadow = await publishPolicy(h.deps, scope, { document: aDocument({ proxy_ip: { effects: { signup: 'block' } } }) });

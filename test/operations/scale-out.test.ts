@@ -1,4 +1,4 @@
-// Past one machine (issue 15): two API instances (`serve --no-worker`) and a separate
+// Past one machine: two API instances (`serve --no-worker`) and a separate
 // `doorman worker`, behind nothing but their ports, share everything through the stores: an
 // Idempotency-Key, velocity, the rate limit, stored events and the graph; the worker alone
 // delivers webhooks; when processes die, the others take their graph lanes and carry on.

@@ -1,4 +1,4 @@
-// Secrets at rest (issue 20): webhook signing secrets, device-token signing keys and service
+// Secrets at rest: webhook signing secrets, device-token signing keys and service
 // secrets are stored sealed (AES-256-GCM under a data key wrapped by SECRETS_KEY); a sealed value
 // opens only in its own row; rows stored in the plain before are sealed by `migrate`; the master
 // key rotates without downtime (old and new held while `secrets rotate-key` re-wraps), after which

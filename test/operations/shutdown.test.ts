@@ -1,4 +1,4 @@
-// SIGTERM during traffic (issue 15): the server stops accepting, answers what is in flight,
+// SIGTERM during traffic: the server stops accepting, answers what is in flight,
 // flushes its graph writer and exits 0; every event it answered 200 for is stored and linked.
 // The test process's own graph writer is stopped meanwhile, so the links found can only have
 // been applied by the server before it exited.

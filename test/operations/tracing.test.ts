@@ -1,4 +1,4 @@
-// OpenTelemetry (issue 15): with OTEL_EXPORTER_OTLP_ENDPOINT a verdict is one trace holding the
+// OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT a verdict is one trace holding the
 // HTTP, Express, Postgres, Redis and Neo4j spans, sent over OTLP/HTTP to a real local receiver;
 // without it the process loads no OpenTelemetry SDK at all.
 import { execFile } from 'node:child_process';

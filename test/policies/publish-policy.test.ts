@@ -1,6 +1,6 @@
 // Publishing: versions <YYYY-MM-DD>.<n> per tenant, mode and day; immutable and kept; the policy
 // in force reaches every instance without a restart (NOTIFY), shadows too, and within the bound
-// when the instance's LISTEN connection goes silent (issue 37).
+// when the instance's LISTEN connection goes silent.
 import { expect } from 'chai';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { defaultPolicy } from '../../src/engine/policy.js';

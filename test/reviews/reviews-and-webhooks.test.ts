@@ -1,4 +1,4 @@
-// Reviews and the signed review.resolved webhook (issue 10), against the real Postgres, the real
+// Reviews and the signed review.resolved webhook, against the real Postgres, the real
 // pg-boss workers and a real local HTTP receiver. Every delivery is verified the way a receiver
 // would: @octokit/webhooks-methods' verify over the raw bytes, before parsing.
 import type { Scope } from '../../src/scope.js';

@@ -1,4 +1,4 @@
-// Each delivery attempt is signed with the secrets valid when it is sent (issue 20): the bytes
+// Each delivery attempt is signed with the secrets valid when it is sent: the bytes
 // stay those of the resolution, but a retry after a rotation also verifies with the new secret,
 // and after `webhook set --revoke-previous` only the new secret signs, earlier previous ones
 // included. Attempts are run one by one through the delivery job's own handler.

@@ -1,5 +1,5 @@
 // API keys answered from memory (src/tenants/key-directory.ts) only while that memory can prove it
-// is current (issue 37). The directory's LISTEN goes through a TCP proxy on loopback that a test
+// is current. The directory's LISTEN goes through a TCP proxy on loopback that a test
 // cuts or silences (test/support/tcp-fault-proxy.ts); every other statement goes straight to
 // Postgres. A silent connection is noticed within the bound; a read begun under an earlier
 // connection never lands in memory after a reconnect (the stall is injected, not waited for).
@@ -106,8 +106,8 @@ describe('the key directory', function () {
     const restoredAt = await serverNow();
     proxy.restore();
     await until('the listener connected again', () => reconnectedSince(restoredAt), 20_000);
-    // Had the new connection's own load run beside the stalled one, memory would be trusted by
-    // now (before issue 37 it was, within milliseconds): give it that chance.
+    // Had the new connection's own load run beside the stalled one, memory would be trusted
+    // within milliseconds: give it that chance.
     await until('a load of the new connection', async () => (keys.trusted() ? true : undefined), 1_000).catch(() => undefined);
     stall.release();
     await settled();

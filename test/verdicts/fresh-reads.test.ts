@@ -1,4 +1,4 @@
-// Fresh reads across the graph writer's apply (issue 37): a link that the graph writer applies,
+// Fresh reads across the graph writer's apply: a link that the graph writer applies,
 // and removes from the outbox, after a verdict read the graph and before the verdict's write is
 // in neither the read nor the outbox the write checks. The verdict must still see it. The
 // interleaving is made, not waited for: the verdict's write is held back until the writer has

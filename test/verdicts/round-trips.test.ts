@@ -1,4 +1,4 @@
-// The verdict's cost in Postgres round trips (issue 26): keys and lists answered from memory kept
+// The verdict's cost in Postgres round trips: keys and lists answered from memory kept
 // current by Postgres announcements, the write checking for waiting links itself. Counted on the
 // real pool, through a proxy that notes each statement the request sends.
 import { expect } from 'chai';
@@ -95,7 +95,7 @@ describe('the verdict\'s Postgres round trips', function () {
     // runs wholly while the memory cannot be trusted, however slow the machine.
     proxy.cut();
     await until('memory no longer trusted', async () => (!keys.trusted() && !lists.trusted() ? true : undefined), 5_000);
-    // Meanwhile each lookup reads Postgres, as before the memory existed.
+    // Meanwhile each lookup reads Postgres.
     const { statements: sent } = await screen(aSignup());
     expect(sent).to.deep.equal(['find-key', 'match-lists', 'write-judged-event']);
     proxy.restore();

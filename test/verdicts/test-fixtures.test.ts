@@ -1,4 +1,4 @@
-// Integrators' test fixtures (issue 15): with a test key each forces its outcome, whatever else the
+// Integrators' test fixtures: with a test key each forces its outcome, whatever else the
 // event carries; with a live key the same values are judged like any other event.
 import { expect } from 'chai';
 import request from 'supertest';

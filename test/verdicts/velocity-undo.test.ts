@@ -1,4 +1,4 @@
-// Taking velocity back (issue 20): a request that does not commit removes its own additions and
+// Taking velocity back: a request that does not commit removes its own additions and
 // nothing another request added, in the distinct-value sets too (cards per ip, devices per
 // account), whether the other request is a twin with the same key or an unrelated one; and an
 // erasure removes a person's members from every set, whichever policy judged their events.

@@ -1,7 +1,7 @@
-// The verdict's write path (issue 9): decide on a read, commit once. Each defect the old design
-// had gets a test here against the real stores: a killed process, a failed write, concurrent
-// merges with marks, feedback right after a verdict, parallel PATCHes and feedback, velocity
-// under parallelism, the hub guard through anonymous events, the new bounds, the warm-up gate.
+// The verdict's write path: decide on a read, commit once. Tested against the real stores: a
+// killed process, a failed write, concurrent merges with marks, feedback right after a verdict,
+// parallel PATCHes and feedback, velocity under parallelism, the hub guard through anonymous
+// events, the input bounds, the warm-up gate.
 import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
@@ -169,7 +169,7 @@ describe('the verdict write path', function () {
     expect(codes(results[3]!)).not.to.include('velocity_card_countries');
   });
 
-  it('rejects the new bounds with 400 naming the field, and accepts values at the bound', async () => {
+  it('rejects values past the input bounds with 400 naming the field, and accepts values at the bound', async () => {
     const identity = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));
     const cases: [object, string][] = [
       [aSignup({ identity: identity(21) }), '/identity'],

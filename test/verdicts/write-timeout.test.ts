@@ -1,5 +1,5 @@
 // A 500 means the request never reached a decision (contract §7), so a write that times out must
-// not commit afterwards (issue 20). Postgres holds its own bounds below the client's: a statement
+// not commit afterwards. Postgres holds its own bounds below the client's: a statement
 // is cancelled and rolled back at PG_STATEMENT_TIMEOUT_MS, before the client gives up at
 // PG_QUERY_TIMEOUT_MS, and a transaction left idle is ended at PG_IDLE_IN_TRANSACTION_TIMEOUT_MS.
 import { expect } from 'chai';
@@ -35,7 +35,7 @@ describe('a write that times out', function () {
           WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
       );
       expect(waiting.rows[0].n).to.equal(0);
-      // Hold the lock past the client's timeout, as the issue's reproduction did.
+      // Hold the lock past the client's timeout: a write still waiting on it would commit once it goes.
       await new Promise((resolve) => setTimeout(resolve, 3000 - (Date.now() - started)));
     } finally {
       await blocker.query('ROLLBACK').catch(() => undefined);
