@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { Config } from '../config.js';
-import { linkOfStoredEvent } from '../graph/identity-graph.js';
+import { linkOfStoredEvent } from './received-event.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
 import { AppError } from '../errors.js';
 import type { GraphLinkPolicy } from '../engine/policy.js';

@@ -5,6 +5,7 @@ import type { Queryable } from '../db/queryable.js';
 import type { EventRecord, Reason, Verdict } from '../event-record.js';
 import type { Scope } from '../scope.js';
 import { likePrefix } from '../db/like-prefix.js';
+import { RECEIVED_EVENT_COLUMNS, receivedEventOf, type ReceivedEvent, type ReceivedEventRow } from './received-event.js';
 
 // The event as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md departure 2):
 // inserted for the row of `source` (if any), returning its id. The caller names its parameters.
@@ -165,27 +166,14 @@ export async function eventInputs(db: Queryable, scope: Scope, id: string): Prom
   return rows[0];
 }
 
-// The event's binding, read under a row lock (write-once: PATCH holds it until it commits, so
-// concurrent PATCHes see each other's value), with what its graph link needs.
-export interface BindingRow {
-  eventType: string;
-  createdAt: Date;
-  externalUserId?: string;
-  request: { email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; card_country?: string } };
-  deviceId?: string;
-}
-
-export async function lockBinding(tx: Queryable, scope: Scope, id: string): Promise<BindingRow | undefined> {
-  const { rows } = await tx.query<{ event_type: string; created_at: Date; external_user_id: string | null; request: BindingRow['request']; device_id: string | null }>(
-    `SELECT event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
-      WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
+// The event, read under a row lock (its binding is write-once: PATCH holds the lock until it
+// commits, so concurrent PATCHes see each other's value), with what its graph link needs.
+export async function lockBinding(tx: Queryable, scope: Scope, id: string): Promise<ReceivedEvent | undefined> {
+  const { rows } = await tx.query<ReceivedEventRow>(
+    `SELECT ${RECEIVED_EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE`,
     [scope.tenantId, scope.mode, id],
   );
-  const row = rows[0];
-  return row && {
-    eventType: row.event_type, createdAt: row.created_at, externalUserId: row.external_user_id ?? undefined,
-    request: row.request, deviceId: row.device_id ?? undefined,
-  };
+  return rows[0] && receivedEventOf(rows[0]);
 }
 
 export async function bindExternalUser(tx: Queryable, scope: Scope, id: string, externalUserId: string): Promise<void> {

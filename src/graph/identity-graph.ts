@@ -1,6 +1,7 @@
 // The identity graph as the verdict path sees it: one read-only round trip for the facts of the
 // cluster an event would join, and the link (plain data) that the graph writer applies after
-// the event is committed. The one builder of links: the verdict and PATCH both use it.
+// the event is committed. The one builder of links: the verdict uses it, and a stored event's link
+// (src/events/received-event.ts) is built through it.
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { GraphLinkPolicy } from '../engine/policy.js';
 import type { Scope } from '../scope.js';
@@ -46,28 +47,6 @@ export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number
     tenantId: scope.tenantId, mode: scope.mode, eventId: input.eventId, eventType: input.eventType, at: input.at,
     account: input.account ?? null, ids, card: input.card ?? null, cardCountry: input.cardCountry ?? null, hubThreshold,
   };
-}
-
-// An event as Postgres stores it (events row: the request's identifiers, the verified device and
-// the bound user id), which PATCH, a rebuild and `doorman graph verify` turn into its link.
-export interface StoredEventForLink {
-  id: string;
-  eventType: string;
-  createdAt: Date;
-  externalUserId?: string | null;
-  request: { email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; card_country?: string } };
-  deviceId?: string | null;
-}
-
-// The one way a stored event becomes its link, under the scope's link policy in force: the PATCH
-// binding, the rebuild and the checker all call it, so they cannot disagree on what the graph
-// holds.
-export function linkOfStoredEvent(scope: Scope, e: StoredEventForLink, hubThreshold: number, linkPolicy: GraphLinkPolicy | undefined): GraphLink | undefined {
-  const card = e.request.payment?.card_fingerprint;
-  return graphLinkOf(scope, {
-    eventId: e.id, eventType: e.eventType, at: e.createdAt.getTime(), account: e.externalUserId ?? undefined, email: e.request.email,
-    deviceId: e.deviceId ?? undefined, card, cardCountry: card ? e.request.payment?.card_country : undefined, identity: e.request.identity,
-  }, hubThreshold, linkPolicy);
 }
 
 // The one builder of the keys a link joins through (issue 37: built in TS, SQL, Cypher and a test

@@ -26,8 +26,9 @@ import { countersFor } from '../velocity/velocity-store.js';
 import { eventFeedbackKeys } from './retention-store.js';
 import {
   clearEvents, lockPersonEvents, logErasure, recordGraphCounts, redactDeliveries, removeFeedback,
-  removeListEntries, type PersonEvent,
+  removeListEntries,
 } from './erasure-store.js';
+import type { ReceivedEvent } from '../events/received-event.js';
 
 export interface Subject {
   kind: 'external_user_id' | 'email';
@@ -60,7 +61,7 @@ export interface EraseDeps {
 // verdict's counters: velocity-store.ts countersFor), whichever policy judged it: the policy
 // decides only windows and which amounts count as small, so any amount is passed as 0, and the
 // small-amount sets are always cleaned. Removing a member that was never added is harmless.
-async function forgetVelocity(deps: EraseDeps, scope: Scope, events: PersonEvent[]): Promise<number> {
+async function forgetVelocity(deps: EraseDeps, scope: Scope, events: ReceivedEvent[]): Promise<number> {
   const pipeline = deps.redis.pipeline();
   let queued = 0;
   for (const e of events) {
@@ -82,7 +83,7 @@ async function forgetVelocity(deps: EraseDeps, scope: Scope, events: PersonEvent
   return replies.reduce((n, [, removed]) => n + Number(removed), 0);
 }
 
-function personIdentifiers(subject: Subject, events: PersonEvent[]): { accounts: string[]; emails: string[]; ids: GraphIdentifier[] } {
+function personIdentifiers(subject: Subject, events: ReceivedEvent[]): { accounts: string[]; emails: string[]; ids: GraphIdentifier[] } {
   const accounts = new Set<string>(subject.kind === 'external_user_id' ? [subject.value] : []);
   const emails = new Set<string>(subject.kind === 'email' ? [subject.value] : []);
   const ids = new Map<string, GraphIdentifier>();

@@ -5,35 +5,23 @@
 // are the graph's to drop: erase-person.ts asks src/graph/graph-outbox.ts.)
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import { RECEIVED_EVENT_COLUMNS, receivedEventOf, type ReceivedEvent, type ReceivedEventRow } from '../events/received-event.js';
 import { feedbackMarkKey, type SubjectKind } from '../graph/graph-outbox.js';
 import type { MarkOutcome } from '../graph/graph-outbox-store.js';
-
-export interface PersonEvent {
-  id: string;
-  eventType: string;
-  externalUserId?: string;
-  email?: string;
-  request: { ip?: string; email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; amount?: number } };
-  deviceId?: string;
-}
 
 // The person's events, locked: by account id, or by email (case-insensitive) together with every
 // event of the accounts that used it. Those accounts are the person's (their feedback and list
 // entries go, and the graph forgets them): their other events must not keep the account id in
 // Postgres while the graph forgets it (issue 37: a rebuild and the graph then disagreed).
-export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<PersonEvent[]> {
+export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<ReceivedEvent[]> {
   const where = subject.kind === 'external_user_id' ? 'external_user_id = $3'
     : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events
          WHERE tenant_id = $1 AND mode = $2 AND lower(email) = lower($3) AND external_user_id IS NOT NULL))`;
-  const { rows } = await tx.query<{ id: string; event_type: string; external_user_id: string | null; email: string | null; request: PersonEvent['request']; device_id: string | null }>(
-    `SELECT id, event_type, external_user_id, email, request, signals->>'deviceId' AS device_id FROM events
-      WHERE tenant_id = $1 AND mode = $2 AND ${where} ORDER BY created_at FOR UPDATE`,
+  const { rows } = await tx.query<ReceivedEventRow>(
+    `SELECT ${RECEIVED_EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND ${where} ORDER BY created_at FOR UPDATE`,
     [scope.tenantId, scope.mode, subject.value],
   );
-  return rows.map((r) => ({
-    id: r.id, eventType: r.event_type, externalUserId: r.external_user_id ?? undefined, email: r.email ?? undefined,
-    request: r.request, deviceId: r.device_id ?? undefined,
-  }));
+  return rows.map(receivedEventOf);
 }
 
 // Clears the personal data of these events; reason details that are text (a domain, a list kind)

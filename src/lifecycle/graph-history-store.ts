@@ -3,15 +3,7 @@
 // stand (feedback not retracted, resolutions whose marks were not undone; few) at once.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
-
-export interface StoredForReplay {
-  id: string;
-  eventType: string;
-  createdAt: Date;
-  externalUserId: string | null;
-  request: { email?: string; identity?: Record<string, string>; payment?: { card_fingerprint?: string; card_country?: string } };
-  deviceId: string | null;
-}
+import { RECEIVED_EVENT_COLUMNS, receivedEventOf, type ReceivedEvent, type ReceivedEventRow } from '../events/received-event.js';
 
 // Where a page ended: the last event's time exactly as Postgres holds it (microseconds; a JS Date
 // keeps milliseconds, and a cursor rounded down would read the page's tail again).
@@ -20,16 +12,16 @@ export interface PageEnd {
   id: string;
 }
 
-export async function eventsPage(db: Queryable, scope: Scope, after: PageEnd | undefined, limit: number): Promise<{ events: StoredForReplay[]; end: PageEnd | undefined }> {
-  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; at: string; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
-    `SELECT id, event_type, created_at, created_at::text AS at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+export async function eventsPage(db: Queryable, scope: Scope, after: PageEnd | undefined, limit: number): Promise<{ events: ReceivedEvent[]; end: PageEnd | undefined }> {
+  const { rows } = await db.query<ReceivedEventRow & { at: string }>(
+    `SELECT ${RECEIVED_EVENT_COLUMNS}, created_at::text AS at FROM events
       WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4))
       ORDER BY created_at, id LIMIT $5`,
     [scope.tenantId, scope.mode, after?.at ?? null, after?.id ?? '', limit],
   );
   const last = rows.at(-1);
   return {
-    events: rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id })),
+    events: rows.map(receivedEventOf),
     end: last && { at: last.at, id: last.id },
   };
 }
@@ -76,23 +68,23 @@ export async function storedEventIds(db: Queryable, scope: Scope, ids: string[])
 }
 
 // Stored events by id, as a rebuild reads them (the checker resolves the events marks are about).
-export async function storedEventsByIds(db: Queryable, scope: Scope, ids: string[]): Promise<StoredForReplay[]> {
+export async function storedEventsByIds(db: Queryable, scope: Scope, ids: string[]): Promise<ReceivedEvent[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
-    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+  const { rows } = await db.query<ReceivedEventRow>(
+    `SELECT ${RECEIVED_EVENT_COLUMNS} FROM events
       WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::text[])`,
     [scope.tenantId, scope.mode, ids],
   );
-  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
+  return rows.map(receivedEventOf);
 }
 
 // The stored events bound to these accounts (the checker's repair links them again).
-export async function storedEventsOfAccounts(db: Queryable, scope: Scope, accounts: string[]): Promise<StoredForReplay[]> {
+export async function storedEventsOfAccounts(db: Queryable, scope: Scope, accounts: string[]): Promise<ReceivedEvent[]> {
   if (accounts.length === 0) return [];
-  const { rows } = await db.query<{ id: string; event_type: string; created_at: Date; external_user_id: string | null; request: StoredForReplay['request']; device_id: string | null }>(
-    `SELECT id, event_type, created_at, external_user_id, request, signals->>'deviceId' AS device_id FROM events
+  const { rows } = await db.query<ReceivedEventRow>(
+    `SELECT ${RECEIVED_EVENT_COLUMNS} FROM events
       WHERE tenant_id = $1 AND mode = $2 AND external_user_id = ANY($3::text[]) ORDER BY created_at, id`,
     [scope.tenantId, scope.mode, accounts],
   );
-  return rows.map((r) => ({ id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id, request: r.request, deviceId: r.device_id }));
+  return rows.map(receivedEventOf);
 }

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { GraphLinkPolicy } from '../engine/policy.js';
 import { markOf } from '../graph/graph-outbox.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
-import { linkOfStoredEvent } from '../graph/identity-graph.js';
+import { linkOfStoredEvent } from '../events/received-event.js';
 import type { PolicyRegistry } from '../policies/documents/policy-registry.js';
 import type { Scope } from '../scope.js';
 import { eventsPage, storedOutcomes, type PageEnd, type StoredOutcome } from './graph-history-store.js';

@@ -23,7 +23,7 @@ import {
 import type { CypherCatalog } from '../graph/cypher-catalog.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
 import type { GraphLink } from '../graph/identity-graph.js';
-import { linkOfStoredEvent } from '../graph/identity-graph.js';
+import { linkOfStoredEvent } from '../events/received-event.js';
 import { linkPolicyParams } from '../graph/link-policy.js';
 import type { GraphOp } from '../graph/graph-outbox-store.js';
 import { linkPolicyInForce, projectScope, type ProjectionDeps } from './graph-projection.js';
