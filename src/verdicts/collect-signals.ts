@@ -23,7 +23,7 @@ import { listCandidates } from '../lists/list-values.js';
 import { domainAndParents } from '../signals/email/domain-and-parents.js';
 import { isFreemailDomain } from '../signals/email/freemail-domains.js';
 import { parseEmail } from '../signals/email/parse-email.js';
-import type { EmailSignal as CollectedEmail, EmailSignals } from '../signals/email/email-signals.js';
+import type { EmailLookup, EmailSignals } from '../signals/email/email-signals.js';
 import type { IpIntel } from '../signals/ip/ip-intel.js';
 import { countersFor, countVelocity, type Counted } from '../velocity/velocity-store.js';
 import type { VerdictRequest } from './verdict-request.js';
@@ -114,7 +114,7 @@ export type SignalSource = 'email' | 'dns' | 'rdap' | 'device' | 'lists' | 'velo
 type Missing = MissingSignal & { source: SignalSource };
 
 // The email facts the engine reads, and the lookups that failed (DNS, RDAP) as missing signals.
-function emailFacts(email: CollectedEmail): { signal: EmailSignal; missing: Missing[] } {
+function emailFacts(email: EmailLookup): { signal: EmailSignal; missing: Missing[] } {
   const { mxError, domainAgeError, ...signal } = email;
   const missing: Missing[] = [];
   if (mxError) missing.push({ source: 'dns', reason: mxError });

@@ -7,7 +7,9 @@ import { lookupFailureOf, type LookupFailure } from './lookup-error.js';
 import type { MxChecker, MxStatus } from './mx-checker.js';
 import { parseEmail } from './parse-email.js';
 
-export type EmailSignal = {
+// What looking an address up found, with why each lookup that failed did (the engine reads
+// EmailSignal, engine/types.ts: the facts alone).
+export type EmailLookup = {
   malformed: boolean;
   disposable: boolean;
   freemail: boolean;
@@ -28,13 +30,13 @@ export type EmailSignalsDeps = {
   now: () => Date;
 };
 
-export type EmailSignals = { collect(rawEmail: string): Promise<EmailSignal> };
+export type EmailSignals = { collect(rawEmail: string): Promise<EmailLookup> };
 
 export function createEmailSignals(deps: EmailSignalsDeps): EmailSignals {
   return {
     async collect(rawEmail) {
       const parsed = parseEmail(rawEmail);
-      const signal: EmailSignal = { malformed: !parsed.ok, disposable: false, freemail: false };
+      const signal: EmailLookup = { malformed: !parsed.ok, disposable: false, freemail: false };
       if (parsed.asciiDomain) signal.domain = parsed.asciiDomain;
       // A malformed address is judged on its syntax alone: no DNS or RDAP traffic for garbage input.
       if (!parsed.ok || !parsed.registrableDomain) return signal;
