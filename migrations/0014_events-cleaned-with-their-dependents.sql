@@ -3,7 +3,7 @@
 -- policy's decisions among them), and each one into a table that hangs off events (a review's
 -- webhook deliveries, a delivery's attempts), cascades. A row left naming an event would fail
 -- retention's DELETE of it (23503) and stop retention for every scope after that one;
--- test/operations/retention.test.ts reads the catalog to keep it so for tables added later.
+-- test/lifecycle/retention.test.ts reads the catalog to keep it so for tables added later.
 -- NOT VALID, then VALIDATE: the old rows already satisfy the keys; validating apart takes no lock
 -- that blocks writes.
 ALTER TABLE shadow_decisions DROP CONSTRAINT shadow_decisions_tenant_id_mode_event_id_fkey,
