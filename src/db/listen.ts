@@ -3,7 +3,7 @@
 // by the memories of Postgres rows that trust announcements (db/announced-memory.ts).
 // Always on the direct URL (config.databaseDirectUrl): through a transaction-mode PgBouncer a
 // LISTEN succeeds and then hears nothing, as its server connection goes back to the pool.
-// Its liveness is proven, never assumed (issue 37): a socket gone silent (a NAT that forgot it,
+// Its liveness is proven, never assumed: a socket gone silent (a NAT that forgot it,
 // a half-open peer, a partition) raises no error. So each connection also LISTENs on a channel
 // of its own and NOTIFYs itself every third of the bound (MEMORY_STALENESS_MS). Postgres delivers
 // notifications in commit order, so a heartbeat sent at T, once received, proves that every

@@ -95,8 +95,8 @@ export const defaultPolicy20261122: Policy = {
   },
 };
 
-// The default since 2026-11-25 (issue 22, docs/graph-quality.md): the same rules, with
-// identity_cluster measuring how fast a cluster formed (accounts first seen in the last day)
+// The default policy, 2026-11-25.1 (docs/graph-quality.md measures its choices): the rules of
+// 2026-11-22.1, with identity_cluster measuring how fast a cluster formed (accounts first seen in the last day)
 // instead of how large it ever grew, cluster_confirmed_abuse blocking on evidence Doorman verified
 // (a path through caller-supplied identity values alone reviews), and a link policy: every kind
 // links, as the contract requires; a caller-supplied identity value shared by more than 10

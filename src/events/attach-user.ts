@@ -23,8 +23,8 @@ export interface EventDeps {
 }
 
 export async function attachUser(deps: EventDeps, scope: Scope, input: { eventId: string; externalUserId: string }): Promise<void> {
-  // Under the tenant's link policy in force, as the verdict's own link was (issue 37: PATCH once
-  // linked every kind, whatever the policy said); read before the transaction, and checked in it:
+  // Under the tenant's link policy in force, as the verdict's own link was, so a binding never
+  // links a kind the policy does not; read before the transaction, and checked in it:
   // a policy published over meanwhile (this process's memory may lag by MEMORY_STALENESS_MS) is
   // read again and the binding made under the new one.
   for (let attempt = 0; ; attempt += 1) {

@@ -88,7 +88,7 @@ export interface ListFilter {
   // The analyst console's search adds these (each served by an index of 0003).
   externalUserId?: string;
   email?: string;
-  // Issue 24 (indexes of 0020): the start of an address, its domain, the ip, the card, one
+  // Each served by an index of migration 0020: the start of an address, its domain, the ip, the card, one
   // identity value (kind and value), a reason code, the review's state ('none': not a review).
   emailPrefix?: string;
   emailDomain?: string;

@@ -59,7 +59,7 @@ export async function recordFeedback(
   const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at: deps.clock.now(), codes: events.codes });
   return inTransaction(deps.db, async (tx) => {
     const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
-    // About an erased person's event: recorded, and no mark (issue 37: the graph forgot them).
+    // About an erased person's event: recorded, and no mark (the graph has forgotten them).
     if (recorded && !(kind === 'event_id' && (await lockEventErased(tx, scope, value)))) await deps.graphOutbox.mark(tx, scope, mark);
     if (actor) await audit(tx, actor, 'feedback', `${kind}:${value}`, { outcome: input.outcome, note: input.note ?? null });
     return { duplicate: !recorded };

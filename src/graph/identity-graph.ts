@@ -49,10 +49,9 @@ export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number
   };
 }
 
-// The one builder of the keys a link joins through (issue 37: built in TS, SQL, Cypher and a test
-// before, and ambiguous: an identity key named `account`, or a kind holding ':', could pass for
-// another): an account is 'a:<external id>', an identifier 'i:<characters in its kind>:<kind>:
-// <value>'. The verdict's read and write, PATCH, a rebuild and the outbox's `keys` all use it;
+// The one builder of the keys a link joins through, unambiguous (an identity key named `account`,
+// or a kind holding ':', cannot pass for another): an account is 'a:<external id>', an
+// identifier 'i:<characters in its kind>:<kind>:<value>'. The verdict's read and write, PATCH, a rebuild and the outbox's `keys` all use it;
 // Cypher receives the keys as parameters (the ids' `key`).
 export const accountKey = (externalId: string): string => `a:${externalId}`;
 export const identifierKey = (kind: string, value: string): string => `i:${[...kind].length}:${kind}:${value}`;

@@ -139,7 +139,7 @@ export async function recluster(
     }
     // Clusters named for a split lost a member before this was called (a hub, an expired link, a
     // forget): what stays may be one part, unchanged here, and still carry the facts of what left
-    // (issue 37: a mark on an event reached only through the new hub stayed on its old cluster).
+    // (a mark on an event reached only through the new hub), so its facts are recomputed too.
     if (clusterIds !== null) {
       for (const id of clusterIds) touched.add(id);
       // One whose last member left (a hub that was all it held) goes.

@@ -1,8 +1,9 @@
-// Large splits in steps (issue 37). A split reads every member of the cluster, moves each part
-// that left it and recomputes their facts; in the transaction of the link that made a hub, a
-// cluster of 100,000 members took longer than the writer's apply timeout and more than Neo4j's
-// cap on a transaction's memory, so the link failed again and again, held its lane, and was set
-// aside with the cluster still fused (bench/hub-split.ts measures it). So a cluster larger than SPLIT_IN_ONE_TRANSACTION members is only
+// Large splits in steps. A split reads every member of the cluster, moves each part that left it
+// and recomputes their facts; in the transaction of the link that makes a hub, a cluster of
+// 100,000 members takes longer than the writer's apply timeout and more than Neo4j's cap on a
+// transaction's memory, so the link would fail again and again, hold its lane, and be set aside
+// with the cluster still fused (bench/hub-split.ts measures it). So a cluster larger than
+// SPLIT_IN_ONE_TRANSACTION members is only
 // marked :Splitting in that transaction (cypher/graph/defer-large-splits), and split right after
 // it commits, by the same writer, before its next batch: the members are read once, the parts
 // computed here (recluster.ts: partsOf), and the parts that leave move with their facts

@@ -1,7 +1,7 @@
 // Bearer key → hash → key row (from memory: src/tenants/key-directory.ts) → req.scope. Every
 // failure is 401 `unauthorized` (contract §5):
 // missing, malformed, unknown, revoked, or the wrong kind of key for the route.
-// Made-up keys must not cost a database lookup each (issue 20): a key found unknown or revoked is
+// Made-up keys must not cost a database lookup each: a key found unknown or revoked is
 // remembered for a minute in this process, and every failed authentication counts against the
 // client's address (its /64 for IPv6) on a shared Redis limiter, AUTH_FAILURES_PER_IP per
 // AUTH_FAILURE_WINDOW_SECONDS. Once a failure finds the address past that (the count is the

@@ -12,7 +12,7 @@ import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 // The person's events, locked: by account id, or by email (case-insensitive) together with every
 // event of the accounts that used it. Those accounts are the person's (their feedback and list
 // entries go, and the graph forgets them): their other events must not keep the account id in
-// Postgres while the graph forgets it (issue 37: a rebuild and the graph then disagreed).
+// Postgres while the graph forgets it (a rebuild from Postgres would then disagree with the graph).
 export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<ReceivedEvent[]> {
   const where = subject.kind === 'external_user_id' ? 'external_user_id = $3'
     : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events

@@ -37,7 +37,7 @@ export interface StoredOutcome {
 }
 
 // Only what stands: a retracted outcome or an undone resolution's mark is no evidence, so a
-// rebuild must not bring it back (issue 37); nor a mark about an erased event (its feedback row and
+// rebuild must not bring it back; nor a mark about an erased event (its feedback row and
 // its review stay, without the person: the erasure took the mark out of the graph).
 export async function storedOutcomes(db: Queryable, scope: Scope): Promise<StoredOutcome[]> {
   const { rows } = await db.query<{ at: Date; kind: StoredOutcome['kind']; subject_kind: StoredOutcome['subjectKind']; value: string; outcome: StoredOutcome['outcome']; codes: string[] | null }>(

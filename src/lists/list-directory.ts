@@ -1,9 +1,9 @@
-// The tenants' allow and block lists answered from memory (issue 26): every entry, loaded once and
+// The tenants' allow and block lists answered from memory: every entry, loaded once and
 // kept current by the announcements migration 0021's trigger sends on each change to list_entries
 // (`doorman list add|remove`, an erasure, an operator in psql), each naming its entry. The memory
 // is trusted only while this process's listener proves itself current (MEMORY_STALENESS_MS) and
 // it has loaded since it last (re)connected (src/db/announced-memory.ts); otherwise each verdict
-// reads its matches from Postgres, as before. An announcement arriving during a load is applied
+// reads its matches from Postgres. An announcement arriving during a load is applied
 // after it, in commit order, so a load never undoes a newer change; a load that ends under a
 // later connection than it began in is dropped (announced-memory.ts runs loads one at a time and
 // again for the current connection).

@@ -74,8 +74,8 @@ export async function resolveReview(deps: ReviewDeps, scope: Scope, input: Resol
       policy_version: review.policyVersion,
     });
     await insertDelivery(tx, scope, { id: deliveryId, eventId: input.eventId, payload });
-    // An erased person's event makes no mark (issue 37: the graph forgot them, and a rebuild
-    // from Postgres would not bring the mark back).
+    // An erased person's event makes no mark (the graph has forgotten them, and a rebuild from
+    // Postgres would not bring the mark back).
     if (!review.erased) {
       await deps.graphOutbox.mark(tx, scope, markOf(scope, {
         source: 'review', subject: { kind: 'event_id', value: input.eventId }, at: resolvedAt,

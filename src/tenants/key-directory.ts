@@ -1,9 +1,9 @@
-// API keys answered from memory (issue 26): every key row, loaded once and kept current by the
+// API keys answered from memory: every key row, loaded once and kept current by the
 // announcements migration 0021's trigger sends on each change to api_keys (a key created,
 // revoked or deleted, by whatever means). The memory is trusted only while this process's
 // listener proves itself current (a heartbeat younger than MEMORY_STALENESS_MS) and it has loaded
-// since it last (re)connected (src/db/announced-memory.ts); otherwise each lookup reads Postgres,
-// as before. So a revoked key is refused by every instance once the announcement arrives (on
+// since it last (re)connected (src/db/announced-memory.ts); otherwise each lookup reads Postgres.
+// So a revoked key is refused by every instance once the announcement arrives (on
 // commit, typically within milliseconds), and within MEMORY_STALENESS_MS (3 s) when it cannot.
 // A hash not in memory is read from Postgres (a key created a moment ago, whose announcement is
 // on its way); authenticate.ts remembers the unknown ones, so made-up keys cost no lookup each.

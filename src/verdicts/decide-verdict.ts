@@ -107,7 +107,7 @@ export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input
     externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: judged.signals,
   }, {
     idempotency, response: judged.body, link: collected.link, ...(joining && { joining }),
-    // Never committed under a policy published over (issue 37): this process's memory of
+    // Never committed under a policy published over: this process's memory of
     // policies may lag by MEMORY_STALENESS_MS, and a link judged under the previous link policy
     // would stay in the graph against the one in force.
     ...((input.rejudged ?? 0) < 2 && { policyVersion: policy.version }),

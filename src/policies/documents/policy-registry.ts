@@ -20,9 +20,9 @@ export interface PolicyRegistry {
   // From memory, as last read (whether or not it can prove it is current).
   forScope(scope: Scope): Policy;
   // The policy in force: from memory while its announcements connection proves it current
-  // (watchPolicies), otherwise read from Postgres first (issue 37: a process that had lost its
-  // connection linked under a link policy published meanwhile, and the graph kept those links);
-  // from memory as last read if Postgres cannot answer either.
+  // (watchPolicies), otherwise read from Postgres first (a process that has lost its connection
+  // must not link under a link policy published over meanwhile: the graph would keep those
+  // links); from memory as last read if Postgres cannot answer either.
   inForce(scope: Scope): Promise<Policy>;
   // What proves the memory current (the watcher's listener); always, until one is set.
   trustWhile(proven: () => boolean): void;
