@@ -2,7 +2,7 @@
 // instead of failing open on every screen() for ever: the key's shape (a secret key, nothing
 // around it), baseUrl's shape (an absolute http(s) URL, no credentials, query or fragment), and a
 // port Node's fetch would refuse on every call.
-import type { DoormanClientOptions } from './doorman-client.js';
+import type { DoormanClientOptions } from './client-options.js';
 
 // The Fetch standard's "bad ports": fetch() refuses them before connecting.
 const BAD_PORTS = new Set([
