@@ -121,124 +121,209 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+// Reads the environment section by section (each section's variables in turn, so its problems are
+// listed together), then the bounds that tie two variables together; reports every problem at once.
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
-  const str = (name: string, fallback: string) => {
-    const v = env[name];
-    return v === undefined || v === '' ? fallback : v;
+  const read = new EnvReader(env);
+  const config: Config = {
+    ...postgresConfig(read),
+    ...neo4jAndRedisConfig(read),
+    ...httpConfig(read),
+    ...signalsConfig(read),
+    ...graphConfig(read),
+    ...webhooksAndJobsConfig(read),
+    ...consoleConfig(read),
+    ...retentionConfig(read),
+    ...observabilityConfig(read),
+    secretsKeys: secretsKeys(env, read.problems),
   };
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = env[name];
+  const problems = [...read.problems, ...crossCheckProblems(config)];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+// The small readers every section uses. An unset or empty variable reads as its default; a value
+// that is not valid is a problem (kept to report with the others) and reads as the default.
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(readonly env: NodeJS.ProcessEnv) {}
+
+  str(name: string, fallback: string): string {
+    const v = this.env[name];
+    return v === undefined || v === '' ? fallback : v;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
       return fallback;
     }
     return n;
-  };
-  const url = (name: string, fallback: string, protocols: string[]) => {
-    const v = str(name, fallback);
+  }
+
+  url(name: string, fallback: string, protocols: string[]): string {
+    const v = this.str(name, fallback);
     try {
       const u = new URL(v);
-      if (!protocols.includes(u.protocol)) problems.push(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
+      if (!protocols.includes(u.protocol)) this.problems.push(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
     } catch {
-      problems.push(`${name} is not a URL (got "${v}")`);
+      this.problems.push(`${name} is not a URL (got "${v}")`);
     }
     return v;
-  };
+  }
 
-  const bool = (name: string, fallback: boolean) => {
-    const raw = env[name];
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.env[name];
     if (raw === undefined || raw === '') return fallback;
     if (raw === 'true' || raw === 'false') return raw === 'true';
-    problems.push(`${name} must be true or false (got "${raw}")`);
+    this.problems.push(`${name} must be true or false (got "${raw}")`);
     return fallback;
-  };
+  }
+}
 
-  const databaseUrl = withOsUser(url('DATABASE_URL', 'postgres://localhost:5432/doorman', ['postgres:', 'postgresql:']));
+const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
 
-  const dnsServers = str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean);
-  const logLevel = str('LOG_LEVEL', 'info');
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
-  const rdap = env.RDAP_BASE_URL ? url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined;
-
+// Postgres: the connections, the pool, the client's and the server's timeouts, and how stale the
+// rows held in memory may be.
+function postgresConfig(read: EnvReader) {
+  const { env } = read;
+  const databaseUrl = withOsUser(read.url('DATABASE_URL', 'postgres://localhost:5432/doorman', POSTGRES_PROTOCOLS));
   // Postgres timeouts: the client's, and the server's below it. By default a statement gets a fifth
   // less than the client's wait (at most a second less, at least 50 ms), and a transaction may sit
   // idle as long as the client waits for one statement.
-  const clientMs = int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000);
-  const statementMs = int('PG_STATEMENT_TIMEOUT_MS', Math.max(50, clientMs - Math.max(50, Math.min(1000, Math.round(clientMs / 5)))), 10, 600_000);
-
-  const databaseDirectUrl = env.DATABASE_DIRECT_URL ? withOsUser(url('DATABASE_DIRECT_URL', '', ['postgres:', 'postgresql:'])) : databaseUrl;
-  const config: Config = {
-    port: int('PORT', 8080, 0, 65535),
-    host: str('HOST', '127.0.0.1'),
+  const clientMs = read.int('PG_QUERY_TIMEOUT_MS', 5000, 100, 600_000);
+  const defaultStatementMs = Math.max(50, clientMs - Math.max(50, Math.min(1000, Math.round(clientMs / 5))));
+  const statementMs = read.int('PG_STATEMENT_TIMEOUT_MS', defaultStatementMs, 10, 600_000);
+  const databaseDirectUrl = env.DATABASE_DIRECT_URL ? withOsUser(read.url('DATABASE_DIRECT_URL', '', POSTGRES_PROTOCOLS)) : databaseUrl;
+  return {
     databaseUrl,
-    neo4jUri: url('NEO4J_URI', 'bolt://127.0.0.1:7687', ['bolt:', 'neo4j:', 'bolt+s:', 'neo4j+s:', 'bolt+ssc:', 'neo4j+ssc:']),
-    neo4jUser: str('NEO4J_USER', 'neo4j'),
-    neo4jPassword: env.NEO4J_PASSWORD || undefined,
-    redisUrl: redisUrl(str('REDIS_URL', 'redis://127.0.0.1:6379'), problems),
-    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
-    rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
-    authFailuresPerIp: int('AUTH_FAILURES_PER_IP', 300, 1, 10_000_000),
-    authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    deviceTokenTtlSeconds: int('DEVICE_TOKEN_TTL_SECONDS', 900, 30, 86_400),
-    dnsServers,
-    rdapBaseUrl: rdap,
-    intelDir: str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
-    signalDeadlineMs: int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
+    databaseDirectUrl,
+    pgPoolMax: read.int('PG_POOL_MAX', 20, 1, 1000),
+    pgQueryTimeoutMs: clientMs,
+    memoryStalenessMs: read.int('MEMORY_STALENESS_MS', 3000, 300, 60_000),
+    pgNamedStatements: read.bool('PG_NAMED_STATEMENTS', databaseDirectUrl === databaseUrl),
+    pgStatementTimeoutMs: statementMs,
+    pgIdleInTransactionTimeoutMs: read.int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', clientMs, 100, 3_600_000),
+    pgServerTimeouts: read.bool('PG_SERVER_TIMEOUTS', databaseDirectUrl === databaseUrl),
+  } satisfies Partial<Config>;
+}
+
+const NEO4J_PROTOCOLS = ['bolt:', 'neo4j:', 'bolt+s:', 'neo4j+s:', 'bolt+ssc:', 'neo4j+ssc:'];
+
+function neo4jAndRedisConfig(read: EnvReader) {
+  return {
+    neo4jUri: read.url('NEO4J_URI', 'bolt://127.0.0.1:7687', NEO4J_PROTOCOLS),
+    neo4jUser: read.str('NEO4J_USER', 'neo4j'),
+    neo4jPassword: read.env.NEO4J_PASSWORD || undefined,
+    redisUrl: redisUrl(read.str('REDIS_URL', 'redis://127.0.0.1:6379'), read.problems),
+    redisCommandTimeoutMs: read.int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
+  } satisfies Partial<Config>;
+}
+
+// The public API's listener: address, rate limits, proxies, bodies, device tokens and timeouts.
+function httpConfig(read: EnvReader) {
+  return {
+    port: read.int('PORT', 8080, 0, 65535),
+    host: read.str('HOST', '127.0.0.1'),
+    rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    rateLimitWindowSeconds: read.int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    authFailuresPerIp: read.int('AUTH_FAILURES_PER_IP', 300, 1, 10_000_000),
+    authFailureWindowSeconds: read.int('AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
+    trustProxy: parseTrustProxy(read.env.TRUST_PROXY),
+    deviceTokenTtlSeconds: read.int('DEVICE_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    healthTimeoutMs: read.int('HEALTH_TIMEOUT_MS', 1000, 50, 30_000),
+    bodyLimitBytes: read.int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    deviceBodyLimitBytes: read.int('DEVICE_BODY_LIMIT_BYTES', 128 * 1024, 1024, 10 * 1024 * 1024),
+    demoPages: read.bool('DEMO_PAGES', false),
+    headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
+  } satisfies Partial<Config>;
+}
+
+// The outside facts a verdict gathers (src/signals/): resolvers, RDAP, the intel files, deadlines.
+function signalsConfig(read: EnvReader) {
+  return {
+    dnsServers: read.str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean),
+    rdapBaseUrl: read.env.RDAP_BASE_URL ? read.url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined,
+    intelDir: read.str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
+    signalDeadlineMs: read.int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
     // Below the signal deadline, so a slow resolver is reported as such (timeout_failopen)
     // while the rest of the email facts still arrive in time.
-    dnsTimeoutMs: int('DNS_TIMEOUT_MS', 100, 5, 10_000),
-    rdapTimeoutMs: int('RDAP_TIMEOUT_MS', 100, 5, 10_000),
-    healthTimeoutMs: int('HEALTH_TIMEOUT_MS', 1000, 50, 30_000),
-    logLevel,
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    dnsTimeoutMs: read.int('DNS_TIMEOUT_MS', 100, 5, 10_000),
+    rdapTimeoutMs: read.int('RDAP_TIMEOUT_MS', 100, 5, 10_000),
+  } satisfies Partial<Config>;
+}
+
+// The identity graph's writer, and the analysts' own Cypher.
+function graphConfig(read: EnvReader) {
+  return {
     // An identifier shared by more accounts than this stops linking them (a hub).
-    hubThreshold: int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
-    graphExpirySweepMs: int('GRAPH_EXPIRY_SWEEP_MS', 30_000, 100, 3_600_000),
-    pgPoolMax: int('PG_POOL_MAX', 20, 1, 1000),
-    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
-    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    webhookSecretOverlapHours: int('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
-    webhookRetryUnitMs: int('WEBHOOK_RETRY_UNIT_MS', 1000, 1, 1000),
-    jobMaintenanceSeconds: int('JOB_MAINTENANCE_SECONDS', 120, 1, 3600),
-    deviceBodyLimitBytes: int('DEVICE_BODY_LIMIT_BYTES', 128 * 1024, 1024, 10 * 1024 * 1024),
-    demoPages: bool('DEMO_PAGES', false),
-    publicUrl: url('PUBLIC_URL', `http://localhost:${env.PORT || 8080}`, ['http:', 'https:']).replace(/\/+$/, ''),
-    consoleIdleMinutes: int('CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
-    consoleSignInPerAccount: int('CONSOLE_SIGN_IN_PER_ACCOUNT', 5, 1, 1000),
-    consoleSignInPerIp: int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
-    consoleQueryTimeoutMs: int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
-    consoleQueryRowCap: int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
-    graphQueryTimeoutMs: int('GRAPH_QUERY_TIMEOUT_MS', 10_000, 100, 120_000),
-    graphQueryRowCap: int('GRAPH_QUERY_ROW_CAP', 10_000, 1, 1_000_000),
-    graphQueryMaxBytes: int('GRAPH_QUERY_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    graphQueryPool: int('GRAPH_QUERY_POOL', 4, 1, 64),
-    pgQueryTimeoutMs: clientMs,
-    redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
-    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
-    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
-    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
-    metricsPort: int('METRICS_PORT', 9464, 0, 65535),
-    metricsHost: str('METRICS_HOST', '127.0.0.1'),
-    eventRetentionDays: int('EVENT_RETENTION_DAYS', 365, 1, 36_500),
-    retentionBatchSize: int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
-    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ? url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
-    databaseDirectUrl,
-    memoryStalenessMs: int('MEMORY_STALENESS_MS', 3000, 300, 60_000),
-    pgNamedStatements: bool('PG_NAMED_STATEMENTS', databaseDirectUrl === databaseUrl),
-    pgStatementTimeoutMs: statementMs,
-    pgIdleInTransactionTimeoutMs: int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', clientMs, 100, 3_600_000),
-    pgServerTimeouts: bool('PG_SERVER_TIMEOUTS', databaseDirectUrl === databaseUrl),
-    secretsKeys: secretsKeys(env, problems),
-  };
-  if (statementMs >= clientMs) problems.push(`PG_STATEMENT_TIMEOUT_MS (${statementMs}) must be below PG_QUERY_TIMEOUT_MS (${clientMs}), so Postgres aborts a statement before the client gives up on it`);
+    hubThreshold: read.int('GRAPH_HUB_THRESHOLD', 25, 2, 1_000_000),
+    graphExpirySweepMs: read.int('GRAPH_EXPIRY_SWEEP_MS', 30_000, 100, 3_600_000),
+    graphQueryTimeoutMs: read.int('GRAPH_QUERY_TIMEOUT_MS', 10_000, 100, 120_000),
+    graphQueryRowCap: read.int('GRAPH_QUERY_ROW_CAP', 10_000, 1, 1_000_000),
+    graphQueryMaxBytes: read.int('GRAPH_QUERY_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    graphQueryPool: read.int('GRAPH_QUERY_POOL', 4, 1, 64),
+  } satisfies Partial<Config>;
+}
+
+function webhooksAndJobsConfig(read: EnvReader) {
+  return {
+    webhookAllowPrivate: read.bool('WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookSecretOverlapHours: read.int('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    webhookRetryUnitMs: read.int('WEBHOOK_RETRY_UNIT_MS', 1000, 1, 1000),
+    jobMaintenanceSeconds: read.int('JOB_MAINTENANCE_SECONDS', 120, 1, 3600),
+  } satisfies Partial<Config>;
+}
+
+// The analyst console (src/console/). Its public URL defaults to this service's own port.
+function consoleConfig(read: EnvReader) {
+  return {
+    publicUrl: read.url('PUBLIC_URL', `http://localhost:${read.env.PORT || 8080}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    consoleIdleMinutes: read.int('CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
+    consoleSignInPerAccount: read.int('CONSOLE_SIGN_IN_PER_ACCOUNT', 5, 1, 1000),
+    consoleSignInPerIp: read.int('CONSOLE_SIGN_IN_PER_IP', 30, 1, 100_000),
+    consoleQueryTimeoutMs: read.int('CONSOLE_QUERY_TIMEOUT_MS', 5000, 100, 60_000),
+    consoleQueryRowCap: read.int('CONSOLE_QUERY_ROW_CAP', 1000, 1, 100_000),
+  } satisfies Partial<Config>;
+}
+
+function retentionConfig(read: EnvReader) {
+  return {
+    eventRetentionDays: read.int('EVENT_RETENTION_DAYS', 365, 1, 36_500),
+    retentionBatchSize: read.int('RETENTION_BATCH_SIZE', 1000, 1, 100_000),
+  } satisfies Partial<Config>;
+}
+
+// Logs, metrics and traces.
+function observabilityConfig(read: EnvReader) {
+  const logLevel = read.str('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  return {
+    logLevel,
+    metricsPort: read.int('METRICS_PORT', 9464, 0, 65535),
+    metricsHost: read.str('METRICS_HOST', '127.0.0.1'),
+    otelEndpoint: read.env.OTEL_EXPORTER_OTLP_ENDPOINT ? read.url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:']) : undefined,
+  } satisfies Partial<Config>;
+}
+
+// The bounds that tie two variables together, checked once every section is read.
+function crossCheckProblems(config: Config): string[] {
+  const problems: string[] = [];
+  const { pgStatementTimeoutMs: statementMs, pgQueryTimeoutMs: clientMs } = config;
+  if (statementMs >= clientMs) {
+    problems.push(`PG_STATEMENT_TIMEOUT_MS (${statementMs}) must be below PG_QUERY_TIMEOUT_MS (${clientMs}), `
+      + 'so Postgres aborts a statement before the client gives up on it');
+  }
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
-  if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(config);
+  return problems;
 }
 
 // libpq's rule, which node-postgres does not apply when $USER is unset: no user in the URL means
@@ -259,12 +344,14 @@ function secretsKeys(env: NodeJS.ProcessEnv, problems: string[]): Buffer[] {
   const keys: Buffer[] = [];
   const parse = (name: string, text: string) => {
     const key = Buffer.from(text.trim(), 'base64');
-    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+=*$/.test(text.trim())) problems.push(`${name} must be 32 random bytes in base64 (\`doorman secrets new-key\` prints one)`);
-    else keys.push(key);
+    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+=*$/.test(text.trim())) {
+      problems.push(`${name} must be 32 random bytes in base64 (\`doorman secrets new-key\` prints one)`);
+    } else keys.push(key);
   };
   if (env.SECRETS_KEY) parse('SECRETS_KEY', env.SECRETS_KEY);
   else if (env.SECRETS_PREVIOUS_KEYS) problems.push('SECRETS_PREVIOUS_KEYS needs SECRETS_KEY, the key that seals from now on');
-  for (const previous of (env.SECRETS_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)) parse('SECRETS_PREVIOUS_KEYS', previous);
+  const previousKeys = (env.SECRETS_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  for (const previous of previousKeys) parse('SECRETS_PREVIOUS_KEYS', previous);
   return keys;
 }
 
