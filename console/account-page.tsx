@@ -5,20 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { plural, useTitle, when } from './format';
 import { EventTable, RecordedFeedback } from './event-view';
-import type { ClusterFacts, EventRow } from './types';
-
-interface Account {
-  external_user_id: string;
-  events_total: number;
-  verdicts: { allow: number; review: number; block: number };
-  first_seen_at: string | null;
-  last_seen_at: string | null;
-  emails: string[];
-  events: EventRow[];
-  next_cursor?: string;
-  identifiers: { kind: string; value: string; hub: boolean; accounts: number; firstSeenAt: number | null; lastSeenAt: number | null; expired: boolean }[] | 'unavailable';
-  cluster: ClusterFacts | null | 'unavailable';
-}
+import type { AccountDetail } from './types';
 
 // The events search that finds the events which used an identifier.
 const searchOf = (kind: string, value: string): string =>
@@ -28,11 +15,11 @@ const searchOf = (kind: string, value: string): string =>
         : `/console/events?identity=${encodeURIComponent(`${kind}=${value}`)}`;
 
 export function AccountPage({ id }: { id: string }) {
-  const [account, setAccount] = useState<Account | null>(null);
+  const [account, setAccount] = useState<AccountDetail | null>(null);
   const [error, setError] = useState('');
   useTitle(`Account ${id}`);
   useEffect(() => {
-    api<Account>(`/accounts/${encodeURIComponent(id)}`).then(setAccount, (e: Error) => setError(e.message));
+    api<AccountDetail>(`/accounts/${encodeURIComponent(id)}`).then(setAccount, (e: Error) => setError(e.message));
   }, [id]);
   if (error) return <div class="empty"><h1>Account <code>{id}</code></h1><p class="error" role="alert">{error}</p></div>;
   if (!account) return <p class="loading">Loading account {id}…</p>;

@@ -1,6 +1,7 @@
 // The console's calls to /console/api: JSON in and out, the session's CSRF token on every
 // state-changing request, and a 401 sends the analyst to the sign-in page.
 import { navigate } from './router';
+import type { ErrorBody } from './types';
 
 let csrfToken = '';
 export const setCsrfToken = (token: string): void => {
@@ -21,7 +22,8 @@ export async function api<T>(path: string, options: { method?: string; body?: un
   const res = await fetch(`/console/api${path}`, {
     method, headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
-  const data = await res.json().catch(() => ({}));
+  // An error is in the error shape (ErrorBody), unless something in between (a proxy) answered.
+  const data: Partial<ErrorBody> = await res.json().catch(() => ({}));
   if (!res.ok) {
     if (res.status === 401 && !['/sign-in', '/welcome'].includes(path)) navigate('/console/sign-in');
     throw new ApiError(res.status, data.error ?? 'internal', data.message ?? `HTTP ${res.status}`, data.details);

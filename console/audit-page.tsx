@@ -2,22 +2,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { when } from './format';
-
-interface Entry {
-  id: string;
-  at: string;
-  mode: string;
-  analyst: string;
-  action: string;
-  subject: string | null;
-  detail: Record<string, unknown>;
-}
+import type { AuditPage as Page } from './types';
 
 export function AuditPage() {
-  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [entries, setEntries] = useState<Page['entries'] | null>(null);
   const [cursor, setCursor] = useState<string | undefined>();
   const load = async (next?: string) => {
-    const page = await api<{ entries: Entry[]; next_cursor?: string }>(`/audit${qs({ cursor: next })}`);
+    const page = await api<Page>(`/audit${qs({ cursor: next })}`);
     setEntries((old) => (next && old ? [...old, ...page.entries] : page.entries));
     setCursor(page.next_cursor);
   };

@@ -10,18 +10,7 @@ import { api, ApiError } from './api';
 import { plural, scalar, useTitle, when } from './format';
 import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
-import type { ClusterFacts, Evidence } from './types';
-
-type PictureNode = { key: string; label: string; kind: string; value: string; accounts?: number; anonymous?: number; hub: boolean; linking?: boolean; history?: boolean; firstSeenAt?: number; lastSeenAt?: number; received?: string[] };
-
-interface Picture {
-  cluster: ClusterFacts;
-  nodes: PictureNode[];
-  events: { key: string; id: string; type: string; at: number; verdict: string | null; review: string | null }[];
-  edges: DrawEdge[];
-  drawnMembers: number;
-  skip: number;
-}
+import type { ClusterId, ClusterPicture, Evidence, PictureNode } from './types';
 
 const groupOf = (n: PictureNode) => (n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier');
 
@@ -32,7 +21,7 @@ const nodeLabel = (n: PictureNode) => {
   return n.hub ? `hub ${n.kind}: ${shown}` : `${n.kind}: ${shown}`;
 };
 
-function toDraw(p: Picture, origin?: string): { nodes: DrawNode[]; edges: DrawEdge[] } {
+function toDraw(p: ClusterPicture, origin?: string): { nodes: DrawNode[]; edges: DrawEdge[] } {
   return {
     nodes: [
       ...p.nodes.map((n) => ({ id: n.key, label: nodeLabel(n), group: groupOf(n), facts: { ...n, ...(n.kind === 'email' && { normalised: n.value }) } })),
@@ -48,7 +37,7 @@ function toDraw(p: Picture, origin?: string): { nodes: DrawNode[]; edges: DrawEd
 // The drawn accounts joined only through identifiers that do not link (hubs, or kinds the link
 // policy turned off): the groups the accounts fall into without them, and the identifiers that
 // hold the groups together. One group: nothing to say.
-export function heldByHub(p: Picture): { groups: number; through: PictureNode[] } {
+export function heldByHub(p: ClusterPicture): { groups: number; through: PictureNode[] } {
   const accounts = p.nodes.filter((n) => n.label === 'account').map((n) => n.key);
   const linking = new Set(p.nodes.filter((n) => n.label !== 'account' && !n.hub && n.linking !== false).map((n) => n.key));
   const parent = new Map(accounts.map((a) => [a, a]));
@@ -66,7 +55,7 @@ export function heldByHub(p: Picture): { groups: number; through: PictureNode[] 
 
 export function ClusterPage({ from }: { from: { cluster?: string; event?: string; account?: string } }) {
   const [clusterId, setClusterId] = useState(from.cluster);
-  const [picture, setPicture] = useState<Picture | null>(null);
+  const [picture, setPicture] = useState<ClusterPicture | null>(null);
   const [drawn, setDrawn] = useState<Map<string, DrawNode>>(new Map());
   const [selected, setSelected] = useState<DrawNode | null>(null);
   const [error, setError] = useState('');
@@ -79,7 +68,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   useEffect(() => {
     if (clusterId) return;
     const path = from.event ? `/events/${encodeURIComponent(from.event)}/cluster` : `/accounts/${encodeURIComponent(from.account ?? '')}/cluster`;
-    api<{ cluster_id: string }>(path).then((r) => setClusterId(r.cluster_id), (e: ApiError) => setError(e.message));
+    api<ClusterId>(path).then((r) => setClusterId(r.cluster_id), (e: ApiError) => setError(e.message));
   }, []);
   useEffect(() => {
     if (from.event) api<Evidence>(`/events/${encodeURIComponent(from.event)}/evidence`).then(setEvidence, () => setEvidence(null));
@@ -100,7 +89,7 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
 
   const loadPage = async (skip: number) => {
     try {
-      const p = await api<Picture>(`/clusters/${encodeURIComponent(clusterId!)}?skip=${skip}`);
+      const p = await api<ClusterPicture>(`/clusters/${encodeURIComponent(clusterId!)}?skip=${skip}`);
       const d = toDraw(p, from.event);
       setDrawn((old) => new Map([...old, ...d.nodes.map((n) => [n.id, n] as const)]));
       setPicture((old) => (old ? { ...p, drawnMembers: old.drawnMembers + p.drawnMembers } : p));

@@ -9,12 +9,10 @@ import { cypher } from '@codemirror/legacy-modes/mode/cypher';
 import { EditorState, Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
+import type { CypherSettings } from './types';
 
-export interface GraphWords {
-  labels: string[];
-  relationship_types: string[];
-  property_keys: string[];
-}
+// The graph's words, as GET /console/api/cypher sends them.
+export type GraphWords = CypherSettings['schema'];
 
 const KEYWORDS = ['MATCH', 'OPTIONAL MATCH', 'WHERE', 'WITH', 'UNWIND', 'RETURN', 'ORDER BY', 'SKIP', 'LIMIT', 'UNION', 'DISTINCT', 'CALL', 'EXISTS', 'COUNT', 'COLLECT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS NULL', 'IS NOT NULL', 'STARTS WITH', 'ENDS WITH', 'CONTAINS', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'shortestPath', 'allShortestPaths'];
 

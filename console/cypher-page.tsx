@@ -5,27 +5,12 @@
 import type { EditorView } from '@codemirror/view';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import type { GraphWords } from './cypher-editor';
 import { ResultView, toCsv, type Result } from './query-results';
-import type { Me } from './types';
+import type {
+  CypherHistory, CypherRunBody, CypherRunResult, CypherSettings as Settings, CypherSettingsBody, FreeFormRoles, Me, QuerySaved, SaveQueryBody,
+} from './types';
 
-interface Settings {
-  allowed: boolean;
-  free_form_roles: 'admin' | 'analyst';
-  row_cap: number;
-  timeout_ms: number;
-  schema: GraphWords;
-}
-
-interface HistoryEntry {
-  at: string;
-  query: string;
-  params: Record<string, unknown>;
-  rows: number | null;
-  ms: number | null;
-  refused: string | null;
-  error: string | null;
-}
+type HistoryEntry = CypherHistory['history'][number];
 
 interface Param {
   value: string;
@@ -43,7 +28,7 @@ export function CypherPage({ me }: { me: Me }) {
   const [history, setHistory] = useState<HistoryEntry[]>([]);
   const load = () => {
     void api<Settings>('/cypher').then(setSettings);
-    void api<{ history: HistoryEntry[] }>('/cypher/history').then((h) => setHistory(h.history));
+    void api<CypherHistory>('/cypher/history').then((h) => setHistory(h.history));
   };
   useEffect(load, []);
   if (!settings) return <p class="loading">Loading…</p>;
@@ -58,13 +43,13 @@ export function CypherPage({ me }: { me: Me }) {
 }
 
 function RolesSetting({ value, onChanged }: { value: Settings['free_form_roles']; onChanged: () => void }) {
-  const change = async (roles: string) => {
-    await api('/cypher/settings', { method: 'PUT', body: { free_form_roles: roles } });
+  const change = async (roles: Settings['free_form_roles']) => {
+    await api<FreeFormRoles>('/cypher/settings', { method: 'PUT', body: { free_form_roles: roles } satisfies CypherSettingsBody });
     onChanged();
   };
   return (
     <p class="setting"><label>Who may run free-form Cypher in this tenant{' '}
-      <select value={value} onChange={(e) => void change(e.currentTarget.value)}>
+      <select value={value} onChange={(e) => void change(e.currentTarget.value as Settings['free_form_roles'])}>
         <option value="admin">admins</option>
         <option value="analyst">every analyst</option>
       </select></label></p>
@@ -92,7 +77,7 @@ function CypherWorkbench({ settings, history, onRan }: { settings: Settings; his
         const p = paramsRef.current[name] ?? { value: '', json: false };
         values[name] = p.json ? JSON.parse(p.value) : p.value;
       }
-      setResult(await api<Result>('/cypher/run', { body: { query: textRef.current, params: values } }));
+      setResult(await api<CypherRunResult>('/cypher/run', { body: { query: textRef.current, params: values } satisfies CypherRunBody }));
     } catch (err) {
       setResult(null);
       setError(err instanceof SyntaxError ? `A parameter marked JSON is not JSON: ${err.message}` : (err as Error).message);
@@ -188,7 +173,7 @@ function SaveAs({ text }: { text: string }) {
     e.preventDefault();
     setError('');
     try {
-      const r = await api<{ id: string }>('/cypher/saved', { body: { id, description, query: text } });
+      const r = await api<QuerySaved>('/cypher/saved', { body: { id, description, query: text } satisfies SaveQueryBody });
       setSaved(r.id);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));

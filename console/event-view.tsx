@@ -7,7 +7,9 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { ageSince, plural, scalar, when } from './format';
 import { reasonWords } from './reason-words';
-import type { EventDetail, EventRow, Evidence, Me } from './types';
+import type {
+  EventDetail, EventRow, Evidence, FeedbackEntry, FeedbackList, FeedbackRetracted, MarksUndone, Me, Resolved, ResolveBody, RetractBody, UndoMarksBody,
+} from './types';
 
 export const accountHref = (id: string): string => `/console/accounts/${encodeURIComponent(id)}`;
 
@@ -114,7 +116,9 @@ export function EventView({ id, onResolved, bind, me }: { id: string; onResolved
     setBusy(true);
     const text = noteNow.current;
     try {
-      const r = await api<{ final_verdict: string; delivery_id: string }>(`/reviews/${encodeURIComponent(id)}/resolve`, { body: { resolution, ...(text && { note: text }) } });
+      const r = await api<Resolved>(`/reviews/${encodeURIComponent(id)}/resolve`, {
+        body: { resolution, ...(text && { note: text }) } satisfies ResolveBody,
+      });
       onResolved?.({ eventId: id, resolution, text: `${resolution === 'denied' ? 'Denied' : 'Approved'} ${id}: final verdict ${r.final_verdict}, webhook ${r.delivery_id} queued.` });
     } catch (e) {
       if (shown.current === id) setError((e as Error).message);
@@ -212,7 +216,7 @@ function ResolvedReview({ eventId, review, me, onChanged }: { eventId: string; r
   const undo = async (ev: Event) => {
     ev.preventDefault();
     try {
-      await api(`/reviews/${encodeURIComponent(eventId)}/undo-marks`, { body: { note: why } });
+      await api<MarksUndone>(`/reviews/${encodeURIComponent(eventId)}/undo-marks`, { body: { note: why } satisfies UndoMarksBody });
       setNotice('Marks taken back: later verdicts no longer carry them once the graph writer has applied it.');
       onChanged();
     } catch (e) {
@@ -301,16 +305,6 @@ function ClusterSummary({ cluster, eventId }: { cluster: EventDetail['cluster'];
   );
 }
 
-interface FeedbackEntry {
-  feedback_id: string;
-  outcome: string;
-  subject: { kind: string; value: string };
-  note: string | null;
-  created_at: string;
-  retracted_at: string | null;
-  retract_note: string | null;
-}
-
 // Feedback about this event, its account or its email, with a note; then what is recorded.
 function FeedbackSection({ event }: { event: EventDetail['event'] }) {
   const [recorded, setRecorded] = useState(0);
@@ -330,14 +324,14 @@ export function RecordedFeedback({ event }: { event: { id?: string; external_use
   const [notice, setNotice] = useState('');
   const [note, setNote] = useState('');
   const load = () => {
-    const asks: Promise<{ feedback: FeedbackEntry[] }>[] = [];
-    if (event.id) asks.push(api<{ feedback: FeedbackEntry[] }>(`/feedback?event_id=${encodeURIComponent(event.id)}`));
-    if (event.external_user_id) asks.push(api<{ feedback: FeedbackEntry[] }>(`/feedback?external_user_id=${encodeURIComponent(event.external_user_id)}`));
+    const asks: Promise<FeedbackList>[] = [];
+    if (event.id) asks.push(api<FeedbackList>(`/feedback?event_id=${encodeURIComponent(event.id)}`));
+    if (event.external_user_id) asks.push(api<FeedbackList>(`/feedback?external_user_id=${encodeURIComponent(event.external_user_id)}`));
     void Promise.all(asks).then((r) => setRows(r.flatMap((x) => x.feedback)), (e: ApiError) => setNotice(e.message));
   };
   useEffect(() => {
     load();
-    void api<{ role: string }>('/me').then((m) => setAdmin(m.role === 'admin'), () => undefined);
+    void api<Me>('/me').then((m) => setAdmin(m.role === 'admin'), () => undefined);
   }, [event.id, event.external_user_id]);
   const retract = async (id: string) => {
     if (!note.trim()) {
@@ -345,7 +339,7 @@ export function RecordedFeedback({ event }: { event: { id?: string; external_use
       return;
     }
     try {
-      await api(`/feedback/${encodeURIComponent(id)}/retract`, { body: { note } });
+      await api<FeedbackRetracted>(`/feedback/${encodeURIComponent(id)}/retract`, { body: { note } satisfies RetractBody });
       setNotice(`Retracted ${id}: later verdicts no longer carry its mark.`);
       setNote('');
       load();

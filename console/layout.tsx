@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { api } from './api';
 import { navigate } from './router';
-import type { Me } from './types';
+import type { Me, ModeBody, ModeSwitched, Ok } from './types';
 
 const NAV = [
   ['/console/queue', 'Review queue'],
@@ -14,11 +14,11 @@ const NAV = [
 
 export function Layout({ me, path, onChanged, children }: { me: Me; path: string; onChanged: () => unknown; children: ComponentChildren }) {
   const switchMode = async (mode: 'live' | 'test') => {
-    await api('/mode', { body: { mode } });
+    await api<ModeSwitched>('/mode', { body: { mode } satisfies ModeBody });
     await onChanged();
   };
   const signOut = async () => {
-    await api('/sign-out', { body: {} });
+    await api<Ok>('/sign-out', { body: {} });
     navigate('/console/sign-in');
   };
   const current = (href: string) => path === href || path.startsWith(`${href}/`) || (href === '/console/queue' && path === '/console');

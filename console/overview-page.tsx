@@ -6,37 +6,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { ageSince, plural, useTitle, when } from './format';
-import type { Me } from './types';
+import type { Me, Overview, Redelivered, WindowName } from './types';
 
-type WindowName = 'today' | 'yesterday' | 'last_week';
 const WINDOWS: { name: WindowName; label: string }[] = [
   { name: 'today', label: 'Last 24 h' }, { name: 'yesterday', label: 'The 24 h before' }, { name: 'last_week', label: 'Same 24 h last week' },
 ];
-
-interface Compare {
-  windows: { name: WindowName; from: string; to: string }[];
-  compare: {
-    verdicts: Record<WindowName, { allow: number; review: number; block: number }>;
-    reasons: { code: string; counts: Record<WindowName, number> }[];
-    activity: Record<WindowName, Record<'opened' | 'approved' | 'denied' | 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted' | 'policies', number>>;
-    clusters: Record<WindowName, { made: number; grown: number; capped: boolean } | null>;
-    publications: { policy_version: string; published_at: string; note: string | null }[];
-  };
-  clusters_today: { made: { id: string; accounts: number }[]; grown: { id: string; accounts: number; fresh: number }[] } | null;
-}
-
-interface Overview extends Compare {
-  since: string;
-  hours: number;
-  verdicts_per_hour: { hour: string; allow: number; review: number; block: number }[];
-  top_reasons: { code: string; events: number }[];
-  backlog: { pending: number; oldest_created_at: string | null };
-  webhook: {
-    endpoint: { url: string; enabled: boolean } | null;
-    last_24h: { pending: number; delivered: number; failed: number; retrying: number };
-    failed: { delivery_id: string; event_id: string; attempts: number; last_status_code: number | null; last_error: string | null; created_at: string }[];
-  };
-}
 
 function HourChart({ rows, since, hours }: { rows: Overview['verdicts_per_hour']; since: string; hours: number }) {
   const start = new Date(since);
@@ -159,7 +133,7 @@ export function OverviewPage({ me }: { me: Me }) {
   const total = data.verdicts_per_hour.reduce((n, r) => n + r.allow + r.review + r.block, 0);
   const redeliver = async (id: string) => {
     try {
-      await api(`/deliveries/${encodeURIComponent(id)}/redeliver`, { body: {} });
+      await api<Redelivered>(`/deliveries/${encodeURIComponent(id)}/redeliver`, { body: {} });
       setNotice(`Delivery ${id} queued again.`);
       await load();
     } catch (e) {

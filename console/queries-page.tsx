@@ -5,21 +5,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { ResultView, type Result } from './query-results';
 import { useTitle } from './format';
+import type { QueryList, QueryResult } from './types';
 
-interface Query {
-  id: string;
-  description: string;
-  parameters: { name: string; hint: string }[];
-  returns: string;
-  // The tenant's own (saved from the Cypher page), with its text and author.
-  own: boolean;
-  query?: string;
-  created_by?: string;
-}
+// A reviewed query, or the tenant's own (saved from the Cypher page) with its text and author.
+type Query = QueryList['queries'][number];
 
 export function QueriesPage({ selected, query: url }: { selected?: string; query: URLSearchParams }) {
-  const [list, setList] = useState<{ queries: Query[]; row_cap: number; timeout_ms: number } | null>(null);
-  useEffect(() => void api<typeof list>('/queries').then(setList), []);
+  const [list, setList] = useState<QueryList | null>(null);
+  useEffect(() => void api<QueryList>('/queries').then(setList), []);
   useTitle(selected ? `Query ${selected}` : 'Graph queries');
   if (!list) return <p class="loading">Loading saved queries…</p>;
   const query = list.queries.find((q) => q.id === selected);
@@ -52,7 +45,7 @@ function QueryRun({ query, given }: { query: Query; given: URLSearchParams }) {
     e?.preventDefault();
     setError('');
     try {
-      setResult(await api<Result>(`/queries/${query.id}/run`, { body: params }));
+      setResult(await api<QueryResult>(`/queries/${query.id}/run`, { body: params }));
     } catch (err) {
       setError((err as Error).message);
     }

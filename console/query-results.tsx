@@ -5,15 +5,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { looksLikeTime, plural, scalar, when } from './format';
 import { draw, elements, type DrawEdge, type DrawNode } from './graph-drawing';
+import type { QueryResult } from './types';
 
-export interface Result {
-  columns: string[];
-  rows: Record<string, unknown>[];
-  truncated: boolean;
-  ms: number;
-  // A saved query's parameters the server normalised (an $email, as the graph keeps addresses).
-  normalised?: Record<string, { given: string; used: string }>;
-}
+// What a saved query's run and a free-form one have in common (a saved query's answer may also
+// name the parameters the server normalised: an $email, as the graph keeps addresses).
+export type Result = Pick<QueryResult, 'columns' | 'rows' | 'truncated' | 'ms' | 'normalised'>;
 
 // Columns whose text values are accounts (external user ids) or clusters, by their names.
 const ACCOUNT_COLUMN = /^(account|accounts|other|others|external_?user_?id|externalId|user)$/i;

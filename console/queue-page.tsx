@@ -9,15 +9,7 @@ import { api, qs } from './api';
 import { age, plural, useTitle } from './format';
 import { navigate } from './router';
 import { confirmAt, EventView, setConfirmAt, type ResolvedNotice, type Resolver } from './event-view';
-import type { Me, ReviewRow } from './types';
-
-interface Queue {
-  pending: number;
-  oldest_created_at: string | null;
-  graph: 'ok' | 'unavailable';
-  reviews: ReviewRow[];
-  next_cursor?: string;
-}
+import type { MarksUndone, Me, ResolveManyAnswer, ResolveManyBody, ReviewQueue, ReviewRow, UndoMarksBody } from './types';
 
 const FILTERS = ['event_type', 'reason', 'age', 'min_accounts', 'text', 'confirmed'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -34,7 +26,7 @@ const filtersOf = (query: URLSearchParams): Filters => Object.fromEntries(FILTER
 
 export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   const filters = filtersOf(query);
-  const [queue, setQueue] = useState<Queue | null>(null);
+  const [queue, setQueue] = useState<ReviewQueue | null>(null);
   const [error, setError] = useState('');
   const [index, setIndex] = useState(0);
   const [notice, setNotice] = useState<ResolvedNotice | null>(null);
@@ -45,7 +37,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
     setError('');
     try {
       const a = AGES[filters.age] ?? AGES['']!;
-      const page = await api<Queue>(`/reviews${qs({
+      const page = await api<ReviewQueue>(`/reviews${qs({
         limit: 50, cursor, event_type: filters.event_type, reason: filters.reason, text: filters.text, min_accounts: filters.min_accounts,
         confirmed: filters.confirmed ? '1' : undefined, older_than_minutes: a.older_than_minutes, newer_than_minutes: a.newer_than_minutes,
       })}`);
@@ -195,7 +187,9 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
   const undo = async (e: Event) => {
     e.preventDefault();
     try {
-      await api(`/reviews/${encodeURIComponent(notice.eventId)}/undo-marks`, { body: { note: why.trim() || 'undone from the queue right after resolving' } });
+      await api<MarksUndone>(`/reviews/${encodeURIComponent(notice.eventId)}/undo-marks`, {
+        body: { note: why.trim() || 'undone from the queue right after resolving' } satisfies UndoMarksBody,
+      });
       setState('done');
       setText(`Took back the marks of ${notice.eventId} (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`);
     } catch (err) {
@@ -220,8 +214,10 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
 function BulkResolve({ reviews, onDone }: { reviews: ReviewRow[]; onDone: (text: string, ids: string[]) => void }) {
   const [asking, setAsking] = useState(false);
   const deny = async () => {
-    const r = await api<{ resolved: number; results: { event_id: string; ok: boolean; message?: string }[] }>('/reviews/resolve-many', {
-      body: { event_ids: reviews.map((x) => x.event_id), resolution: 'denied', note: 'cluster confirmed as abuse since queued (bulk)' },
+    const r = await api<ResolveManyAnswer>('/reviews/resolve-many', {
+      body: {
+        event_ids: reviews.map((x) => x.event_id), resolution: 'denied', note: 'cluster confirmed as abuse since queued (bulk)',
+      } satisfies ResolveManyBody,
     });
     const failed = r.results.filter((x) => !x.ok);
     onDone(`Denied ${plural(r.resolved, 'review')} whose cluster was confirmed${failed.length ? `; ${failed.length} not: ${failed.map((x) => x.message).join(' ')}` : ''}.`, r.results.filter((x) => x.ok).map((x) => x.event_id));

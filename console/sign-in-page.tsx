@@ -1,6 +1,7 @@
 // Sign-in (email and password) and the one-time link's page, which sets the password.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from './api';
+import type { Ok, SignInBody, WelcomeBody } from './types';
 
 function useSubmit(work: () => Promise<unknown>) {
   const [error, setError] = useState('');
@@ -24,7 +25,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { error, busy, submit } = useSubmit(async () => {
-    await api('/sign-in', { body: { email, password } });
+    await api<Ok>('/sign-in', { body: { email, password } satisfies SignInBody });
     onSignedIn();
   });
   return (
@@ -45,7 +46,7 @@ export function WelcomePage({ onSignedIn }: { onSignedIn: () => void }) {
   const [again, setAgain] = useState('');
   const { error, busy, submit } = useSubmit(async () => {
     if (password !== again) throw new ApiError(400, 'invalid_request', 'The two passwords differ.');
-    await api('/welcome', { body: { token, password } });
+    await api<Ok>('/welcome', { body: { token, password } satisfies WelcomeBody });
     onSignedIn();
   });
   if (!token) return <p class="door empty">This page needs the one-time link an operator sent you (it ends in <code>#token=…</code>).</p>;

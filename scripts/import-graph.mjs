@@ -92,6 +92,7 @@ function levelsOf(nodes, edges) {
 }
 
 const files = sourceFiles(root);
+const counted = new Set(files);
 const edges = new Map();
 let lines = 0;
 let unresolved = 0;
@@ -101,8 +102,9 @@ for (const f of files) {
   const targets = new Set();
   for (const spec of specifiers(text)) {
     const target = resolve(f, spec);
-    if (target && target.startsWith(root + path.sep)) targets.add(target);
-    else unresolved += 1;
+    // An import of generated code is left out with it: it is no node of the graph.
+    if (target && counted.has(target)) targets.add(target);
+    else if (!target || !target.startsWith(root + path.sep)) unresolved += 1;
   }
   edges.set(f, targets);
 }

@@ -9,13 +9,12 @@ import { AppError } from '../errors.js';
 import { listEvents } from '../events/event-store.js';
 import { listFeedback } from '../feedback/feedback-store.js';
 import { encodeCursor } from '../db/keyset-cursor.js';
-import { clusterFacts, type ClusterFacts } from './cluster-picture.js';
+import { clusterFacts } from './cluster-picture.js';
+import type { AccountDetail, ClusterFacts, Identifier } from './generated/console-wire.js';
 import { consoleEvent } from './event-detail.js';
 
 const EVENTS = 50;
 const IDENTIFIERS = 200;
-
-interface Identifier { kind: string; value: string; hub: boolean; accounts: number; firstSeenAt: number | null; lastSeenAt: number | null; expired: boolean }
 
 async function graphSide(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
   try {
@@ -32,7 +31,7 @@ async function graphSide(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' |
   }
 }
 
-export async function accountDetail(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string) {
+export async function accountDetail(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<AccountDetail> {
   const [page, stats, feedback, graph] = await Promise.all([
     listEvents(deps.db, scope, { limit: EVENTS, externalUserId: account }),
     deps.db.query<{ events: number; allow: number; review: number; block: number; first_at: Date | null; last_at: Date | null; emails: string[] | null }>(

@@ -4,6 +4,7 @@
 import neo4j from 'neo4j-driver';
 import type { Scope } from '../scope.js';
 import type { ConsoleDeps } from './console-deps.js';
+import type { ClusterFacts, ClusterPicture, PictureEvent, PictureNode } from './generated/console-wire.js';
 
 type GraphDeps = Pick<ConsoleDeps, 'graph' | 'cypher' | 'config'>;
 
@@ -27,24 +28,11 @@ export async function accountClusterId(deps: GraphDeps, scope: Scope, account: s
   return rows[0]?.clusterId as string | undefined;
 }
 
-export interface ClusterFacts {
-  id: string;
-  accounts: number;
-  size: number;
-  confirmedAbuse: boolean;
-  falsePositive: boolean;
-  chargebacks: number;
-  suppressed: string[];
-  lastTrialStartAt: number | null;
-  convertedAt: number | null;
-}
-
-export interface ClusterPicture {
-  cluster: ClusterFacts;
-  nodes: Record<string, unknown>[];
-  events: { key: string; id: string; type: string; at: number }[];
-  edges: { from: string; to: string; type: string }[];
-  drawnMembers: number;
+// The graph's page of a cluster (cypher/console/cluster-picture.cypher): the wire's picture before
+// the route adds each event's verdict and review, the emails as received, and where it starts.
+export interface GraphPicture extends Omit<ClusterPicture, 'nodes' | 'events' | 'skip'> {
+  nodes: Omit<PictureNode, 'received'>[];
+  events: Omit<PictureEvent, 'verdict' | 'review'>[];
 }
 
 export async function clusterFacts(deps: GraphDeps, scope: Scope, clusterId: string): Promise<ClusterFacts | undefined> {
@@ -52,12 +40,12 @@ export async function clusterFacts(deps: GraphDeps, scope: Scope, clusterId: str
   return rows[0]?.cluster as ClusterFacts | undefined;
 }
 
-export async function clusterPicture(deps: GraphDeps, scope: Scope, clusterId: string, skip: number): Promise<ClusterPicture | undefined> {
+export async function clusterPicture(deps: GraphDeps, scope: Scope, clusterId: string, skip: number): Promise<GraphPicture | undefined> {
   const rows = await read(deps, 'console/cluster-picture', {
     ...scope, clusterId, skip: neo4j.int(skip), limit: neo4j.int(PICTURE_LIMITS.limit),
     hubLimit: neo4j.int(PICTURE_LIMITS.hubLimit), eventLimit: neo4j.int(PICTURE_LIMITS.eventLimit),
   });
-  return rows[0] as ClusterPicture | undefined;
+  return rows[0] as GraphPicture | undefined;
 }
 
 export interface ReviewCluster {

@@ -5,32 +5,10 @@ import { Router } from 'express';
 import type { ConsoleDeps } from './console-deps.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { findEvent, listEvents, type ListFilter } from '../events/event-store.js';
-import type { Verdict } from '../event-record.js';
 import { consoleValidated } from './console-schemas.js';
 import { consoleEvent, eventDetail } from './event-detail.js';
 import { accountDetail } from './account-detail.js';
-
-interface Search {
-  id?: string;
-  external_user_id?: string;
-  email?: string;
-  ip?: string;
-  card?: string;
-  identity?: string;
-  reason?: string;
-  review?: 'pending' | 'approved' | 'denied' | 'none';
-  resolved_from?: string;
-  resolved_to?: string;
-  feedback?: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted';
-  feedback_from?: string;
-  feedback_to?: string;
-  verdict?: Verdict;
-  event_type?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-  limit: number;
-}
+import type { AccountDetail, EventDetail, EventSearchPage } from './generated/console-wire.js';
 
 // What the email box means: a whole address (any case); the start of one, ending in * ("jane*");
 // a domain, starting with @ ("@mailinator.com"); a bare word, the start of an address or its
@@ -48,11 +26,11 @@ export function consoleEventRoutes(deps: ConsoleDeps): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
-    const q = consoleValidated<Search>('EventSearch', { ...(req.query as Record<string, unknown>) }, 'query');
+    const q = consoleValidated('EventSearchQuery', { ...(req.query as Record<string, unknown>) }, 'query');
     const scope = req.console!.scope;
     if (q.id) {
       const event = await findEvent(deps.db, scope, q.id);
-      res.json({ events: event ? [consoleEvent(event)] : [] });
+      res.json({ events: event ? [consoleEvent(event)] : [] } satisfies EventSearchPage);
       return;
     }
     const identity = q.identity ? { kind: q.identity.slice(0, q.identity.indexOf('=')).trim(), value: q.identity.slice(q.identity.indexOf('=') + 1).trim() } : undefined;
@@ -68,16 +46,16 @@ export function consoleEventRoutes(deps: ConsoleDeps): Router {
     res.json({
       events: page.events.map(consoleEvent),
       ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }),
-    });
+    } satisfies EventSearchPage);
   });
 
   // An account's page: its events, identifiers, cluster and feedback (account-detail.ts).
   router.get('/accounts/:externalId', async (req, res) => {
-    res.json(await accountDetail(deps, req.console!.scope, String(req.params.externalId)));
+    res.json(await accountDetail(deps, req.console!.scope, String(req.params.externalId)) satisfies AccountDetail);
   });
 
   router.get('/events/:id', async (req, res) => {
-    res.json(await eventDetail(deps, req.console!.scope, String(req.params.id)));
+    res.json(await eventDetail(deps, req.console!.scope, String(req.params.id)) satisfies EventDetail);
   });
 
   return router;

@@ -15,6 +15,7 @@ import { runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
 import type { QueryResult } from '../graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
+import type { ClusterId, ClusterPicture, Evidence, QueryList, QueryResult as WireResult } from './generated/console-wire.js';
 
 const noCluster = (what: string) => new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
 
@@ -46,36 +47,36 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
       nodes: picture.nodes.map((n) => (n.kind === 'email' && received.has(String(n.value)) ? { ...n, received: [...received.get(String(n.value))!].sort() } : n)),
       events: picture.events.map((e) => ({ ...e, verdict: byId.get(e.id)?.verdict ?? null, review: byId.get(e.id)?.review?.status ?? null })),
       skip,
-    });
+    } satisfies ClusterPicture);
   });
 
   router.get('/events/:id/cluster', async (req, res) => {
     const id = await eventClusterId(deps, req.console!.scope, String(req.params.id));
     if (!id) throw noCluster(`event ${String(req.params.id)}`);
-    res.json({ cluster_id: id });
+    res.json({ cluster_id: id } satisfies ClusterId);
   });
 
   // Why this event's cluster is what it is: every mark on it with the path from the event to its
   // subject, which the cluster picture highlights ("why is this account here?").
   router.get('/events/:id/evidence', async (req, res) => {
-    res.json(await markEvidence(deps, req.console!.scope, String(req.params.id)));
+    res.json(await markEvidence(deps, req.console!.scope, String(req.params.id)) satisfies Evidence);
   });
 
   router.get('/accounts/:externalId/cluster', async (req, res) => {
     const id = await accountClusterId(deps, req.console!.scope, String(req.params.externalId));
     if (!id) throw noCluster(`account ${String(req.params.externalId)}`);
-    res.json({ cluster_id: id });
+    res.json({ cluster_id: id } satisfies ClusterId);
   });
 
   // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).
   router.get('/queries', async (req, res) => {
     const tenantId = req.console!.scope.tenantId;
-    const reviewed = savedQueries(deps, tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns, own: false }));
+    const reviewed = savedQueries(deps, tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns, own: false as const }));
     const own = (await listTenantQueries(deps.db, tenantId)).filter((q) => !reviewed.some((r) => r.id === q.id)).map((q) => ({
-      id: q.id, description: q.description, parameters: q.parameters.map((name) => ({ name, hint: '' })), returns: '', own: true,
+      id: q.id, description: q.description, parameters: q.parameters.map((name) => ({ name, hint: '' })), returns: '', own: true as const,
       query: q.cypher, created_by: q.createdBy, created_at: q.createdAt.toISOString(),
     }));
-    res.json({ queries: [...reviewed, ...own], row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs });
+    res.json({ queries: [...reviewed, ...own], row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs } satisfies QueryList);
   });
 
   const run = async (req: Request, params: Record<string, unknown>): Promise<QueryResult> => {
@@ -93,11 +94,11 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   };
 
   router.post('/queries/:id/run', ...jsonBody(16 * 1024), async (req, res) => {
-    res.json(await run(req, consoleValidated<Record<string, unknown>>('QueryParams', req.body)));
+    res.json(await run(req, consoleValidated('QueryParams', req.body)) satisfies WireResult);
   });
 
   router.get('/queries/:id/csv', async (req, res) => {
-    const params = consoleValidated<Record<string, unknown>>('QueryParams', { ...(req.query as Record<string, unknown>) }, 'query');
+    const params = consoleValidated('QueryParams', { ...(req.query as Record<string, unknown>) }, 'query');
     const result = await run(req, params);
     res.set('content-type', 'text/csv; charset=utf-8');
     res.set('content-disposition', `attachment; filename="${String(req.params.id).replace(/[^\w.-]/g, '_')}.csv"`);

@@ -18,15 +18,21 @@ const noStore: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function consoleRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
-  const router = Router();
-  router.use('/console', consoleHeaders());
+// The JSON API, mounted at /console/api: every route it registers is one of the wire's
+// (console-wire-schema.ts CONSOLE_ROUTES; the tests hold the two to each other).
+export function consoleApi(deps: ConsoleDeps, validator: RequestValidator): Router {
   const api = Router();
   api.use(noStore, sameOriginOnly);
   api.use(consoleAuthRoutes(deps));
   api.use(requireSession(deps), requireCsrf);
   api.use(reviewQueueRoutes(deps, validator), consoleEventRoutes(deps), consoleGraphRoutes(deps), consoleCypherRoutes(deps), overviewRoutes(deps));
-  router.use('/console/api', api);
+  return api;
+}
+
+export function consoleRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
+  const router = Router();
+  router.use('/console', consoleHeaders());
+  router.use('/console/api', consoleApi(deps, validator));
   router.use(consolePages());
   return router;
 }

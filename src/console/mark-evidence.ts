@@ -4,15 +4,10 @@
 // review, who resolved it, the note and whether its marks were taken back. Reads only.
 import type { ConsoleDeps } from './console-deps.js';
 import type { Scope } from '../scope.js';
-import { explainCluster, type ClusterExplanation, type ExplainedMark } from '../graph/explain-cluster.js';
+import { explainCluster } from '../graph/explain-cluster.js';
+import type { Evidence } from './generated/console-wire.js';
 
-export interface MarkWhy extends ExplainedMark {
-  subject_value: string | null;
-  note: string | null;
-  reported_by: string;
-}
-
-export async function markEvidence(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<Omit<ClusterExplanation, 'marks'> & { marks: MarkWhy[] }> {
+export async function markEvidence(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher'>, scope: Scope, eventId: string): Promise<Evidence> {
   const explained = await explainCluster(deps, scope, eventId);
   const feedbackIds = explained.marks.flatMap((m) => (m.feedback_id ? [m.feedback_id] : []));
   const reviewIds = explained.marks.flatMap((m) => (m.review_event_id ? [m.review_event_id] : []));

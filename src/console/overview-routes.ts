@@ -14,6 +14,7 @@ import { consoleValidated } from './console-schemas.js';
 import { accountsFirstSeen, activityByWindow, deliveryCounts, publications, reasonsByWindow, topReasonCodes, verdictsByWindow, verdictsPerHour, type Window } from './overview-store.js';
 import { clusterGrowth } from './cluster-picture.js';
 import type { Scope } from '../scope.js';
+import type { AuditPage, Overview, Redelivered, WindowName } from './generated/console-wire.js';
 
 const HOURS = 24;
 const DAY = 86_400_000;
@@ -23,9 +24,16 @@ const NEW_ACCOUNTS_CAP = 5_000;
 // "What changed?": the last 24 h against the 24 h before and the same 24 h a week earlier, for
 // verdicts, each reason, reviews opened and resolved, feedback, policy publications, and the
 // clusters new accounts made or grew (the graph's part; null when it does not answer).
-async function compare(deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope) {
+// The store answers for the windows it is given; the wire names the three.
+const byWindow = <T>(values: Record<string, T>): Record<WindowName, T> => ({
+  today: values.today!, yesterday: values.yesterday!, last_week: values.last_week!,
+});
+
+async function compare(
+  deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope,
+): Promise<Pick<Overview, 'windows' | 'compare' | 'clusters_today'>> {
   const now = deps.clock.now().getTime();
-  const windows: Window[] = [
+  const windows: (Window & { name: WindowName })[] = [
     { name: 'today', from: new Date(now - DAY), to: new Date(now) },
     { name: 'yesterday', from: new Date(now - 2 * DAY), to: new Date(now - DAY) },
     { name: 'last_week', from: new Date(now - 8 * DAY), to: new Date(now - 7 * DAY) },
@@ -45,12 +53,15 @@ async function compare(deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cyphe
   ]);
   const clusters = Object.fromEntries(windows.map((w, i) => {
     const g = growth[i];
-    return [w.name, g && { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped }];
+    return [w.name, g ? { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped } : null];
   }));
   const newest = growth[0]?.growth ?? null;
   return {
     windows: windows.map((w) => ({ name: w.name, from: w.from.toISOString(), to: w.to.toISOString() })),
-    compare: { verdicts, reasons, activity, clusters, publications: published },
+    compare: {
+      verdicts: byWindow(verdicts), reasons: reasons.map((r) => ({ code: r.code, counts: byWindow(r.counts) })), activity: byWindow(activity),
+      clusters: byWindow(clusters), publications: published,
+    },
     clusters_today: newest && { made: newest.made.slice(0, 10), grown: newest.grown.slice(0, 10) },
   };
 }
@@ -69,25 +80,25 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
       since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons, ...changed,
       backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
       webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
-    });
+    } satisfies Overview);
   });
 
   router.post('/deliveries/:id/redeliver', requireRole('admin'), async (req, res) => {
     const session = req.console!;
     const { deliveryId } = await redeliver(deps, session.scope, String(req.params.id));
     await audit(deps.db, actorOf(session), 'webhook.redeliver', deliveryId);
-    res.json({ ok: true, delivery_id: deliveryId });
+    res.json({ ok: true, delivery_id: deliveryId } satisfies Redelivered);
   });
 
   router.get('/audit', requireRole('admin'), async (req, res) => {
-    const q = consoleValidated<{ cursor?: string; limit: number }>('Page', { ...(req.query as Record<string, unknown>) }, 'query');
+    const q = consoleValidated('PageQuery', { ...(req.query as Record<string, unknown>) }, 'query');
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
     const page = await listAudit(deps.db, req.console!.scope.tenantId, q.limit, before && { at: before.createdAt, id: before.id });
     const last = page.entries.at(-1);
     res.json({
       entries: page.entries.map((e) => ({ id: e.id, at: e.at.toISOString(), mode: e.mode, analyst: e.analystEmail, action: e.action, subject: e.subject, detail: e.detail })),
       ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.at, id: last.id }) }),
-    });
+    } satisfies AuditPage);
   });
 
   return router;

@@ -3,8 +3,9 @@
 // Each query is a range scan of the events_newest / webhook_deliveries_newest index.
 import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
+import type { ActivityCounts, Overview, VerdictCounts } from './generated/console-wire.js';
 
-export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date): Promise<{ hour: string; allow: number; review: number; block: number }[]> {
+export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date): Promise<Overview['verdicts_per_hour']> {
   const { rows } = await db.query<{ hour: Date; allow: number; review: number; block: number }>(
     `SELECT date_trunc('hour', created_at) AS hour,
             count(*) FILTER (WHERE verdict = 'allow')::int AS allow,
@@ -17,7 +18,7 @@ export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date):
   return rows.map((r) => ({ hour: r.hour.toISOString(), allow: r.allow, review: r.review, block: r.block }));
 }
 
-export async function topReasonCodes(db: Queryable, scope: Scope, since: Date, limit: number): Promise<{ code: string; events: number }[]> {
+export async function topReasonCodes(db: Queryable, scope: Scope, since: Date, limit: number): Promise<Overview['top_reasons']> {
   const { rows } = await db.query<{ code: string; events: number }>(
     `SELECT r->>'code' AS code, count(*)::int AS events
        FROM events e CROSS JOIN LATERAL jsonb_array_elements(e.reasons) r
@@ -28,7 +29,7 @@ export async function topReasonCodes(db: Queryable, scope: Scope, since: Date, l
   return rows;
 }
 
-export async function deliveryCounts(db: Queryable, scope: Scope, since: Date): Promise<{ pending: number; delivered: number; failed: number; retrying: number }> {
+export async function deliveryCounts(db: Queryable, scope: Scope, since: Date): Promise<Overview['webhook']['last_24h']> {
   const { rows } = await db.query<{ pending: number; delivered: number; failed: number; retrying: number }>(
     `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
             count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
@@ -53,7 +54,7 @@ const windowsSql = (ws: Window[], first: number): { values: string; params: unkn
   params: ws.flatMap((w) => [w.name, w.from, w.to]),
 });
 
-export async function verdictsByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, { allow: number; review: number; block: number }>> {
+export async function verdictsByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, VerdictCounts>> {
   const w = windowsSql(ws, 3);
   const { rows } = await db.query<{ name: string; allow: number; review: number; block: number }>(
     `SELECT w.name, count(*) FILTER (WHERE e.verdict = 'allow')::int AS allow, count(*) FILTER (WHERE e.verdict = 'review')::int AS review,
@@ -86,9 +87,9 @@ export async function reasonsByWindow(db: Queryable, scope: Scope, ws: Window[],
 }
 
 // Reviews opened, approved and denied, feedback by outcome and retractions, policy publications.
-export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, Record<string, number>>> {
+export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, ActivityCounts>> {
   const w = windowsSql(ws, 3);
-  const { rows } = await db.query<{ name: string; opened: number; approved: number; denied: number; confirmed_abuse: number; false_positive: number; chargeback: number; retracted: number; policies: number }>(
+  const { rows } = await db.query<{ name: string } & ActivityCounts>(
     `SELECT w.name,
             (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND created_at >= w.f AND created_at < w.t)::int AS opened,
             (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status = 'approved' AND resolved_at >= w.f AND resolved_at < w.t)::int AS approved,
@@ -105,7 +106,7 @@ export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]
 }
 
 // The policy versions published in a window (newest first, at most 10): what changed the rules.
-export async function publications(db: Queryable, scope: Scope, since: Date): Promise<{ policy_version: string; published_at: string; note: string | null }[]> {
+export async function publications(db: Queryable, scope: Scope, since: Date): Promise<Overview['compare']['publications']> {
   const { rows } = await db.query<{ policy_version: string; published_at: Date; note: string | null }>(
     `SELECT policy_version, published_at, note FROM policy_versions
       WHERE tenant_id = $1 AND mode = $2 AND published_at >= $3 ORDER BY published_at DESC LIMIT 10`,

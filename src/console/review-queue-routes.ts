@@ -19,23 +19,14 @@ import { AppError } from '../errors.js';
 import { reviewClusters, type ReviewCluster } from './cluster-picture.js';
 import { actorOf } from '../audit/audit-store.js';
 import { consoleValidated } from './console-schemas.js';
+import type {
+  FeedbackList, FeedbackRecorded, FeedbackRetracted, MarksUndone, Resolved, ResolveManyAnswer, ReviewQueue,
+} from './generated/console-wire.js';
 
 const BODY_LIMIT = 16 * 1024;
 // A filter the graph answers looks at up to SCAN_PAGES x SCAN_PAGE queued reviews per request.
 const SCAN_PAGE = 200;
 const SCAN_PAGES = 10;
-
-interface QueueQuery {
-  cursor?: string;
-  limit: number;
-  event_type?: string;
-  reason?: string;
-  older_than_minutes?: number;
-  newer_than_minutes?: number;
-  min_accounts?: number;
-  text?: string;
-  confirmed?: '1';
-}
 
 export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
   const router = Router();
@@ -48,7 +39,7 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
   router.get('/reviews', async (req, res) => {
     const timings = new Timings();
     const started = performance.now();
-    const q = consoleValidated<QueueQuery>('ReviewQueue', { ...(req.query as Record<string, unknown>) }, 'query');
+    const q = consoleValidated('ReviewQueueQuery', { ...(req.query as Record<string, unknown>) }, 'query');
     const scope = req.console!.scope;
     const now = deps.clock.now().getTime();
     const filter: QueueFilter = {
@@ -107,7 +98,7 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
         ...(cluster && { cluster: { id: cluster.clusterId, accounts: cluster.accounts, confirmed_abuse: cluster.confirmedAbuse, confirmed_since_queued_at: cluster.confirmedAt === null ? null : new Date(cluster.confirmedAt).toISOString() } }),
       })),
       ...(more && after && { next_cursor: encodeCursor({ createdAt: after.createdAt, id: after.id }) }),
-    });
+    } satisfies ReviewQueue);
   });
 
   // Resolves several reviews the same way (the queue's bulk action for reviews whose cluster was
@@ -115,9 +106,9 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
   // transaction, one at a time; a review resolved meanwhile is reported, not an error for the
   // rest.
   router.post('/reviews/resolve-many', ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ event_ids: string[]; resolution: 'approved' | 'denied'; note?: string }>('ResolveMany', req.body);
+    const body = consoleValidated('ResolveManyBody', req.body);
     const session = req.console!;
-    const results: Record<string, unknown>[] = [];
+    const results: ResolveManyAnswer['results'] = [];
     for (const eventId of body.event_ids) {
       try {
         const resolved = await resolveReview(deps, session.scope, {
@@ -125,29 +116,31 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
         });
         results.push({ event_id: eventId, ok: true, final_verdict: resolved.finalVerdict, delivery_id: resolved.deliveryId });
       } catch (err) {
-        if (!(err instanceof AppError) || !['conflict', 'not_found'].includes(err.code)) throw err;
+        if (!(err instanceof AppError) || (err.code !== 'conflict' && err.code !== 'not_found')) throw err;
         results.push({ event_id: eventId, ok: false, error: err.code, message: err.message });
       }
     }
-    res.json({ resolved: results.filter((r) => r.ok).length, results });
+    res.json({ resolved: results.filter((r) => r.ok).length, results } satisfies ResolveManyAnswer);
   });
 
   // Undo of a resolution's marks (the resolution and its webhook stand); see undo-review-marks.ts.
   router.post('/reviews/:eventId/undo-marks', ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ note: string }>('UndoMarks', req.body);
+    const body = consoleValidated('UndoMarksBody', req.body);
     const session = req.console!;
     const done = await undoReviewMarks(deps, session.scope, { eventId: String(req.params.eventId), note: body.note, actor: actorOf(session), role: session.analyst.role });
-    res.json({ ok: true, marks_retracted_at: done.retractedAt.toISOString() });
+    res.json({ ok: true, marks_retracted_at: done.retractedAt.toISOString() } satisfies MarksUndone);
   });
 
   router.post('/reviews/:eventId/resolve', ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ resolution: 'approved' | 'denied'; note?: string }>('Resolve', req.body);
+    const body = consoleValidated('ResolveBody', req.body);
     const session = req.console!;
     const eventId = String(req.params.eventId);
     const resolved = await resolveReview(deps, session.scope, {
       eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email, audited: { actor: actorOf(session) },
     });
-    res.json({ ok: true, final_verdict: resolved.finalVerdict, resolved_at: resolved.resolvedAt.toISOString(), delivery_id: resolved.deliveryId });
+    res.json({
+      ok: true, final_verdict: resolved.finalVerdict, resolved_at: resolved.resolvedAt.toISOString(), delivery_id: resolved.deliveryId,
+    } satisfies Resolved);
   });
 
   // The public contract's FeedbackRequest, validated by the same schema as POST /v1/feedback.
@@ -155,23 +148,23 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
     const body = validated<FeedbackInput>(validator, 'FeedbackRequest', req.body);
     const session = req.console!;
     const recorded = await recordFeedback(deps, session.scope, body, actorOf(session));
-    res.json(feedbackAnswer(recorded));
+    res.json(feedbackAnswer(recorded) satisfies FeedbackRecorded);
   });
 
   // The feedback recorded about an account, an email or an event (newest 100), with ids and
   // retractions: what `doorman feedback list` prints.
   router.get('/feedback', async (req, res) => {
-    const q = consoleValidated<{ external_user_id?: string; email?: string; event_id?: string }>('FeedbackSearch', { ...req.query }, 'query');
+    const q = consoleValidated('FeedbackSearchQuery', { ...req.query }, 'query');
     const rows = await listFeedback(deps.db, req.console!.scope, { externalUserId: q.external_user_id, email: q.email, eventId: q.event_id });
-    res.json({ feedback: rows });
+    res.json({ feedback: rows } satisfies FeedbackList);
   });
 
   // Admins take a mark back (docs/graph.md, "Undo"); audited in the same transaction.
   router.post('/feedback/:id/retract', requireRole('admin'), ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ note: string }>('Retract', req.body);
+    const body = consoleValidated('RetractBody', req.body);
     const session = req.console!;
     const row = await retractFeedback(deps, session.scope, { feedbackId: String(req.params.id), note: body.note, actor: actorOf(session) });
-    res.json({ ok: true, feedback: row });
+    res.json({ ok: true, feedback: row } satisfies FeedbackRetracted);
   });
 
   return router;

@@ -12,13 +12,17 @@ import type { Deps } from '../../src/deps.js';
 import { loadCypher } from '../../src/graph/cypher-catalog.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
-import { anAnalyst, type ConsoleClient } from '../support/console-session.js';
+import { anAnalyst as signedIn, type ConsoleClient } from '../support/console-session.js';
 import { bearer } from '../support/fixtures.js';
 import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { verify } from '@octokit/webhooks-methods';
 import type { RecordedRequest } from '../support/http-stand-in.js';
+import { wireChecked } from './wire-conformance.js';
+
+// Every analyst's answers are checked against the console wire's schema (wire-conformance.ts).
+const anAnalyst = async (...args: Parameters<typeof signedIn>) => wireChecked(await signedIn(...args));
 
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', WEBHOOK_TIMEOUT_MS: '2000' };
 

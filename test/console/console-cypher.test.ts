@@ -4,16 +4,22 @@
 // the guard, listed as the tenant's own, run by any analyst, deleted by their author or an admin).
 import { expect } from 'chai';
 import request from 'supertest';
-import { anAnalyst, type ConsoleClient } from '../support/console-session.js';
+import { anAnalyst as signedIn, type ConsoleClient } from '../support/console-session.js';
 import { aCheckout, verdictHarness, type Harness } from '../support/verdict-harness.js';
+import { conforms, wireChecked } from './wire-conformance.js';
+
+// Every analyst's answers are checked against the console wire's schema (wire-conformance.ts).
+const anAnalyst = async (...args: Parameters<typeof signedIn>) => wireChecked(await signedIn(...args));
 
 describe('console API: analysts\' own Cypher', function () {
   this.timeout(60_000);
   let h: Harness;
   let analyst: ConsoleClient;
   let admin: ConsoleClient;
-  const put = (c: ConsoleClient, path: string, body: object) => request(h.app).put(`/console/api${path}`).set('Cookie', c.cookie).set('X-CSRF-Token', c.csrf).send(body);
-  const del = (c: ConsoleClient, path: string) => request(h.app).delete(`/console/api${path}`).set('Cookie', c.cookie).set('X-CSRF-Token', c.csrf);
+  const put = (c: ConsoleClient, path: string, body: object) =>
+    request(h.app).put(`/console/api${path}`).set('Cookie', c.cookie).set('X-CSRF-Token', c.csrf).send(body).expect(conforms('PUT', path));
+  const del = (c: ConsoleClient, path: string) =>
+    request(h.app).delete(`/console/api${path}`).set('Cookie', c.cookie).set('X-CSRF-Token', c.csrf).expect(conforms('DELETE', path));
   const ACCOUNTS = 'MATCH (a:Account)-[:LINKED]->(:Identifier {kind: "card", value: $card}) RETURN a.externalId AS account ORDER BY account';
 
   before(async () => {

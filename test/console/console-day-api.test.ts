@@ -7,10 +7,14 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
 import { startWorkers } from '../../src/start-workers.js';
-import { anAnalyst, type ConsoleClient } from '../support/console-session.js';
+import { anAnalyst as signedIn, type ConsoleClient } from '../support/console-session.js';
 import { bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
+import { wireChecked } from './wire-conformance.js';
+
+// Every analyst's answers are checked against the console wire's schema (wire-conformance.ts).
+const anAnalyst = async (...args: Parameters<typeof signedIn>) => wireChecked(await signedIn(...args));
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10' };
 

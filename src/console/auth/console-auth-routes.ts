@@ -7,6 +7,7 @@ import { setAnalystMode, type Analyst } from './analyst-store.js';
 import { actorOf, audit } from '../../audit/audit-store.js';
 import { requireCsrf, requireSession, setSessionCookie } from './console-guard.js';
 import { consoleValidated } from '../console-schemas.js';
+import type { Me, ModeSwitched, Ok } from '../generated/console-wire.js';
 import { signInLimits } from './sign-in-limits.js';
 import { acceptSignInLink, signIn, signOut } from './sign-in.js';
 
@@ -32,26 +33,26 @@ export function consoleAuthRoutes(deps: ConsoleAuthDeps): Router {
     audit(deps.db, { tenantId: a.tenantId, mode: a.mode, analystId: a.id, analystEmail: a.email }, action, null);
 
   router.post('/sign-in', ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ email: string; password: string }>('SignIn', req.body);
+    const body = consoleValidated('SignInBody', req.body);
     const started = await withRetryAfter(res, signIn(deps, limits, { ...body, ip: clientIp(req) }));
     await signedIn(started.analyst, 'sign_in');
     setSessionCookie(deps, req, res, started.token);
-    res.json({ ok: true });
+    res.json({ ok: true } satisfies Ok);
   });
 
   router.post('/welcome', ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const body = consoleValidated<{ token: string; password: string }>('Welcome', req.body);
+    const body = consoleValidated('WelcomeBody', req.body);
     const started = await withRetryAfter(res, acceptSignInLink(deps, limits, { ...body, ip: clientIp(req) }));
     await signedIn(started.analyst, 'sign_in.link');
     setSessionCookie(deps, req, res, started.token);
-    res.json({ ok: true });
+    res.json({ ok: true } satisfies Ok);
   });
 
   router.post('/sign-out', session, requireCsrf, async (req, res) => {
     await audit(deps.db, actorOf(req.console!), 'sign_out', null);
     await signOut(deps, req.console!.token);
     setSessionCookie(deps, req, res, null);
-    res.json({ ok: true });
+    res.json({ ok: true } satisfies Ok);
   });
 
   router.get('/me', session, (req, res) => {
@@ -59,16 +60,16 @@ export function consoleAuthRoutes(deps: ConsoleAuthDeps): Router {
     res.json({
       analyst_id: analyst.id, email: analyst.email, role: analyst.role, tenant_id: analyst.tenantId, tenant_name: tenantName,
       mode: analyst.mode, csrf_token: csrfToken, idle_minutes: deps.config.consoleIdleMinutes,
-    });
+    } satisfies Me);
   });
 
   // The live/test switch, remembered for the account.
   router.post('/mode', session, requireCsrf, ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const { mode } = consoleValidated<{ mode: 'live' | 'test' }>('Mode', req.body);
+    const { mode } = consoleValidated('ModeBody', req.body);
     const { analyst } = req.console!;
     await setAnalystMode(deps.db, analyst.id, mode);
     await audit(deps.db, actorOf({ analyst, scope: { tenantId: analyst.tenantId, mode } }), 'mode.switch', mode);
-    res.json({ ok: true, mode });
+    res.json({ ok: true, mode } satisfies ModeSwitched);
   });
 
   return router;
