@@ -29,7 +29,7 @@ const OWNERS: Record<string, string> = {
   feedback: 'src/feedback/feedback-store.ts',
   graph_outbox: 'src/graph/graph-outbox-store.ts',
   graph_applied_links: 'src/graph/graph-outbox-store.ts',
-  graph_lane_epochs: 'src/graph/graph-writer.ts',
+  graph_lane_epochs: 'src/graph/lane-store.ts',
   webhook_endpoints: 'src/webhooks/webhook-store.ts',
   webhook_secrets: 'src/webhooks/webhook-store.ts',
   webhook_deliveries: 'src/webhooks/webhook-store.ts',
