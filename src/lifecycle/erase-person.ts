@@ -65,12 +65,12 @@ async function forgetVelocity(deps: EraseDeps, scope: Scope, events: ReceivedEve
   const pipeline = deps.redis.pipeline();
   let queued = 0;
   for (const e of events) {
-    const parsed = e.request.email ? parseEmail(e.request.email) : undefined;
+    const parsed = e.email ? parseEmail(e.email) : undefined;
     const domain = parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain) ? parsed.registrableDomain : undefined;
-    const amount = e.request.payment?.amount === undefined ? undefined : 0;
+    const amount = e.amount === undefined ? undefined : 0;
     for (const c of countersFor(scope, {
-      eventType: e.eventType as EventType, eventId: e.id, ip: e.request.ip, deviceId: e.deviceId, domain,
-      card: e.request.payment?.card_fingerprint, amount, account: e.externalUserId,
+      eventType: e.eventType as EventType, eventId: e.id, ip: e.ip, deviceId: e.deviceId, domain,
+      card: e.cardFingerprint, amount, account: e.externalUserId,
     }, deps.engine.policy)) {
       pipeline.zrem(c.key, c.member);
       queued += 1;
@@ -90,7 +90,7 @@ function personIdentifiers(subject: Subject, events: ReceivedEvent[]): { account
   for (const e of events) {
     if (e.externalUserId) accounts.add(e.externalUserId);
     if (e.email) emails.add(e.email);
-    for (const id of eventIdentifiers({ email: e.request.email, deviceId: e.deviceId, card: e.request.payment?.card_fingerprint, identity: e.request.identity })) {
+    for (const id of eventIdentifiers({ email: e.email, deviceId: e.deviceId, card: e.cardFingerprint, identity: e.identity })) {
       ids.set(`${id.kind}\0${id.value}`, id);
     }
   }
