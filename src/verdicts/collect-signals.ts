@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Scope } from '../scope.js';
 import type { Config } from '../config.js';
 import type { Policy } from '../engine/policy.js';
-import type { EmailSignal, GraphSignal, MissingSignal, PaymentSignal, Signals } from '../engine/types.js';
+import type { EmailSignal, GraphSignal, MissingSignal, Signals } from '../engine/types.js';
 import type { CypherCatalog } from '../graph/cypher-catalog.js';
 import { graphLinkOf, joiningKeys, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
 import type { SecretCache } from '../devices/secret-cache.js';
@@ -26,7 +26,7 @@ import { parseEmail } from '../signals/email/parse-email.js';
 import type { EmailLookup, EmailSignals } from '../signals/email/email-signals.js';
 import type { IpIntel } from '../signals/ip/ip-intel.js';
 import { countersFor, countVelocity, type Counted } from '../velocity/velocity-store.js';
-import type { VerdictRequest } from './verdict-request.js';
+import type { VerdictEvent } from './verdict-request.js';
 import { gather, type Gathered } from './with-deadline.js';
 import { clearableDeadline } from '../deadline.js';
 import { testFixtureOf } from './test-fixtures.js';
@@ -95,18 +95,6 @@ function graphSignal(facts: ClusterFacts, nowMs: number, card?: string, country?
   return signal;
 }
 
-function paymentSignal(req: VerdictRequest): PaymentSignal | undefined {
-  const p = req.payment;
-  if (!p || req.event_type !== 'checkout_attempt') return undefined;
-  return {
-    ...(p.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
-    ...(p.card_funding !== undefined && { funding: p.card_funding }),
-    ...(p.card_country !== undefined && { country: p.card_country.toLowerCase() }),
-    ...(p.amount !== undefined && { amount: p.amount }),
-    ...(p.currency !== undefined && { currency: p.currency.toLowerCase() }),
-  };
-}
-
 // The signal sources a verdict can be decided without, as `timeout_failopen` and
 // `partial_enrichment` name them (listed for callers as the contract's
 // `x-service-known-values.signal_sources`; test/contract/openapi-lint.test.ts holds them equal).
@@ -125,7 +113,7 @@ function emailFacts(email: EmailLookup): { signal: EmailSignal; missing: Missing
 export async function collectSignals(
   deps: VerdictDeps,
   scope: Scope,
-  req: VerdictRequest,
+  event: VerdictEvent,
   at: { eventId: string; now: Date; timings: Timings; policy: Policy },
 ): Promise<Collected> {
   const { eventId, now, timings, policy } = at;
@@ -139,35 +127,35 @@ export async function collectSignals(
   };
   const collect = <T>(source: SignalSource, work: Promise<T>) => gather(timings.time(source, work), deadline);
 
-  const ipFlags = req.ip ? deps.ipIntel.lookup(req.ip) : undefined;
-  const payment = paymentSignal(req);
-  const emailP = req.email ? collect('email', deps.emailSignals.collect(req.email)) : undefined;
-  const deviceP = req.device_token ? collect('device', verifyDeviceToken(deps, scope, req.device_token, now)) : undefined;
+  const ipFlags = event.ip ? deps.ipIntel.lookup(event.ip) : undefined;
+  const { payment } = event;
+  const emailP = event.email ? collect('email', deps.emailSignals.collect(event.email)) : undefined;
+  const deviceP = event.deviceToken ? collect('device', verifyDeviceToken(deps, scope, event.deviceToken, now)) : undefined;
 
   // Lists, velocity and the graph need the device id and the email's domain (from syntax alone,
   // so they need not wait for DNS): they start once the token is verified.
-  const parsed = req.email ? parseEmail(req.email) : undefined;
+  const parsed = event.email ? parseEmail(event.email) : undefined;
   const domain = parsed?.ok && parsed.registrableDomain ? { full: parsed.asciiDomain, registrable: parsed.registrableDomain } : undefined;
   const deviceId = deviceP ? note('device', await deviceP) : undefined;
 
   const counters = countersFor(scope, {
-    eventType: req.event_type, eventId, ip: req.ip, deviceId,
+    eventType: event.eventType, eventId, ip: event.ip, deviceId,
     domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
-    card: payment?.cardFingerprint, amount: payment?.amount, account: req.external_user_id,
+    card: payment?.cardFingerprint, amount: payment?.amount, account: event.externalUserId,
   }, policy);
   const link = graphLinkOf(scope, {
-    eventId, eventType: req.event_type, at: now.getTime(), account: req.external_user_id, email: req.email, deviceId,
-    card: payment?.cardFingerprint, cardCountry: payment?.country, identity: req.identity,
+    eventId, eventType: event.eventType, at: now.getTime(), account: event.externalUserId, email: event.email, deviceId,
+    card: payment?.cardFingerprint, cardCountry: payment?.country, identity: event.identity,
   }, deps.config.hubThreshold, policy.graph);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
   // The lists from memory (a Postgres read only while the memory is not trusted).
   const listHits = deps.lists.match(scope, listCandidates({
-    email: req.email,
+    email: event.email,
     emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
-    ip: req.ip,
+    ip: event.ip,
     deviceId,
     cardFingerprint: payment?.cardFingerprint,
-    externalUserId: req.external_user_id,
+    externalUserId: event.externalUserId,
   }));
   const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
   const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
@@ -183,11 +171,11 @@ export async function collectSignals(
   const emailSignal = email ? emailFacts(email) : undefined;
 
   // Integrators' fixtures: test keys only.
-  const fixture = scope.mode === 'test' ? testFixtureOf(req) : undefined;
+  const fixture = scope.mode === 'test' ? testFixtureOf(event) : undefined;
   const signals: Signals = {
-    eventType: req.event_type,
+    eventType: event.eventType,
     ...(emailSignal && { email: emailSignal.signal }),
-    ...(ipFlags && req.ip && { ip: { address: req.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
+    ...(ipFlags && event.ip && { ip: { address: event.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
     ...(deviceId && { deviceId }),
     ...(payment && { payment }),
     lists: note('lists', lists) ?? [],

@@ -25,7 +25,7 @@ import { recordShadow } from '../policies/shadows/shadow-policy.js';
 import { Timings } from '../timings.js';
 import { collectSignals, type Collected, type VerdictDeps } from './collect-signals.js';
 import { findAnswer, type StoredAnswer } from './idempotency-store.js';
-import { storedRequest, type VerdictRequest } from './verdict-request.js';
+import { storedRequest, type VerdictEvent, type VerdictRequest } from './verdict-request.js';
 import { writeJudgedEvent, type WriteExtras, type WriteOutcome } from './verdict-store.js';
 
 // What screening an event needs: the signals' sources, and what judging and writing it use. The
@@ -40,7 +40,9 @@ export interface DecideVerdictDeps extends VerdictDeps {
 }
 
 export interface VerdictInput {
+  // The body as validated, stored as received; and the event it asks about, as the route mapped it.
   request: VerdictRequest;
+  event: VerdictEvent;
   rawBody: Buffer;
   idempotencyKey?: string;
   timings?: Timings;
@@ -86,7 +88,7 @@ async function takeBack(deps: Pick<DecideVerdictDeps, 'logger'>, collected: Coll
 }
 
 export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input: VerdictInput): Promise<string> {
-  const { request: req, idempotencyKey: key } = input;
+  const { request, event, idempotencyKey: key } = input;
   const timings = input.timings ?? new Timings();
   const now = deps.clock.now();
   const idempotency = key ? { key, bodySha256: createHash('sha256').update(input.rawBody).digest() } : undefined;
@@ -98,13 +100,13 @@ export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input
   const eventId = newId('evt');
   // The scope's published policy (or the default), read once: velocity windows and rules agree.
   const policy = await deps.policies.inForce(scope);
-  const collected = await collectSignals(deps, scope, req, { eventId, now, timings, policy });
+  const collected = await collectSignals(deps, scope, event, { eventId, now, timings, policy });
   let judged = judge(deps, eventId, collected.signals, policy);
 
   const write = (joining: WriteExtras['joining']) => timings.time('write', writeJudgedEvent(deps.db, deps.graphOutbox, scope, {
-    id: eventId, eventType: req.event_type, verdict: judged.decision.verdict, reasons: judged.decision.reasons,
+    id: eventId, eventType: event.eventType, verdict: judged.decision.verdict, reasons: judged.decision.reasons,
     policyVersion: judged.decision.policyVersion, engineVersion: judged.decision.engineVersion, recommendedAction: judged.decision.recommendedAction, createdAt: now,
-    externalUserId: req.external_user_id, email: req.email, request: storedRequest(req), signals: judged.signals,
+    externalUserId: event.externalUserId, email: event.email, request: storedRequest(request), signals: judged.signals,
   }, {
     idempotency, response: judged.body, link: collected.link, ...(joining && { joining }),
     // Never committed under a policy published over: this process's memory of
@@ -141,7 +143,7 @@ export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input
   }
   const { decision, signals } = judged;
   // Counted once committed: failed writes and losing twins are not verdicts anyone received.
-  deps.metrics.verdictJudged(req.event_type, decision, signals.missing);
+  deps.metrics.verdictJudged(event.eventType, decision, signals.missing);
   // The shadow policy, if the scope has one, judges the same signals off the response's time.
   setImmediate(() => void recordShadow(deps, scope, { eventId, signals, live: decision, createdAt: now }));
   return judged.body;

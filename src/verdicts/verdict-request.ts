@@ -1,5 +1,7 @@
-// The VerdictRequest body (contract §2.1) as the route hands it over, after validation.
-import type { EventType } from '../engine/types.js';
+// The VerdictRequest body (contract §2.1) as validated, and the event it asks about in the
+// domain's words: the route maps the one to the other (verdictEventOf), the signals are gathered
+// from the event, and the request is stored as received (storedRequest).
+import type { EventType, PaymentSignal } from '../engine/types.js';
 
 export interface PaymentInput {
   card_fingerprint?: string;
@@ -35,4 +37,39 @@ export function storedRequest(req: VerdictRequest): Record<string, unknown> {
     };
   }
   return stored;
+}
+
+export interface VerdictEvent {
+  eventType: EventType;
+  externalUserId?: string;
+  email?: string;
+  ip?: string;
+  deviceToken?: string;
+  identity?: Record<string, string>;
+  // On a checkout attempt only (other event types ignore it): country and currency lowercased.
+  payment?: PaymentSignal;
+  // The card named, whatever the event type (a test key's probe card is honoured on any).
+  cardFingerprint?: string;
+}
+
+export function verdictEventOf(req: VerdictRequest): VerdictEvent {
+  const p = req.payment;
+  return {
+    eventType: req.event_type,
+    ...(req.external_user_id !== undefined && { externalUserId: req.external_user_id }),
+    ...(req.email !== undefined && { email: req.email }),
+    ...(req.ip !== undefined && { ip: req.ip }),
+    ...(req.device_token !== undefined && { deviceToken: req.device_token }),
+    ...(req.identity !== undefined && { identity: req.identity }),
+    ...(p && req.event_type === 'checkout_attempt' && {
+      payment: {
+        ...(p.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
+        ...(p.card_funding !== undefined && { funding: p.card_funding }),
+        ...(p.card_country !== undefined && { country: p.card_country.toLowerCase() }),
+        ...(p.amount !== undefined && { amount: p.amount }),
+        ...(p.currency !== undefined && { currency: p.currency.toLowerCase() }),
+      },
+    }),
+    ...(p?.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
+  };
 }

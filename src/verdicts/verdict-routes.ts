@@ -1,5 +1,6 @@
-// POST /v1/verdict: HTTP only. Validation, then the use case; the body sent is the exact string
-// the use case stored for replay, with a Server-Timing header saying where the time went.
+// POST /v1/verdict: HTTP only. Validation, the body mapped to the event it asks about, then the
+// use case; the body sent is the exact string the use case stored for replay, with a
+// Server-Timing header saying where the time went.
 import { Router } from 'express';
 import type { Config } from '../config.js';
 import type { KeyDirectory } from '../tenants/key-directory.js';
@@ -9,7 +10,7 @@ import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { decideVerdict, type DecideVerdictDeps } from './decide-verdict.js';
-import type { VerdictRequest } from './verdict-request.js';
+import { verdictEventOf, type VerdictRequest } from './verdict-request.js';
 
 // What the verdict route needs: the use case's, and what authenticating and reading the body use.
 // The composition root (src/deps.ts) passes its Deps.
@@ -31,6 +32,7 @@ export function verdictRoutes(deps: VerdictRouteDeps, validator: RequestValidato
     if (req.authMs !== undefined) timings.record('auth', req.authMs);
     const body = await decideVerdict(deps, req.scope!, {
       request,
+      event: verdictEventOf(request),
       rawBody: req.rawBody ?? Buffer.alloc(0),
       idempotencyKey: idempotencyKeyOf(req.get('idempotency-key')),
       timings,
