@@ -13,91 +13,64 @@ import { Timings } from '../timings.js';
 import { validated } from '../http/validated.js';
 import type { RequestValidator } from '../contract/request-validator.js';
 import { resolveReview } from '../reviews/resolve-review.js';
-import { listPendingReviews, reviewBacklog, type PendingReview, type QueueFilter } from '../reviews/review-store.js';
 import { undoReviewMarks } from '../reviews/undo-review-marks.js';
 import { AppError } from '../errors.js';
-import { reviewClusters, type ReviewCluster } from './cluster-picture.js';
+import { reviewQueuePage, type QueuedReview, type QueueQuery } from './review-queue-page.js';
 import { actorOf } from '../audit/audit-store.js';
-import { consoleValidated } from './console-schemas.js';
+import { consoleValidated, type ValidatedQuery } from './console-schemas.js';
 import type {
-  FeedbackList, FeedbackRecorded, FeedbackRetracted, MarksUndone, Resolved, ResolveManyAnswer, ReviewQueue,
+  FeedbackList, FeedbackRecorded, FeedbackRetracted, MarksUndone, Resolved, ResolveManyAnswer, ReviewQueue, ReviewRow,
 } from './generated/console-wire.js';
 
 const BODY_LIMIT = 16 * 1024;
-// A filter the graph answers looks at up to SCAN_PAGES x SCAN_PAGE queued reviews per request.
-const SCAN_PAGE = 200;
-const SCAN_PAGES = 10;
+
+// The query string as the use case's query; ages in minutes become moments before `now`.
+function queueQuery(q: ValidatedQuery<'ReviewQueueQuery'>, now: number): QueueQuery {
+  return {
+    filter: {
+      eventType: q.event_type, reason: q.reason, text: q.text,
+      ...(q.older_than_minutes !== undefined && { queuedBefore: new Date(now - q.older_than_minutes * 60_000) }),
+      ...(q.newer_than_minutes !== undefined && { queuedAfter: new Date(now - q.newer_than_minutes * 60_000) }),
+    },
+    ...(q.min_accounts !== undefined && { minAccounts: q.min_accounts }),
+    ...(q.confirmed !== undefined && { confirmedSinceQueued: true }),
+    limit: q.limit,
+    ...(q.cursor && { after: decodeCursor(q.cursor) }),
+  };
+}
+
+const reviewRow = ({ review: r, cluster }: QueuedReview, now: number): ReviewRow => ({
+  event_id: r.eventId, event_type: r.eventType, reasons: r.reasons, created_at: r.createdAt.toISOString(),
+  age_seconds: Math.max(0, Math.round((now - r.createdAt.getTime()) / 1000)), policy_version: r.policyVersion,
+  ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }), ...(r.email !== undefined && { email: r.email }),
+  ...(cluster && {
+    cluster: {
+      id: cluster.clusterId, accounts: cluster.accounts, confirmed_abuse: cluster.confirmedAbuse,
+      confirmed_since_queued_at: cluster.confirmedAt === null ? null : new Date(cluster.confirmedAt).toISOString(),
+    },
+  }),
+});
 
 export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator): Router {
   const router = Router();
 
-  // The queue, oldest first, with filters. Each review carries its cluster's size and whether the
-  // cluster was confirmed as abuse since the review was queued (the graph's answer; without the
-  // graph the queue still works, with `graph: "unavailable"`). Filters the graph answers
-  // (min_accounts, confirmed) scan at most SCAN_PAGES pages of the queue per request and return
-  // a cursor where they stopped.
+  // The queue, oldest first, with filters: one page of reviewQueuePage (review-queue-page.ts), each
+  // review with its cluster's size and whether the cluster was confirmed as abuse since it was
+  // queued; where Postgres and the graph spent their time in Server-Timing.
   router.get('/reviews', async (req, res) => {
     const timings = new Timings();
     const started = performance.now();
     const q = consoleValidated('ReviewQueueQuery', { ...(req.query as Record<string, unknown>) }, 'query');
-    const scope = req.console!.scope;
     const now = deps.clock.now().getTime();
-    const filter: QueueFilter = {
-      eventType: q.event_type, reason: q.reason, text: q.text,
-      ...(q.older_than_minutes !== undefined && { queuedBefore: new Date(now - q.older_than_minutes * 60_000) }),
-      ...(q.newer_than_minutes !== undefined && { queuedAfter: new Date(now - q.newer_than_minutes * 60_000) }),
-    };
-    const byGraph = q.min_accounts !== undefined || q.confirmed !== undefined;
-    let after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const kept: { review: PendingReview; cluster?: ReviewCluster }[] = [];
-    let graph: 'ok' | 'unavailable' = 'ok';
-    let more = false;
-    let backlog: Awaited<ReturnType<typeof reviewBacklog>> | undefined;
-    for (let scanned = 0; scanned < (byGraph ? SCAN_PAGES : 1); scanned++) {
-      const size = byGraph ? SCAN_PAGE : q.limit;
-      const [reviews, b] = await timings.time('db', Promise.all([
-        listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, filter),
-        backlog ? Promise.resolve(backlog) : reviewBacklog(deps.db, scope),
-      ]));
-      backlog = b;
-      const page = reviews.slice(0, size);
-      let clusters = new Map<string, ReviewCluster>();
-      try {
-        clusters = await timings.time('graph', reviewClusters(deps, scope, page.map((r) => ({ eventId: r.eventId, queuedAt: r.createdAt }))));
-      } catch (err) {
-        deps.logger.warn({ err: String(err) }, 'console: review clusters unavailable');
-        graph = 'unavailable';
-        if (byGraph) throw AppError.unavailable('The identity graph did not answer, so the queue cannot be filtered by cluster now; clear the cluster filters or try again.');
-      }
-      more = reviews.length > size;
-      for (const review of page) {
-        const cluster = clusters.get(review.eventId);
-        if (q.min_accounts !== undefined && (cluster?.accounts ?? 1) < q.min_accounts) continue;
-        if (q.confirmed !== undefined && !cluster?.confirmedAt) continue;
-        kept.push({ review, ...(cluster && { cluster }) });
-        if (kept.length === q.limit) break;
-      }
-      const last = kept.length === q.limit ? kept.at(-1)!.review : page.at(-1);
-      if (last) after = { createdAt: last.createdAt, id: last.eventId };
-      if (kept.length === q.limit) {
-        more = more || last !== page.at(-1);
-        break;
-      }
-      if (!more) break;
-    }
+    const page = await reviewQueuePage(deps, req.console!.scope, queueQuery(q, now), timings);
     timings.record('total', performance.now() - started);
     res.set('Server-Timing', timings.header());
     res.json({
-      pending: backlog!.pending,
-      oldest_created_at: backlog!.oldest?.toISOString() ?? null,
-      graph,
-      reviews: kept.map(({ review: r, cluster }) => ({
-        event_id: r.eventId, event_type: r.eventType, reasons: r.reasons, created_at: r.createdAt.toISOString(),
-        age_seconds: Math.max(0, Math.round((now - r.createdAt.getTime()) / 1000)), policy_version: r.policyVersion,
-        ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }), ...(r.email !== undefined && { email: r.email }),
-        ...(cluster && { cluster: { id: cluster.clusterId, accounts: cluster.accounts, confirmed_abuse: cluster.confirmedAbuse, confirmed_since_queued_at: cluster.confirmedAt === null ? null : new Date(cluster.confirmedAt).toISOString() } }),
-      })),
-      ...(more && after && { next_cursor: encodeCursor({ createdAt: after.createdAt, id: after.id }) }),
+      pending: page.backlog.pending,
+      oldest_created_at: page.backlog.oldest?.toISOString() ?? null,
+      graph: page.graph,
+      reviews: page.reviews.map((queued) => reviewRow(queued, now)),
+      ...(page.next && { next_cursor: encodeCursor(page.next) }),
     } satisfies ReviewQueue);
   });
 
