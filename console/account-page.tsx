@@ -4,7 +4,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { plural, useTitle, when } from './format';
-import { EventTable, RecordedFeedback } from './event-view';
+import { EventTable } from './event-view';
+import { RecordedFeedback } from './event-feedback';
 import type { AccountDetail } from './types';
 
 // The events search that finds the events which used an identifier.

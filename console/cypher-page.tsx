@@ -62,12 +62,50 @@ function CypherWorkbench({ settings, history, onRan }: { settings: Settings; his
   const textRef = useRef(EXAMPLE);
   const [text, setText] = useState(EXAMPLE);
   const [params, setParams] = useState<Record<string, Param>>({});
+  const { result, error, running, run } = useCypherRun(textRef, params, onRan);
+  const runRef = useRef(run);
+  runRef.current = run;
+  useCypherEditor(box, view, textRef, settings.schema, runRef, setText);
+
+  const load = (entry: HistoryEntry) => {
+    void import('./cypher-editor').then(({ setText: put }) => view.current && put(view.current, entry.query));
+    setParams(Object.fromEntries(Object.entries(entry.params).map(([k, v]) => [k, typeof v === 'string' ? { value: v, json: false } : { value: JSON.stringify(v), json: true }])));
+  };
+  const names = namesIn(text);
+  return (
+    // Ctrl+Enter runs from anywhere on the page (a parameter's field too); the editor's own keymap
+    // handles it first there, and marks the event handled.
+    <div class="cypher-workbench" onKeyDown={(e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && !e.defaultPrevented) {
+        e.preventDefault();
+        void run();
+      }
+    }}>
+      <div class="editor-column">
+        <div class="cypher-editor" ref={box} />
+        {names.length > 0 && <ParamFields names={names} params={params} setParams={setParams} />}
+        <p class="actions">
+          <button type="button" onClick={() => void run()} disabled={running}>{running ? 'Running…' : 'Run'}</button>
+          <span class="muted"> Ctrl+Enter. Read-only in this tenant and mode; at most {settings.row_cap} rows and {settings.timeout_ms / 1000} s.</span>
+          {result && <button type="button" class="link" onClick={() => downloadCsv(result)}>Download CSV</button>}
+        </p>
+        {error && <p class="error" role="alert">{error}</p>}
+        {result && <ResultView result={result} empty="No rows." />}
+        <SaveAs text={text} />
+      </div>
+      <CypherHistoryList history={history} onPick={load} />
+    </div>
+  );
+}
+
+// Running the statement as it stands in the editor (`textRef`), with its parameters' values (a
+// value marked JSON is parsed first); the history is reloaded after each run, whatever its outcome.
+function useCypherRun(textRef: { current: string }, params: Record<string, Param>, onRan: () => void) {
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState('');
   const [running, setRunning] = useState(false);
   const paramsRef = useRef(params);
   paramsRef.current = params;
-
   const run = async () => {
     setError('');
     setRunning(true);
@@ -86,14 +124,20 @@ function CypherWorkbench({ settings, history, onRan }: { settings: Settings; his
       onRan();
     }
   };
-  const runRef = useRef(run);
-  runRef.current = run;
+  return { result, error, running, run };
+}
 
+// The editor in `box`, loaded once with the page (its own chunk): what is typed goes to `textRef`
+// and `setText`, and its Ctrl+Enter runs the latest `run`.
+function useCypherEditor(
+  box: { current: HTMLDivElement | null }, view: { current: EditorView | null }, textRef: { current: string },
+  schema: Settings['schema'], runRef: { current: () => Promise<void> }, setText: (text: string) => void,
+) {
   useEffect(() => {
     let cancelled = false;
     void import('./cypher-editor').then(({ cypherEditor }) => {
       if (cancelled || !box.current) return;
-      view.current = cypherEditor(box.current, textRef.current, settings.schema, () => void runRef.current(), (t) => {
+      view.current = cypherEditor(box.current, textRef.current, schema, () => void runRef.current(), (t) => {
         textRef.current = t;
         setText(t);
       });
@@ -104,63 +148,47 @@ function CypherWorkbench({ settings, history, onRan }: { settings: Settings; his
       view.current?.destroy();
     };
   }, []);
+}
 
-  const load = (entry: HistoryEntry) => {
-    void import('./cypher-editor').then(({ setText: put }) => view.current && put(view.current, entry.query));
-    setParams(Object.fromEntries(Object.entries(entry.params).map(([k, v]) => [k, typeof v === 'string' ? { value: v, json: false } : { value: JSON.stringify(v), json: true }])));
-  };
-  const download = () => {
-    if (!result) return;
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([toCsv(result)], { type: 'text/csv' }));
-    a.download = 'cypher.csv';
-    a.click();
-    URL.revokeObjectURL(a.href);
-  };
-  const names = namesIn(text);
+// The statement's $parameters, each a text value or JSON.
+function ParamFields({ names, params, setParams }: {
+  names: string[]; params: Record<string, Param>; setParams: (params: Record<string, Param>) => void;
+}) {
   return (
-    // Ctrl+Enter runs from anywhere on the page (a parameter's field too); the editor's own keymap
-    // handles it first there, and marks the event handled.
-    <div class="cypher-workbench" onKeyDown={(e) => {
-      if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && !e.defaultPrevented) {
-        e.preventDefault();
-        void run();
-      }
-    }}>
-      <div class="editor-column">
-        <div class="cypher-editor" ref={box} />
-        {names.length > 0 && (
-          <fieldset class="cypher-params"><legend>Parameters</legend>
-            {names.map((n) => {
-              const p = params[n] ?? { value: '', json: false };
-              return (
-                <label>${n}
-                  <input name={`param-${n}`} value={p.value} onInput={(e) => setParams({ ...params, [n]: { ...p, value: e.currentTarget.value } })} />
-                  <span class="muted"><input type="checkbox" checked={p.json} onChange={(e) => setParams({ ...params, [n]: { ...p, json: e.currentTarget.checked } })} /> JSON</span>
-                </label>
-              );
-            })}
-          </fieldset>
-        )}
-        <p class="actions">
-          <button type="button" onClick={() => void run()} disabled={running}>{running ? 'Running…' : 'Run'}</button>
-          <span class="muted"> Ctrl+Enter. Read-only in this tenant and mode; at most {settings.row_cap} rows and {settings.timeout_ms / 1000} s.</span>
-          {result && <button type="button" class="link" onClick={download}>Download CSV</button>}
-        </p>
-        {error && <p class="error" role="alert">{error}</p>}
-        {result && <ResultView result={result} empty="No rows." />}
-        <SaveAs text={text} />
-      </div>
-      <aside class="cypher-history">
-        <h2>Your history</h2>
-        {history.length === 0 ? <p class="empty">Nothing run yet.</p> : (
-          <ol>{history.map((h) => (
-            <li><button type="button" class="link history-entry" title={h.query} onClick={() => load(h)}>{h.query.length > 80 ? `${h.query.slice(0, 78)}…` : h.query}</button>
-              <br /><span class="muted">{h.at.replace('T', ' ').slice(0, 19)} UTC · {h.refused ? `refused: ${h.refused}` : h.error ? 'failed' : `${h.rows} rows, ${h.ms} ms`}</span></li>
-          ))}</ol>
-        )}
-      </aside>
-    </div>
+    <fieldset class="cypher-params"><legend>Parameters</legend>
+      {names.map((n) => {
+        const p = params[n] ?? { value: '', json: false };
+        return (
+          <label>${n}
+            <input name={`param-${n}`} value={p.value} onInput={(e) => setParams({ ...params, [n]: { ...p, value: e.currentTarget.value } })} />
+            <span class="muted"><input type="checkbox" checked={p.json} onChange={(e) => setParams({ ...params, [n]: { ...p, json: e.currentTarget.checked } })} /> JSON</span>
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+const downloadCsv = (result: Result) => {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([toCsv(result)], { type: 'text/csv' }));
+  a.download = 'cypher.csv';
+  a.click();
+  URL.revokeObjectURL(a.href);
+};
+
+// The analyst's own runs, newest first; a click puts one back in the editor with its parameters.
+function CypherHistoryList({ history, onPick }: { history: HistoryEntry[]; onPick: (entry: HistoryEntry) => void }) {
+  return (
+    <aside class="cypher-history">
+      <h2>Your history</h2>
+      {history.length === 0 ? <p class="empty">Nothing run yet.</p> : (
+        <ol>{history.map((h) => (
+          <li><button type="button" class="link history-entry" title={h.query} onClick={() => onPick(h)}>{h.query.length > 80 ? `${h.query.slice(0, 78)}…` : h.query}</button>
+            <br /><span class="muted">{h.at.replace('T', ' ').slice(0, 19)} UTC · {h.refused ? `refused: ${h.refused}` : h.error ? 'failed' : `${h.rows} rows, ${h.ms} ms`}</span></li>
+        ))}</ol>
+      )}
+    </aside>
   );
 }
 

@@ -5,42 +5,81 @@
 // Keyboard: j/↓ next, k/↑ previous, a approve, d deny (twice on a large cluster), Esc cancel,
 // n note, o open the event's page.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, qs } from './api';
+import { api } from './api';
 import { age, plural, useTitle } from './format';
 import { navigate } from './router';
-import { confirmAt, EventView, setConfirmAt, type ResolvedNotice, type Resolver } from './event-view';
+import { EventView } from './event-view';
+import { confirmAt, setConfirmAt, type ResolvedNotice, type Resolver } from './review-actions';
+import { FILTERS, filtersOf, QueueFilters, queueRequest, type Filters } from './queue-filters';
 import type { MarksUndone, Me, ResolveManyAnswer, ResolveManyBody, ReviewQueue, ReviewRow, UndoMarksBody } from './types';
-
-const FILTERS = ['event_type', 'reason', 'age', 'min_accounts', 'text', 'confirmed'] as const;
-type Filters = Record<(typeof FILTERS)[number], string>;
-
-// The age choices, as the API's minutes.
-const AGES: Record<string, { label: string; older_than_minutes?: number; newer_than_minutes?: number }> = {
-  '': { label: 'any age' },
-  'new-1h': { label: 'queued in the last hour', newer_than_minutes: 60 },
-  'over-1h': { label: 'waiting over 1 h', older_than_minutes: 60 },
-  'over-24h': { label: 'waiting over 24 h', older_than_minutes: 1440 },
-};
-
-const filtersOf = (query: URLSearchParams): Filters => Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Filters;
 
 export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   const filters = filtersOf(query);
-  const [queue, setQueue] = useState<ReviewQueue | null>(null);
-  const [error, setError] = useState('');
-  const [index, setIndex] = useState(0);
+  const { queue, setQueue, error, index, setIndex, load } = useQueue(filters, query);
   const [notice, setNotice] = useState<ResolvedNotice | null>(null);
   const [message, setMessage] = useState('');
   const resolver = useRef<Resolver | null>(null);
-  const filtered = FILTERS.some((f) => filters[f]);
+  useTitle('Review queue');
+  useEffect(() => {
+    void load();
+  }, [FILTERS.map((f) => filters[f]).join('\u0000')]);
+  const reviews = queue?.reviews ?? [];
+  const selected = reviews[Math.min(index, reviews.length - 1)];
+  useSelectedInUrl(selected?.event_id);
+  useQueueKeys(reviews.length, selected, setIndex, resolver);
+  useEffect(() => {
+    document.querySelector('.queue li.selected')?.scrollIntoView({ block: 'nearest' });
+  }, [index, queue]);
+
+  // A resolved review leaves the queue; the next one (now at the same place) is selected.
+  const gone = (ids: string[]) => setQueue((q) => q && {
+    ...q, pending: q.pending - ids.length, reviews: q.reviews.filter((r) => !ids.includes(r.event_id)),
+  });
+  const resolved = (n: ResolvedNotice) => {
+    setNotice(n);
+    setMessage('');
+    gone([n.eventId]);
+  };
+  const bulkResolved = (text: string, ids: string[]) => {
+    setMessage(text);
+    setNotice(null);
+    gone(ids);
+  };
+
+  if (error && !queue) return <div class="empty"><h1>Review queue</h1><p class="error" role="alert">{error}</p></div>;
+  if (!queue) return <p class="loading">Loading the queue…</p>;
+  const confirmed = reviews.filter((r) => r.cluster?.confirmed_since_queued_at);
+  return (
+    <div class="queue-page">
+      <section class="queue">
+        <h1>Review queue <span class="count">{queue.pending} pending</span></h1>
+        <p class="muted">Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.</p>
+        <QueueFilters filters={filters} />
+        {queue.graph === 'unavailable' && <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>}
+        {notice && <UndoNotice key={notice.eventId} notice={notice} />}
+        {message && <p class="notice" role="status">{message}</p>}
+        {confirmed.length > 0 && <BulkResolve reviews={confirmed} onDone={bulkResolved} />}
+        {reviews.length === 0
+          ? <EmptyQueue filtered={FILTERS.some((f) => filters[f])} me={me} />
+          : <QueueList reviews={reviews} selected={selected} onSelect={setIndex} />}
+        {queue.next_cursor && <button type="button" onClick={() => void load(queue.next_cursor)}>Load 50 more</button>}
+        <ConfirmSetting />
+      </section>
+      <section class="detail">{selected && <EventView id={selected.event_id} me={me} onResolved={resolved} bind={(r) => { resolver.current = r; }} />}</section>
+    </div>
+  );
+}
+
+// The queue as loaded so far and the selected review's place in it: the first page replaces what
+// was there (and selects the review you were on, where it still waits), "Load 50 more" appends.
+function useQueue(filters: Filters, query: URLSearchParams) {
+  const [queue, setQueue] = useState<ReviewQueue | null>(null);
+  const [error, setError] = useState('');
+  const [index, setIndex] = useState(0);
   const load = async (cursor?: string) => {
     setError('');
     try {
-      const a = AGES[filters.age] ?? AGES['']!;
-      const page = await api<ReviewQueue>(`/reviews${qs({
-        limit: 50, cursor, event_type: filters.event_type, reason: filters.reason, text: filters.text, min_accounts: filters.min_accounts,
-        confirmed: filters.confirmed ? '1' : undefined, older_than_minutes: a.older_than_minutes, newer_than_minutes: a.newer_than_minutes,
-      })}`);
+      const page = await api<ReviewQueue>(`/reviews${queueRequest(filters, cursor)}`);
       setQueue((q) => (cursor && q ? { ...page, reviews: [...q.reviews, ...page.reviews] } : page));
       if (!cursor) {
         // Back from an event: the review you were on, where it still waits.
@@ -52,22 +91,24 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
       setError((e as Error).message);
     }
   };
-  const filterKey = FILTERS.map((f) => filters[f]).join('\u0000');
-  useTitle('Review queue');
-  useEffect(() => {
-    void load();
-  }, [filterKey]);
-  const reviews = queue?.reviews ?? [];
-  const selected = reviews[Math.min(index, reviews.length - 1)];
+  return { queue, setQueue, error, index, setIndex, load };
+}
 
-  // The selected review in the URL (replaced, not pushed: moving in the list is not navigation).
+// The selected review in the URL (replaced, not pushed: moving in the list is not navigation).
+function useSelectedInUrl(eventId: string | undefined) {
   useEffect(() => {
-    if (!selected) return;
+    if (!eventId) return;
     const q = new URLSearchParams(location.search);
-    q.set('at', selected.event_id);
+    q.set('at', eventId);
     history.replaceState(null, '', `${location.pathname}?${q}`);
-  }, [selected?.event_id]);
+  }, [eventId]);
+}
 
+// The queue's keys (see the top of this file); a key typed into a field stays there, and Escape
+// leaves the field.
+function useQueueKeys(
+  count: number, selected: ReviewRow | undefined, setIndex: (step: (i: number) => number) => void, resolver: { current: Resolver | null },
+) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement;
@@ -79,7 +120,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
       const step = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[e.key];
       if (step) {
         e.preventDefault();
-        setIndex((i) => Math.max(0, Math.min(reviews.length - 1, i + step)));
+        setIndex((i) => Math.max(0, Math.min(count - 1, i + step)));
       } else if (e.key === 'a' || e.key === 'd') {
         resolver.current?.resolve(e.key === 'a' ? 'approved' : 'denied');
       } else if (e.key === 'Escape') {
@@ -93,88 +134,43 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [reviews.length, selected]);
+  }, [count, selected]);
+}
 
-  useEffect(() => {
-    document.querySelector('.queue li.selected')?.scrollIntoView({ block: 'nearest' });
-  }, [index, queue]);
-
-  const resolved = (n: ResolvedNotice) => {
-    setNotice(n);
-    setMessage('');
-    // The resolved review leaves the queue; the next one (now at the same place) is selected.
-    setQueue((q) => q && { ...q, pending: q.pending - 1, reviews: q.reviews.filter((r) => r.event_id !== n.eventId) });
-  };
-
-  const apply = (e: Event) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
-    navigate(`/console/queue${qs(Object.fromEntries(FILTERS.map((f) => [f, String(form.get(f) ?? '').trim()])))}`);
-  };
-
-  if (error && !queue) return <div class="empty"><h1>Review queue</h1><p class="error" role="alert">{error}</p></div>;
-  if (!queue) return <p class="loading">Loading the queue…</p>;
-  const confirmed = reviews.filter((r) => r.cluster?.confirmed_since_queued_at);
-  const other = me.mode === 'live' ? 'test' : 'live';
+// The reviews, oldest first: age, type, cluster size, codes, who, and the marker of a cluster
+// confirmed since the review was queued. A click selects one.
+function QueueList({ reviews, selected, onSelect }: {
+  reviews: ReviewRow[]; selected: ReviewRow | undefined; onSelect: (i: number) => void;
+}) {
   return (
-    <div class="queue-page">
-      <section class="queue">
-        <h1>Review queue <span class="count">{queue.pending} pending</span></h1>
-        <p class="muted">Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.</p>
-        <QueueFilters filters={filters} onSubmit={apply} />
-        {queue.graph === 'unavailable' && <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>}
-        {notice && <UndoNotice key={notice.eventId} notice={notice} />}
-        {message && <p class="notice" role="status">{message}</p>}
-        {confirmed.length > 0 && <BulkResolve reviews={confirmed} onDone={(text, ids) => {
-          setMessage(text);
-          setNotice(null);
-          setQueue((q) => q && { ...q, pending: q.pending - ids.length, reviews: q.reviews.filter((r) => !ids.includes(r.event_id)) });
-        }} />}
-        {reviews.length === 0 ? (
-          <div class="empty">
-            {filtered ? <p>No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.</p> : (
-              <div>
-                <p>No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.</p>
-                <p>{me.mode === 'live' ? 'Looking for test data? Use the test switch at the top.' : 'Looking for live data? Use the live switch at the top.'} To see older decisions, search <a href="/console/events">events</a>.</p>
-              </div>
-            )}
-            <p class="muted">Reviews of {other} mode are in the {other} queue.</p>
-          </div>
-        ) : (
-          <ol>
-            {reviews.map((r, i) => (
-              <li class={`${r === selected ? 'selected' : ''}${r.cluster?.confirmed_since_queued_at ? ' confirmed' : ''}`} data-event-id={r.event_id} onClick={() => setIndex(i)}>
-                <span class="age">{age(r.age_seconds)}</span>
-                <span class="type">{r.event_type.replace('_', ' ')}</span>
-                <span class="size">{r.cluster && r.cluster.accounts > 1 ? plural(r.cluster.accounts, 'account') : ''}</span>
-                <span class="codes">{r.reasons.map((x) => x.code).join(', ')}</span>
-                <span class="who">{r.external_user_id ?? r.email ?? 'no account'}
-                  {r.cluster?.confirmed_since_queued_at && <span class="flag bad" title={`confirmed at ${r.cluster.confirmed_since_queued_at}`}>cluster confirmed since queued</span>}</span>
-              </li>
-            ))}
-          </ol>
-        )}
-        {queue.next_cursor && <button type="button" onClick={() => void load(queue.next_cursor)}>Load 50 more</button>}
-        <ConfirmSetting />
-      </section>
-      <section class="detail">{selected && <EventView id={selected.event_id} me={me} onResolved={resolved} bind={(r) => { resolver.current = r; }} />}</section>
-    </div>
+    <ol>
+      {reviews.map((r, i) => (
+        <li class={`${r === selected ? 'selected' : ''}${r.cluster?.confirmed_since_queued_at ? ' confirmed' : ''}`} data-event-id={r.event_id} onClick={() => onSelect(i)}>
+          <span class="age">{age(r.age_seconds)}</span>
+          <span class="type">{r.event_type.replace('_', ' ')}</span>
+          <span class="size">{r.cluster && r.cluster.accounts > 1 ? plural(r.cluster.accounts, 'account') : ''}</span>
+          <span class="codes">{r.reasons.map((x) => x.code).join(', ')}</span>
+          <span class="who">{r.external_user_id ?? r.email ?? 'no account'}
+            {r.cluster?.confirmed_since_queued_at && <span class="flag bad" title={`confirmed at ${r.cluster.confirmed_since_queued_at}`}>cluster confirmed since queued</span>}</span>
+        </li>
+      ))}
+    </ol>
   );
 }
 
-function QueueFilters({ filters, onSubmit }: { filters: Filters; onSubmit: (e: Event) => void }) {
+// Nothing waits: under filters, the way to clear them; otherwise where else to look.
+function EmptyQueue({ filtered, me }: { filtered: boolean; me: Me }) {
+  const other = me.mode === 'live' ? 'test' : 'live';
   return (
-    <form class="filters" onSubmit={onSubmit}>
-      <select name="event_type" value={filters.event_type} aria-label="Event type">
-        <option value="">any type</option>{['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => <option value={t}>{t}</option>)}
-      </select>
-      <input name="reason" value={filters.reason} placeholder="reason code" aria-label="Reason code" size={14} />
-      <select name="age" value={filters.age} aria-label="Age">{Object.entries(AGES).map(([k, a]) => <option value={k}>{a.label}</option>)}</select>
-      <input name="min_accounts" type="number" min={2} value={filters.min_accounts} placeholder="cluster ≥" aria-label="Cluster at least (accounts)" class="narrow" />
-      <input name="text" value={filters.text} placeholder="user, email or domain" aria-label="User, email or domain" size={16} />
-      <label class="check"><input type="checkbox" name="confirmed" value="1" checked={filters.confirmed === '1'} /> cluster confirmed since queued</label>
-      <button type="submit">Filter</button>
-    </form>
+    <div class="empty">
+      {filtered ? <p>No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.</p> : (
+        <div>
+          <p>No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.</p>
+          <p>{me.mode === 'live' ? 'Looking for test data? Use the test switch at the top.' : 'Looking for live data? Use the live switch at the top.'} To see older decisions, search <a href="/console/events">events</a>.</p>
+        </div>
+      )}
+      <p class="muted">Reviews of {other} mode are in the {other} queue.</p>
+    </div>
   );
 }
 
