@@ -8,8 +8,11 @@ import fs from 'node:fs';
 // (the fuzzer's .venv, whose lib64 symlink breaks the copy, the stack's data, builds, reports),
 // so the sandbox leaves out exactly what .gitignore does, plus what is not needed to test the
 // engine. test/architecture.test.ts checks that nothing ignored escapes this list.
-const gitignored = fs.readFileSync(new URL('.gitignore', import.meta.url), 'utf8')
-  .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
+const gitignored = fs
+  .readFileSync(new URL('.gitignore', import.meta.url), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
   .map((l) => l.replace(/^\//, '').replace(/\/$/, ''))
   // node_modules is Stryker's own business: it links it into the sandbox instead of copying.
   .filter((l) => l !== 'node_modules');

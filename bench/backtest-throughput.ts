@@ -27,13 +27,29 @@ const from = new Date('2030-01-01T00:00:00Z');
 function signalsFor(i: number): Signals {
   const eventType = TYPES[i % TYPES.length]!;
   const s: Signals = {
-    eventType, missing: [], lists: [],
-    email: { malformed: i % 97 === 0, disposable: i % 31 === 0, freemail: i % 3 === 0, domain: 'bench-corp.com', registrableDomain: 'bench-corp.com', mx: i % 53 === 0 ? 'no_mx' : 'ok' },
+    eventType,
+    missing: [],
+    lists: [],
+    email: {
+      malformed: i % 97 === 0,
+      disposable: i % 31 === 0,
+      freemail: i % 3 === 0,
+      domain: 'bench-corp.com',
+      registrableDomain: 'bench-corp.com',
+      mx: i % 53 === 0 ? 'no_mx' : 'ok',
+    },
     ip: { address: `100.64.${i % 250}.${i % 199}`, torExit: i % 211 === 0, proxy: i % 43 === 0, datacenter: i % 29 === 0 },
     graph: {
-      clusterId: `clu_${i % 5000}`, linkedAccounts: 1 + (i % 7 === 0 ? i % 4 : 0), confirmedAbuse: i % 401 === 0, falsePositive: false,
-      chargebacks: i % 307 === 0 ? 1 : 0, suppressedCodes: [], distinctCards24h: 1 + (i % 5), distinctCardCountries24h: 1 + (i % 3),
-      accountHasHistory: i % 2 === 0, deviceSeenForAccount: i % 5 !== 0,
+      clusterId: `clu_${i % 5000}`,
+      linkedAccounts: 1 + (i % 7 === 0 ? i % 4 : 0),
+      confirmedAbuse: i % 401 === 0,
+      falsePositive: false,
+      chargebacks: i % 307 === 0 ? 1 : 0,
+      suppressedCodes: [],
+      distinctCards24h: 1 + (i % 5),
+      distinctCardCountries24h: 1 + (i % 3),
+      accountHasHistory: i % 2 === 0,
+      deviceSeenForAccount: i % 5 !== 0,
     },
   };
   if (eventType === 'signup') s.velocity = { ipSignups: 1 + (i % 9), domainSignups: 1 + (i % 23) };
@@ -41,7 +57,10 @@ function signalsFor(i: number): Signals {
     s.payment = { cardFingerprint: `card_${i % 900}`, funding: i % 13 === 0 ? 'prepaid' : 'credit', amount: i % 17 === 0 ? 50 : 4000 };
     s.velocity = { cardAttempts: 1 + (i % 7), ipDistinctCards: 1 + (i % 4), cardSmallAttempts: i % 17 === 0 ? 1 + (i % 6) : 0 };
   }
-  if (eventType === 'login') { s.deviceId = `dev_${i % 1000}`; s.velocity = { accountDistinctDevices: 1 + (i % 5) }; }
+  if (eventType === 'login') {
+    s.deviceId = `dev_${i % 1000}`;
+    s.velocity = { accountDistinctDevices: 1 + (i % 5) };
+  }
   if (eventType === 'trial_start' && i % 11 === 0) s.graph!.daysSinceLastTrialStart = i % 120;
   return s;
 }
@@ -59,8 +78,17 @@ async function main(): Promise<void> {
     for (let i = start; i < Math.min(EVENTS, start + BATCH); i++) {
       const signals = signalsFor(i);
       const d = evaluate(signals, defaultRules, defaultPolicy);
-      rows.push({ id: newId('evt'), event_type: signals.eventType, verdict: d.verdict, reasons: d.reasons, recommended_action: d.recommendedAction ?? null,
-        created_at: new Date(from.getTime() + i * 1000).toISOString(), external_user_id: `acct_${i % 20000}`, email: `u${i % 20000}@bench-corp.com`, signals });
+      rows.push({
+        id: newId('evt'),
+        event_type: signals.eventType,
+        verdict: d.verdict,
+        reasons: d.reasons,
+        recommended_action: d.recommendedAction ?? null,
+        created_at: new Date(from.getTime() + i * 1000).toISOString(),
+        external_user_id: `acct_${i % 20000}`,
+        email: `u${i % 20000}@bench-corp.com`,
+        signals,
+      });
     }
     await db.query(
       `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version, engine_version, recommended_action, created_at,
@@ -83,23 +111,40 @@ async function main(): Promise<void> {
   await db.query('VACUUM (ANALYZE) events');
   process.stderr.write(`seeded ${EVENTS} events in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
-  const candidate = toDocument({ ...defaultPolicy, rules: { ...defaultPolicy.rules, proxy_ip: { ...defaultPolicy.rules.proxy_ip!, enabled: false } } });
+  const candidate = toDocument({
+    ...defaultPolicy,
+    rules: { ...defaultPolicy.rules, proxy_ip: { ...defaultPolicy.rules.proxy_ip!, enabled: false } },
+  });
   delete candidate.version;
   // Three runs: the machine is shared, so the median is reported beside each run.
   const runs: number[] = [];
   let report: Record<string, any> = {};
   for (let i = 0; i < RUNS; i++) {
     const started = Date.now();
-    const { backtestId } = await startBacktest({ db, boss }, scope, { candidate: { document: candidate }, from, to: new Date(from.getTime() + EVENTS * 1000), run: 'inline' });
+    const { backtestId } = await startBacktest({ db, boss }, scope, {
+      candidate: { document: candidate },
+      from,
+      to: new Date(from.getTime() + EVENTS * 1000),
+      run: 'inline',
+    });
     const wall = (Date.now() - started) / 1000;
-    report = await backtestReport(db, scope, backtestId, { limit: 1 }) as Record<string, any>;
+    report = (await backtestReport(db, scope, backtestId, { limit: 1 })) as Record<string, any>;
     runs.push(Math.round(report.events / wall));
     process.stderr.write(`run ${i + 1}: ${report.events} events in ${wall.toFixed(2)} s = ${runs[i]} events/s\n`);
   }
   const median = [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
-  const result = { events: report.events, runs, events_per_second: median, flips: report.flips.total, target: 50_000, met: median >= 50_000 };
+  const result = {
+    events: report.events,
+    runs,
+    events_per_second: median,
+    flips: report.flips.total,
+    target: 50_000,
+    met: median >= 50_000,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.stderr.write(`backtest: median ${median} stored events evaluated per second over ${RUNS} runs of ${report.events} (target 50,000): ${result.met ? 'met' : 'NOT met'}\n`);
+  process.stderr.write(
+    `backtest: median ${median} stored events evaluated per second over ${RUNS} runs of ${report.events} (target 50,000): ${result.met ? 'met' : 'NOT met'}\n`,
+  );
   await Promise.race([db.end(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
 }
 

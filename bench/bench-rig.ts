@@ -56,19 +56,27 @@ export async function openBenchRig(): Promise<BenchRig> {
   const config = { ...loadConfig(), pgQueryTimeoutMs: 600_000 };
   const deps = createDeps(config);
   const outboxDb = deps.db;
-  const dns = await startDnsStandIn(Object.fromEntries(BENCH_DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
+  const dns = await startDnsStandIn(
+    Object.fromEntries(BENCH_DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])),
+  );
   const tenant = await createTenant(deps.db, `bench-${Date.now()}`);
   const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
   const env = { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, DEVICE_TOKEN_TTL_SECONDS: '3600' };
   let writerPid: number | undefined;
 
   async function startServer(args: string[], port: number, node = 'node', extra: Record<string, string> = {}): Promise<ChildProcess> {
-    const child = spawn(node, args, { env: { ...process.env, ...env, ...extra, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(node, args, {
+      env: { ...process.env, ...env, ...extra, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(child);
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
-      const up = await fetch(`http://127.0.0.1:${port}/v1/verdict`, { method: 'POST', body: '{}' }).then(() => true, () => false);
+      const up = await fetch(`http://127.0.0.1:${port}/v1/verdict`, { method: 'POST', body: '{}' }).then(
+        () => true,
+        () => false,
+      );
       if (up) return child;
       if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start`);
       await new Promise((r) => setTimeout(r, 200));
@@ -76,7 +84,10 @@ export async function openBenchRig(): Promise<BenchRig> {
   }
 
   function startWriter(node = 'node'): ChildProcess {
-    const writer = spawn(node, ['bin/doorman.js', 'worker'], { env: { ...process.env, ...env, METRICS_PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const writer = spawn(node, ['bin/doorman.js', 'worker'], {
+      env: { ...process.env, ...env, METRICS_PORT: '0' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(writer);
     writerPid = writer.pid;
     return writer;
@@ -94,7 +105,8 @@ export async function openBenchRig(): Promise<BenchRig> {
   // a saturation run, the floor's rows, which the writer applies) are not charged to the next
   // step. How long the writer took is logged: its apply rate under no other load.
   async function drainOutbox(label: string): Promise<void> {
-    const depth = async () => (await outboxDb.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE failed_at IS NULL')).rows[0]!.n;
+    const depth = async () =>
+      (await outboxDb.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE failed_at IS NULL')).rows[0]!.n;
     const started = Date.now();
     const first = await depth();
     let left = first;
@@ -104,7 +116,9 @@ export async function openBenchRig(): Promise<BenchRig> {
     }
     if (first > 0) {
       const seconds = (Date.now() - started) / 1000;
-      log(`before ${label}: outbox ${first} rows, ${left === 0 ? `drained in ${seconds.toFixed(1)} s (${Math.round(first / seconds)} rows/s)` : `${left} left after 180 s`}`);
+      log(
+        `before ${label}: outbox ${first} rows, ${left === 0 ? `drained in ${seconds.toFixed(1)} s (${Math.round(first / seconds)} rows/s)` : `${left} left after 180 s`}`,
+      );
     }
   }
 
@@ -121,7 +135,9 @@ export async function openBenchRig(): Promise<BenchRig> {
     // CPU per answered request (ms): the process's CPU time over the requests answered 200.
     const answered = result.ok;
     const cpuMsPerRequest = answered > 0 ? Number(((cpuSeconds * 1000) / answered).toFixed(2)) : 0;
-    log(`${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}% (${cpuMsPerRequest} ms/request), writer cpu ${writerCpuPercent ?? '-'}%, rss ${rssMbMax} MB`);
+    log(
+      `${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}% (${cpuMsPerRequest} ms/request), writer cpu ${writerCpuPercent ?? '-'}%, rss ${rssMbMax} MB`,
+    );
     return { label, ...result, cpuPercent, cpuMsPerRequest, ...(writerCpuPercent !== undefined && { writerCpuPercent }), rssMbMax };
   }
 
@@ -130,12 +146,14 @@ export async function openBenchRig(): Promise<BenchRig> {
     const tokens: string[] = [];
     for (let i = 0; i < DEVICE_TOKENS; i++) {
       const res = await fetch(`${origin}/v1/device`, {
-        method: 'POST', headers: { authorization: `Bearer ${tenant.keys.pk_test}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.keys.pk_test}`, 'content-type': 'application/json' },
         body: JSON.stringify({ components: { canvas: `c${i}`, screen: '1920x1080' } }),
       });
       tokens.push(((await res.json()) as { device_token: string }).device_token);
     }
-    const asRequest = (next: () => Record<string, unknown>): NextRequest =>
+    const asRequest =
+      (next: () => Record<string, unknown>): NextRequest =>
       () => ({ path: '/v1/verdict', headers: { authorization: `Bearer ${tenant.keys.sk_test}` }, body: JSON.stringify(next()) });
     return {
       traffic: (seed) => asRequest(createTraffic(seed, tokens)),

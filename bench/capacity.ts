@@ -36,20 +36,44 @@ function aLink(): { body: Record<string, any>; eventId: string; at: Date; link: 
   const body = next() as Record<string, any>;
   const eventId = newId('evt');
   const at = new Date();
-  const link = graphLinkOf(scope, {
-    eventId, eventType: body.event_type, at: at.getTime(), account: body.external_user_id, email: body.email,
-    card: body.payment?.card_fingerprint, cardCountry: body.payment?.card_country, identity: body.identity,
-  }, config.hubThreshold);
+  const link = graphLinkOf(
+    scope,
+    {
+      eventId,
+      eventType: body.event_type,
+      at: at.getTime(),
+      account: body.external_user_id,
+      email: body.email,
+      card: body.payment?.card_fingerprint,
+      cardCountry: body.payment?.card_country,
+      identity: body.identity,
+    },
+    config.hubThreshold,
+  );
   return { body, eventId, at, link };
 }
 
 async function writeOne(): Promise<void> {
   const { body, eventId, at, link } = aLink();
   const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
-  await writeJudgedEvent(deps.db, NO_WAKE, scope, {
-    id: eventId, eventType: body.event_type, verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version,
-    createdAt: at, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
-  }, { response, link });
+  await writeJudgedEvent(
+    deps.db,
+    NO_WAKE,
+    scope,
+    {
+      id: eventId,
+      eventType: body.event_type,
+      verdict: 'allow',
+      reasons: [],
+      policyVersion: defaultPolicy.version,
+      createdAt: at,
+      externalUserId: body.external_user_id,
+      email: body.email,
+      request: body,
+      signals: {},
+    },
+    { response, link },
+  );
 }
 
 // `workers` loops at once for `seconds`, or until `count` calls in all; returns calls per second.
@@ -57,16 +81,20 @@ async function rate(work: () => Promise<void>, opts: { seconds?: number; count?:
   const started = performance.now();
   const until = started + (opts.seconds ?? 3600) * 1000;
   let calls = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < until && (opts.count === undefined || calls < opts.count)) {
-      calls += 1;
-      await work();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until && (opts.count === undefined || calls < opts.count)) {
+        calls += 1;
+        await work();
+      }
+    }),
+  );
   return { perSecond: Math.round((calls * 1000) / (performance.now() - started)), calls };
 }
 
-const backlog = async () => (await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE tenant_id = $1 AND failed_at IS NULL', [tenantId])).rows[0]!.n;
+const backlog = async () =>
+  (await deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE tenant_id = $1 AND failed_at IS NULL', [tenantId]))
+    .rows[0]!.n;
 
 // 1. Postgres write statements.
 await rate(writeOne, { seconds: 2 });
@@ -79,7 +107,16 @@ async function drainBacklog(batchSize: number): Promise<{ rows: number; seconds:
   const queued = await backlog();
   if (queued < BACKLOG) await rate(writeOne, { count: BACKLOG - queued });
   const rows = await backlog();
-  const w = createGraphWriter({ config: { databaseUrl: config.databaseUrl }, graph: deps.graph, cypher: deps.cypher, logger: pino({ level: 'silent' }), graphOutbox: deps.graphOutbox }, { batchSize, lingerMs: 0, idlePollMs: 50 });
+  const w = createGraphWriter(
+    {
+      config: { databaseUrl: config.databaseUrl },
+      graph: deps.graph,
+      cypher: deps.cypher,
+      logger: pino({ level: 'silent' }),
+      graphOutbox: deps.graphOutbox,
+    },
+    { batchSize, lingerMs: 0, idlePollMs: 50 },
+  );
   const started = performance.now();
   await w.start();
   while ((await backlog()) > 0 && performance.now() - started < 300_000) await new Promise((r) => setTimeout(r, 20));
@@ -99,11 +136,15 @@ for (const batchSize of BATCH_SIZES) {
 const links = Array.from({ length: 2000 }, () => aLink().link).filter((l): l is GraphLink => l !== undefined);
 let i = 0;
 await rate(() => readClusterFacts(deps.graph, deps.cypher, links[i++ % links.length]!, 5000).then(() => undefined), { seconds: 2 });
-const reads = await rate(() => readClusterFacts(deps.graph, deps.cypher, links[i++ % links.length]!, 5000).then(() => undefined), { seconds: SECONDS });
+const reads = await rate(() => readClusterFacts(deps.graph, deps.cypher, links[i++ % links.length]!, 5000).then(() => undefined), {
+  seconds: SECONDS,
+});
 log(`Neo4j: ${reads.perSecond} cluster reads/s at ${CONCURRENCY} concurrent`);
 
 await removeGraph(deps, scope);
 await deps.db.query('DELETE FROM graph_outbox WHERE tenant_id = $1', [tenantId]);
 await deps.close();
-process.stdout.write(`${JSON.stringify({ postgres_writes_per_second: pgWrites.perSecond, graph_writer_links_per_second: writer, neo4j_cluster_reads_per_second: reads.perSecond, concurrency: CONCURRENCY })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ postgres_writes_per_second: pgWrites.perSecond, graph_writer_links_per_second: writer, neo4j_cluster_reads_per_second: reads.perSecond, concurrency: CONCURRENCY })}\n`,
+);
 process.exit(0);

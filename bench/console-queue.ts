@@ -28,11 +28,13 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 async function get(path: string): Promise<{ ms: number; timing: string; body: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    http.get(`${base}${path}`, { agent, headers: { cookie: analyst.cookie } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ ms: performance.now() - started, timing: String(res.headers['server-timing'] ?? ''), body }));
-    }).on('error', reject);
+    http
+      .get(`${base}${path}`, { agent, headers: { cookie: analyst.cookie } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ ms: performance.now() - started, timing: String(res.headers['server-timing'] ?? ''), body }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -50,9 +52,12 @@ for (let i = 0; i < ROUNDS + 10; i++) {
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * p) - 1]!.toFixed(1);
 console.log(`queue with ${PENDING} pending reviews, ${ROUNDS} rounds (ms)     p50    p95    p99`);
 for (const [name, xs] of Object.entries({
-  'reviews API, server time (Server-Timing total)': series.server, '  of which the two queries (db)': series.db,
-  'reviews API, wall time (session lookup included)': series.apiWall, 'queue page (HTML shell), wall time': series.pageWall,
-})) console.log(`${name.padEnd(50)} ${pct(xs, 0.5).padStart(6)} ${pct(xs, 0.95).padStart(6)} ${pct(xs, 0.99).padStart(6)}`);
+  'reviews API, server time (Server-Timing total)': series.server,
+  '  of which the two queries (db)': series.db,
+  'reviews API, wall time (session lookup included)': series.apiWall,
+  'queue page (HTML shell), wall time': series.pageWall,
+}))
+  console.log(`${name.padEnd(50)} ${pct(xs, 0.5).padStart(6)} ${pct(xs, 0.95).padStart(6)} ${pct(xs, 0.99).padStart(6)}`);
 agent.destroy();
 server.close();
 await deps.close();

@@ -34,6 +34,8 @@ for (const [name, t] of cases) {
     verified += batch.filter(Boolean).length;
   }
   const used = process.cpuUsage(cpu);
-  console.log(`${name.padEnd(12)} ${(Number(process.hrtime.bigint() - wall) / 1000 / N).toFixed(1).padStart(6)} µs wall  ${((used.user + used.system) / N).toFixed(1).padStart(6)} µs CPU  verified ${verified}/${N}  key reads ${ring.loads() - loads}`);
+  console.log(
+    `${name.padEnd(12)} ${(Number(process.hrtime.bigint() - wall) / 1000 / N).toFixed(1).padStart(6)} µs wall  ${((used.user + used.system) / N).toFixed(1).padStart(6)} µs CPU  verified ${verified}/${N}  key reads ${ring.loads() - loads}`,
+  );
 }
 await db.end();

@@ -42,22 +42,48 @@ const server = http.createServer(async (req, res) => {
     const eventId = newId('evt');
     const now = new Date();
     const card = body.payment?.card_fingerprint;
-    const counters = countersFor(scope, { eventType: body.event_type, eventId, ip: body.ip, card, amount: body.payment?.amount, account: body.external_user_id }, defaultPolicy);
-    const link = graphLinkOf(scope, {
-      eventId, eventType: body.event_type, at: now.getTime(), account: body.external_user_id, email: body.email, card,
-      cardCountry: body.payment?.card_country, identity: body.identity,
-    }, 25);
+    const counters = countersFor(
+      scope,
+      { eventType: body.event_type, eventId, ip: body.ip, card, amount: body.payment?.amount, account: body.external_user_id },
+      defaultPolicy,
+    );
+    const link = graphLinkOf(
+      scope,
+      {
+        eventId,
+        eventType: body.event_type,
+        at: now.getTime(),
+        account: body.external_user_id,
+        email: body.email,
+        card,
+        cardCountry: body.payment?.card_country,
+        identity: body.identity,
+      },
+      25,
+    );
     const [, facts] = await Promise.all([
       countVelocity(deps.redis, counters, now.getTime()),
       link ? readClusterFacts(deps.graph, deps.cypher, link, 1000) : undefined,
     ]);
     const response = JSON.stringify({ id: eventId, verdict: 'allow', reasons: [], policy_version: defaultPolicy.version });
     const event = {
-      id: eventId, eventType: body.event_type, verdict: 'allow' as const, reasons: [], policyVersion: defaultPolicy.version,
-      createdAt: now, externalUserId: body.external_user_id, email: body.email, request: body, signals: {},
+      id: eventId,
+      eventType: body.event_type,
+      verdict: 'allow' as const,
+      reasons: [],
+      policyVersion: defaultPolicy.version,
+      createdAt: now,
+      externalUserId: body.external_user_id,
+      email: body.email,
+      request: body,
+      signals: {},
     };
     const keysOf = link ? linkKeys(link) : [];
-    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link, ...(link && { joining: { joins: keysOf, own: keysOf, seen: facts?.appliedSeq ?? null } }) });
+    const first = await writeJudgedEvent(deps.db, NO_WAKE, scope, event, {
+      response,
+      link,
+      ...(link && { joining: { joins: keysOf, own: keysOf, seen: facts?.appliedSeq ?? null } }),
+    });
     // Waiting links joined it: the verdict would read the graph again; the floor only writes.
     if (!first.written) await writeJudgedEvent(deps.db, NO_WAKE, scope, event, { response, link });
     res.writeHead(200, { 'content-type': 'application/json' }).end(response);

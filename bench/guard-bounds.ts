@@ -23,16 +23,47 @@ const SHAPES: [string, string, (n: number) => string, number][] = [
   ['NOT NOT … true', 'expressionDepth', (n) => `RETURN ${'NOT '.repeat(n)}true AS x`, B.expressionDepth - 3],
   ['n.a.a.… (property steps)', 'expressionDepth', (n) => `MATCH (n:Account) RETURN n${'.a'.repeat(n)} AS x`, B.expressionDepth - 5],
   ['1 + 1 + …', 'expressionDepth', (n) => `RETURN ${repeat(n, () => '1', ' + ')} AS x`, B.expressionDepth - 3],
-  ['a.x = 0 OR a.x = 1 OR …', 'expressionDepth', (n) => `MATCH (a:Account) WHERE ${repeat(n, (i) => `a.x = ${i}`, ' OR ')} RETURN a`, B.expressionDepth - 5],
-  ['a.x = 0 AND 1/a.y = 1 AND … (scope-first parts)', 'expressionDepth', (n) => `MATCH (a:Account) WHERE ${repeat(n, (i) => `1/a.y${i} = 1`, ' AND ')} RETURN a`, B.expressionDepth - 5],
+  [
+    'a.x = 0 OR a.x = 1 OR …',
+    'expressionDepth',
+    (n) => `MATCH (a:Account) WHERE ${repeat(n, (i) => `a.x = ${i}`, ' OR ')} RETURN a`,
+    B.expressionDepth - 5,
+  ],
+  [
+    'a.x = 0 AND 1/a.y = 1 AND … (scope-first parts)',
+    'expressionDepth',
+    (n) => `MATCH (a:Account) WHERE ${repeat(n, (i) => `1/a.y${i} = 1`, ' AND ')} RETURN a`,
+    B.expressionDepth - 5,
+  ],
   ['((((1))))', 'expressionDepth', (n) => `RETURN ${'('.repeat(n)}1${')'.repeat(n)} AS x`, B.expressionDepth - 3],
   ['abs(abs(…))', 'expressionDepth', (n) => `RETURN ${'abs('.repeat(n)}1${')'.repeat(n)} AS x`, B.expressionDepth - 3],
   ['RETURN 1 AS a0, 2 AS a1, …', 'tokens', (n) => `RETURN ${repeat(n, (i) => `${i} AS a${i}`, ', ')}`, Math.floor((B.tokens - 1) / 4) - 1],
   ['[0, 1, 2, …]', 'tokens', (n) => `RETURN [${repeat(n, (i) => String(i), ', ')}] AS x`, Math.floor((B.tokens - 6) / 2) - 1],
-  ['EXISTS { MATCH (m) WHERE 1/m.x = 1 } OR EXISTS … (side by side)', 'subqueries', (n) => `RETURN ${repeat(n, (i) => `EXISTS { MATCH (m${i}) WHERE 1/m${i}.x = 1 }`, ' OR ')} AS x`, B.subqueries],
-  ['nested EXISTS { MATCH (n)-->(m) WHERE … }', 'subqueryDepth', (n) => `MATCH (a:Account) RETURN ${'EXISTS { MATCH (a)-->(m) WHERE '.repeat(n)}true${' }'.repeat(n)} AS x`, B.subqueryDepth],
-  ['(n0)--(n1)--…', 'relationshipPatterns', (n) => `MATCH (n0:Account)${repeat(n, (i) => `--(n${i + 1})`, '')} RETURN count(*) AS c`, B.relationshipPatterns],
-  ['(n0)--(n1)--… WHERE 1/n0.x = 1 AND … (scope-first)', 'relationshipPatterns', (n) => `MATCH (n0:Account)${repeat(n, (i) => `--(n${i + 1})`, '')} WHERE ${repeat(n + 1, (i) => `1/n${i}.x = 1`, ' AND ')} RETURN count(*) AS c`, B.relationshipPatterns],
+  [
+    'EXISTS { MATCH (m) WHERE 1/m.x = 1 } OR EXISTS … (side by side)',
+    'subqueries',
+    (n) => `RETURN ${repeat(n, (i) => `EXISTS { MATCH (m${i}) WHERE 1/m${i}.x = 1 }`, ' OR ')} AS x`,
+    B.subqueries,
+  ],
+  [
+    'nested EXISTS { MATCH (n)-->(m) WHERE … }',
+    'subqueryDepth',
+    (n) => `MATCH (a:Account) RETURN ${'EXISTS { MATCH (a)-->(m) WHERE '.repeat(n)}true${' }'.repeat(n)} AS x`,
+    B.subqueryDepth,
+  ],
+  [
+    '(n0)--(n1)--…',
+    'relationshipPatterns',
+    (n) => `MATCH (n0:Account)${repeat(n, (i) => `--(n${i + 1})`, '')} RETURN count(*) AS c`,
+    B.relationshipPatterns,
+  ],
+  [
+    '(n0)--(n1)--… WHERE 1/n0.x = 1 AND … (scope-first)',
+    'relationshipPatterns',
+    (n) =>
+      `MATCH (n0:Account)${repeat(n, (i) => `--(n${i + 1})`, '')} WHERE ${repeat(n + 1, (i) => `1/n${i}.x = 1`, ' AND ')} RETURN count(*) AS c`,
+    B.relationshipPatterns,
+  ],
 ];
 
 const config = loadConfig();
@@ -52,7 +83,11 @@ async function timed(text: string, explain: boolean): Promise<number> {
   }
 }
 
-const accepted = (t: string) => guardCypher(t).then(() => true, () => false);
+const accepted = (t: string) =>
+  guardCypher(t).then(
+    () => true,
+    () => false,
+  );
 // The largest n the guard accepts, from a guess.
 async function largest(text: (n: number) => string, guess: number): Promise<number> {
   let n = guess;
@@ -75,7 +110,12 @@ const side = Math.floor(Math.sqrt(B.rangeElements));
 const ranged = await guardCypher(`RETURN reduce(a = 0, i IN range(1, ${side}) | a + size([j IN range(1, ${side}) WHERE j > i])) AS x`);
 const runMs: number[] = [];
 for (let i = 0; i < rounds; i++) runMs.push(await timed(ranged.text, false));
-const rangeRefused = await guardCypher(`RETURN reduce(a = 0, i IN range(1, ${side + 10}) | a + size([j IN range(1, ${side + 10}) WHERE j > i])) AS x`).then(() => false, () => true);
+const rangeRefused = await guardCypher(
+  `RETURN reduce(a = 0, i IN range(1, ${side + 10}) | a + size([j IN range(1, ${side + 10}) WHERE j > i])) AS x`,
+).then(
+  () => false,
+  () => true,
+);
 await driver.close();
 
 // The guard's own cost per statement (parse, bounds, checks, scope-first rewrite): every statement
@@ -93,15 +133,35 @@ const costOf = async (text: string, params: Record<string, unknown> = {}) => {
 await costOf('RETURN 1 AS x');
 const corpusCosts: number[] = [];
 for (const a of ESCAPE_CORPUS) corpusCosts.push(await costOf(a.text, typeof a.params === 'object' ? a.params : {}));
-const typical = await costOf("MATCH (a:Account {externalId: $a})-[:LINKED]->(i:Identifier)<-[:LINKED]-(b:Account) WHERE b <> a AND i.kind IN ['card', 'device'] MATCH (b)-[:IN]->(c:Cluster) RETURN b.externalId AS account, c.id AS cluster, collect(i.kind) AS via ORDER BY account LIMIT 50", { a: 'acct-1' });
-const guardCost = { statements: corpusCosts.length, medianMs: Number(median(corpusCosts).toFixed(3)), typicalMs: Number(typical.toFixed(3)) };
+const typical = await costOf(
+  "MATCH (a:Account {externalId: $a})-[:LINKED]->(i:Identifier)<-[:LINKED]-(b:Account) WHERE b <> a AND i.kind IN ['card', 'device'] MATCH (b)-[:IN]->(c:Cluster) RETURN b.externalId AS account, c.id AS cluster, collect(i.kind) AS via ORDER BY account LIMIT 50",
+  { a: 'acct-1' },
+);
+const guardCost = {
+  statements: corpusCosts.length,
+  medianMs: Number(median(corpusCosts).toFixed(3)),
+  typicalMs: Number(typical.toFixed(3)),
+};
 
-const out = { rounds, bounds: B, shapes: results, range: { elements: side * side, runMs: Math.round(median(runMs)), pastRefused: rangeRefused }, guardCost };
+const out = {
+  rounds,
+  bounds: B,
+  shapes: results,
+  range: { elements: side * side, runMs: Math.round(median(runMs)), pastRefused: rangeRefused },
+  guardCost,
+};
 if (opts.json) {
   console.log(JSON.stringify(out, null, 1));
 } else {
   console.log(`guard bounds, medians of ${rounds} rounds (EXPLAIN with replan=force: planning only)`);
-  for (const r of results) console.log(`  ${r.planMs.toString().padStart(6)} ms  ${r.shape} (${r.bound}, ${r.at})${r.pastRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`);
-  console.log(`  ${out.range.runMs.toString().padStart(6)} ms  range() lists of ${out.range.elements} elements, run${rangeRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`);
-  console.log(`the guard itself: median ${guardCost.medianMs} ms per statement over the ${guardCost.statements} of the escape corpus; ${guardCost.typicalMs} ms for a typical two-MATCH question`);
+  for (const r of results)
+    console.log(
+      `  ${r.planMs.toString().padStart(6)} ms  ${r.shape} (${r.bound}, ${r.at})${r.pastRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`,
+    );
+  console.log(
+    `  ${out.range.runMs.toString().padStart(6)} ms  range() lists of ${out.range.elements} elements, run${rangeRefused ? '' : '  PAST THE BOUND NOT REFUSED'}`,
+  );
+  console.log(
+    `the guard itself: median ${guardCost.medianMs} ms per statement over the ${guardCost.statements} of the escape corpus; ${guardCost.typicalMs} ms for a typical two-MATCH question`,
+  );
 }

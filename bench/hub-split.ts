@@ -40,8 +40,15 @@ let seq = 0;
 const linkRow = (account: string, hub: number): OutboxRow => {
   seq += 1;
   const payload: GraphLink = {
-    ...scope, eventId: `evt_${account}`, eventType: 'signup', at: Date.now(), account,
-    ids: [{ ...HUB, links: true, hub, expiryMs: null }], card: null, cardCountry: null, hubThreshold: 25,
+    ...scope,
+    eventId: `evt_${account}`,
+    eventType: 'signup',
+    at: Date.now(),
+    account,
+    ids: [{ ...HUB, links: true, hub, expiryMs: null }],
+    card: null,
+    cardCountry: null,
+    hubThreshold: 25,
   };
   return { seq: String(seq), kind: 'link', payload };
 };
@@ -53,7 +60,9 @@ async function deleteScope(): Promise<void> {
 // This process's peak memory while `work` runs, and the peak of Neo4j's estimate of the heap the
 // writer's transactions used and of how long one ran (SHOW TRANSACTIONS, polled every 200 ms:
 // a peak between two polls is missed).
-async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; rssMb: number; heapMb: number; neo4jTxMb: number; longestTxMs: number; value?: T; error?: string }> {
+async function measured<T>(
+  work: () => Promise<T>,
+): Promise<{ ms: number; rssMb: number; heapMb: number; neo4jTxMb: number; longestTxMs: number; value?: T; error?: string }> {
   global.gc?.();
   const base = process.memoryUsage();
   let rss = base.rss;
@@ -72,7 +81,10 @@ async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; rssMb:
         const { records } = await deps.graph.executeQuery(
           `SHOW TRANSACTIONS YIELD parameters, estimatedUsedHeapMemory, elapsedTime
            WHERE parameters.tenantId = $tenantId OR any(l IN coalesce(parameters.links, []) WHERE l.tenantId = $tenantId)
-           RETURN max(estimatedUsedHeapMemory) AS heap, max(elapsedTime.milliseconds) AS ms`, { tenantId: scope.tenantId }, { routing: neo4j.routing.READ });
+           RETURN max(estimatedUsedHeapMemory) AS heap, max(elapsedTime.milliseconds) AS ms`,
+          { tenantId: scope.tenantId },
+          { routing: neo4j.routing.READ },
+        );
         tx = Math.max(tx, Number(records[0]?.get('heap') ?? 0));
         txMs = Math.max(txMs, Number(records[0]?.get('ms') ?? 0));
       } catch {
@@ -94,17 +106,30 @@ async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; rssMb:
   clearInterval(sampler);
   await poll;
   const mb = (b: number) => Math.round(b / 1024 / 1024);
-  return { ms, rssMb: mb(rss), heapMb: mb(heap - base.heapUsed), neo4jTxMb: mb(tx), longestTxMs: txMs, ...(value !== undefined && { value }), ...(error && { error }) };
+  return {
+    ms,
+    rssMb: mb(rss),
+    heapMb: mb(heap - base.heapUsed),
+    neo4jTxMb: mb(tx),
+    longestTxMs: txMs,
+    ...(value !== undefined && { value }),
+    ...(error && { error }),
+  };
 }
 
 const clusterOf = async () => {
   const { records } = await deps.graph.executeQuery(
-    `MATCH (c:Cluster {tenantId: $tenantId, mode: $mode}) RETURN count(c) AS clusters, max(c.size) AS largest, sum(c.accounts) AS accounts`, scope, { routing: neo4j.routing.READ });
+    `MATCH (c:Cluster {tenantId: $tenantId, mode: $mode}) RETURN count(c) AS clusters, max(c.size) AS largest, sum(c.accounts) AS accounts`,
+    scope,
+    { routing: neo4j.routing.READ },
+  );
   return records[0]!.toObject() as { clusters: number; largest: number; accounts: number };
 };
 
 try {
-  const cap = await deps.graph.executeQuery(deps.cypher.get('checks/transaction-memory-max'), {}, { routing: neo4j.routing.READ }).catch(() => null);
+  const cap = await deps.graph
+    .executeQuery(deps.cypher.get('checks/transaction-memory-max'), {}, { routing: neo4j.routing.READ })
+    .catch(() => null);
   const txMemoryMax = (cap?.records[0]?.get('value') as string | undefined) ?? 'unknown';
   await deleteScope();
   const built = performance.now();

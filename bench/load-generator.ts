@@ -41,9 +41,18 @@ function summarise(latencies: number[], tally: Tally, seconds: number): LoadResu
   const sent = Object.values(statuses).reduce((a, b) => a + b, 0);
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
-    sent, ok, errors: sent - ok, failOpen: tally.failOpen, failOpenSources: tally.failOpenSources, statuses, seconds: round(seconds), throughput: round(ok / seconds),
-    p50: round(percentile(latencies, 0.5)), p90: round(percentile(latencies, 0.9)),
-    p99: round(percentile(latencies, 0.99)), max: round(latencies.at(-1) ?? 0),
+    sent,
+    ok,
+    errors: sent - ok,
+    failOpen: tally.failOpen,
+    failOpenSources: tally.failOpenSources,
+    statuses,
+    seconds: round(seconds),
+    throughput: round(ok / seconds),
+    p50: round(percentile(latencies, 0.5)),
+    p90: round(percentile(latencies, 0.9)),
+    p99: round(percentile(latencies, 0.99)),
+    max: round(latencies.at(-1) ?? 0),
   };
 }
 
@@ -53,12 +62,18 @@ async function send(pool: Pool, next: NextRequest, tally: Tally): Promise<void> 
   const r = next();
   const { statuses } = tally;
   try {
-    const res = await pool.request({ method: 'POST', path: r.path, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body });
+    const res = await pool.request({
+      method: 'POST',
+      path: r.path,
+      headers: { 'content-type': 'application/json', ...r.headers },
+      body: r.body,
+    });
     const text = await res.body.text();
     statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
     if (res.statusCode !== 200) return;
-    const missing = ((JSON.parse(text) as { reasons?: Reason[] }).reasons ?? [])
-      .filter((x) => x.code === 'timeout_failopen' || x.code === 'partial_enrichment');
+    const missing = ((JSON.parse(text) as { reasons?: Reason[] }).reasons ?? []).filter(
+      (x) => x.code === 'timeout_failopen' || x.code === 'partial_enrichment',
+    );
     if (missing.length === 0) return;
     tally.failOpen += 1;
     for (const m of missing) {

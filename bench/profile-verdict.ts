@@ -26,13 +26,35 @@ const dns = await startDnsStandIn(Object.fromEntries(BENCH_DOMAINS.map((d) => [d
 const tenant = await createTenant(deps.db, `profile-${Date.now()}`);
 const port = await freePort();
 const profiling = process.env.PROFILE_CPU !== '0';
-const child = spawn('node', [...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : process.env.PERF_MAP ? ['--perf-basic-prof'] : []), 'bin/doorman.js', 'serve', '--no-worker'], {
-  env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, METRICS_PORT: '0' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const child = spawn(
+  'node',
+  [
+    ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : process.env.PERF_MAP ? ['--perf-basic-prof'] : []),
+    'bin/doorman.js',
+    'serve',
+    '--no-worker',
+  ],
+  {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      LOG_LEVEL: 'warn',
+      DNS_SERVERS: dns.server,
+      METRICS_PORT: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
 const origin = `http://127.0.0.1:${port}`;
 for (let i = 0; ; i++) {
-  if ((await fetch(`${origin}/health`).then((r) => r.status, () => 0)) === 200) break;
+  if (
+    (await fetch(`${origin}/health`).then(
+      (r) => r.status,
+      () => 0,
+    )) === 200
+  )
+    break;
   if (i > 300) throw new Error('the server did not start');
   await new Promise((r) => setTimeout(r, 200));
 }
@@ -48,7 +70,11 @@ let sampling = true;
 const sampler = (async () => {
   while (sampling) {
     const started = performance.now();
-    const res = await fetch(`${origin}/v1/verdict`, { method: 'POST', headers: { authorization: `Bearer ${tenant.keys.sk_test}`, 'content-type': 'application/json' }, body: JSON.stringify(sample()) });
+    const res = await fetch(`${origin}/v1/verdict`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.keys.sk_test}`, 'content-type': 'application/json' },
+      body: JSON.stringify(sample()),
+    });
     const total = performance.now() - started;
     await res.arrayBuffer();
     for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
@@ -65,8 +91,12 @@ const used = cpu();
 sampling = false;
 await sampler;
 const med = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-process.stderr.write(`[profile] Server-Timing of ${timings.get('(client total)')?.length ?? 0} sampled verdicts (p50 / p90 ms):\n${[...timings].map(([k, xs]) => `  ${k}: ${med(xs, 0.5).toFixed(1)} / ${med(xs, 0.9).toFixed(1)}`).join('\n')}\n`);
-process.stderr.write(`[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, p50 ${result.p50} ms, p99 ${result.p99} ms; server CPU ${used.cpuPercent}%, ${((used.cpuSeconds * 1000) / result.ok).toFixed(2)} ms per request\n`);
+process.stderr.write(
+  `[profile] Server-Timing of ${timings.get('(client total)')?.length ?? 0} sampled verdicts (p50 / p90 ms):\n${[...timings].map(([k, xs]) => `  ${k}: ${med(xs, 0.5).toFixed(1)} / ${med(xs, 0.9).toFixed(1)}`).join('\n')}\n`,
+);
+process.stderr.write(
+  `[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, p50 ${result.p50} ms, p99 ${result.p99} ms; server CPU ${used.cpuPercent}%, ${((used.cpuSeconds * 1000) / result.ok).toFixed(2)} ms per request\n`,
+);
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM');
 await exited;
@@ -74,7 +104,11 @@ await dns.close();
 await deps.close();
 if (!profiling) process.exit(0);
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
 const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
 const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -84,7 +118,11 @@ const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 const group = (key: (n: Node) => string) => {
   const sums = new Map<string, number>();
   for (const [id, us] of selfUs) sums.set(key(byId.get(id)!), (sums.get(key(byId.get(id)!)) ?? 0) + us);
-  return [...sums].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+  return [...sums]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n');
 };
 const where = (n: Node) => {
   const u = n.callFrame.url;
@@ -92,4 +130,6 @@ const where = (n: Node) => {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
   return m ? `npm:${m[1]}` : u.replace(/^file:\/\//, '').replace(process.cwd() + '/', '');
 };
-process.stdout.write(`profile: ${path.join(dir, file)} (${(total / 1e6).toFixed(1)} s sampled)\n\nself time by file or package\n${group(where)}\n\nself time by function\n${group((n) => `${n.callFrame.functionName || '(anonymous)'} ${where(n)}:${n.callFrame.lineNumber + 1}`)}\n`);
+process.stdout.write(
+  `profile: ${path.join(dir, file)} (${(total / 1e6).toFixed(1)} s sampled)\n\nself time by file or package\n${group(where)}\n\nself time by function\n${group((n) => `${n.callFrame.functionName || '(anonymous)'} ${where(n)}:${n.callFrame.lineNumber + 1}`)}\n`,
+);

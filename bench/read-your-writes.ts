@@ -18,9 +18,15 @@ export interface ProbeResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function verdict(origin: string, key: string, body: object): Promise<{ id: string; reasons: { code: string; detail?: Record<string, number> }[] }> {
+async function verdict(
+  origin: string,
+  key: string,
+  body: object,
+): Promise<{ id: string; reasons: { code: string; detail?: Record<string, number> }[] }> {
   const res = await fetch(`${origin}/v1/verdict`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   if (res.status !== 200) throw new Error(`probe verdict answered ${res.status}`);
   return (await res.json()) as never;
@@ -37,17 +43,27 @@ function linkWatcher(graph: Driver, scope: { tenantId: string; mode: string }) {
     while (!stopped || pending.size > 0) {
       await sleep(POLL_MS);
       if (pending.size === 0) continue;
-      const { records } = await graph.executeQuery(
-        'MATCH (e:Event {tenantId: $tenantId, mode: $mode}) WHERE e.id IN $ids RETURN e.id AS id',
-        { ...scope, ids: [...pending.keys()] }, { routing: neo4j.routing.READ },
-      ).catch(() => ({ records: [] as { get(k: string): unknown }[] }));
+      const { records } = await graph
+        .executeQuery(
+          'MATCH (e:Event {tenantId: $tenantId, mode: $mode}) WHERE e.id IN $ids RETURN e.id AS id',
+          { ...scope, ids: [...pending.keys()] },
+          { routing: neo4j.routing.READ },
+        )
+        .catch(() => ({ records: [] as { get(k: string): unknown }[] }));
       const now = performance.now();
       for (const r of records) {
         const id = String(r.get('id'));
         const p = pending.get(id);
-        if (p) { pending.delete(id); p.done(now - p.started); }
+        if (p) {
+          pending.delete(id);
+          p.done(now - p.started);
+        }
       }
-      for (const [id, p] of pending) if (now > p.deadline) { pending.delete(id); p.done(undefined); }
+      for (const [id, p] of pending)
+        if (now > p.deadline) {
+          pending.delete(id);
+          p.done(undefined);
+        }
     }
   })();
   return {
@@ -55,12 +71,20 @@ function linkWatcher(graph: Driver, scope: { tenantId: string; mode: string }) {
       const started = performance.now();
       return new Promise((done) => pending.set(eventId, { started, deadline: started + timeoutMs, done }));
     },
-    async stop() { stopped = true; await loop; },
+    async stop() {
+      stopped = true;
+      await loop;
+    },
   };
 }
 
 export async function probeReadYourWrites(
-  origin: string, key: string, graph: Driver, scope: { tenantId: string; mode: string }, pairsPerSecond: number, seconds: number,
+  origin: string,
+  key: string,
+  graph: Driver,
+  scope: { tenantId: string; mode: string },
+  pairsPerSecond: number,
+  seconds: number,
 ): Promise<ProbeResult> {
   const runId = Date.now().toString(36);
   const lags: number[] = [];
@@ -73,22 +97,46 @@ export async function probeReadYourWrites(
   for (let i = 0; i < total; i++) {
     const wait = started + (i * 1000) / pairsPerSecond - performance.now();
     if (wait > 1) await sleep(wait);
-    pairs.push((async () => {
-      const phone = `+1777${runId}${i}`;
-      const ip = `100.127.${i % 250}.${1 + (i % 200)}`;
-      const a = await verdict(origin, key, { event_type: 'signup', external_user_id: `probeA_${runId}_${i}`, email: `pa${i}.${runId}@bench-corp-1.com`, ip, identity: { phone } });
-      const lag = watcher.appliedAfter(a.id, 5_000);
-      await sleep(100);
-      const b = await verdict(origin, key, { event_type: 'signup', external_user_id: `probeB_${runId}_${i}`, email: `pb${i}.${runId}@bench-corp-1.com`, ip, identity: { phone } });
-      if (b.reasons.some((r) => r.code === 'identity_cluster' && r.detail?.linked_accounts === 2)) seen += 1;
-      const ms = await lag;
-      if (ms === undefined) unapplied += 1;
-      else lags.push(ms);
-    })().catch(() => { unapplied += 1; }));
+    pairs.push(
+      (async () => {
+        const phone = `+1777${runId}${i}`;
+        const ip = `100.127.${i % 250}.${1 + (i % 200)}`;
+        const a = await verdict(origin, key, {
+          event_type: 'signup',
+          external_user_id: `probeA_${runId}_${i}`,
+          email: `pa${i}.${runId}@bench-corp-1.com`,
+          ip,
+          identity: { phone },
+        });
+        const lag = watcher.appliedAfter(a.id, 5_000);
+        await sleep(100);
+        const b = await verdict(origin, key, {
+          event_type: 'signup',
+          external_user_id: `probeB_${runId}_${i}`,
+          email: `pb${i}.${runId}@bench-corp-1.com`,
+          ip,
+          identity: { phone },
+        });
+        if (b.reasons.some((r) => r.code === 'identity_cluster' && r.detail?.linked_accounts === 2)) seen += 1;
+        const ms = await lag;
+        if (ms === undefined) unapplied += 1;
+        else lags.push(ms);
+      })().catch(() => {
+        unapplied += 1;
+      }),
+    );
   }
   await Promise.all(pairs);
   await watcher.stop();
   lags.sort((x, y) => x - y);
   const at = (q: number) => Math.round((lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? NaN) * 10) / 10;
-  return { pairs: total, seen, seenPercent: Math.round((seen / total) * 1000) / 10, lagP50: at(0.5), lagP99: at(0.99), lagMax: at(1), unapplied };
+  return {
+    pairs: total,
+    seen,
+    seenPercent: Math.round((seen / total) * 1000) / 10,
+    lagP50: at(0.5),
+    lagP99: at(0.99),
+    lagMax: at(1),
+    unapplied,
+  };
 }

@@ -34,10 +34,12 @@ const sources = (r: Run) => {
   const entries = Object.entries(r.failOpenSources ?? {});
   return entries.length ? ` (${entries.map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
 };
-const HEADER = '| run | ok req/s | p50 ms | p90 ms | p99 ms | max ms | errors | fail-open | CPU | ms CPU per request | writer CPU | RSS MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
+const HEADER =
+  '| run | ok req/s | p50 ms | p90 ms | p99 ms | max ms | errors | fail-open | CPU | ms CPU per request | writer CPU | RSS MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
 const probeRow = (name: string, p: ProbeResult) =>
   `| ${name} | ${p.lagP50} | ${p.lagP99} | ${p.lagMax} | ${p.seen} / ${p.pairs} = ${p.seenPercent}% | ${p.unapplied} |`;
-const PROBE_HEADER = '| during | link lag p50 ms | p99 ms | max ms | next event (100 ms later) saw the link | not applied in 5 s |\n|---|---|---|---|---|---|';
+const PROBE_HEADER =
+  '| during | link lag p50 ms | p99 ms | max ms | next event (100 ms later) saw the link | not applied in 5 s |\n|---|---|---|---|---|---|';
 // The first design's baseline: it saturated at 313 verdicts/s on this machine.
 const OLD_SATURATION = 313;
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
@@ -81,7 +83,9 @@ rather than absolute numbers across runs.
 |---|---|
 | cores / memory | ${r.machine.cores} / ${r.machine.memoryGb} GiB (${r.machine.cpu}) |
 | load average at the end | ${r.machine.load} |
-${Object.entries(r.versions).map(([k, v]) => `| ${k} | ${v} |`).join('\n')}
+${Object.entries(r.versions)
+  .map(([k, v]) => `| ${k} | ${v} |`)
+  .join('\n')}
 | run time | ${r.minutes.toFixed(1)} min |
 
 Everything runs on this one machine: the Doorman server (one process, \`node bin/doorman.js serve

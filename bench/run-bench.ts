@@ -11,7 +11,15 @@ import { probeReadYourWrites, type ProbeResult } from './read-your-writes.js';
 import { writeReport, type BacktestResult, type Run } from './report.js';
 import { runGraphQuality } from './graph-quality/run-graph-quality.js';
 import {
-  log, openBenchRig, QUICK, RATE_LIMIT, RATES, SATURATION_CONCURRENCY, SATURATION_SECONDS, STEP_SECONDS, WARM_UP_SECONDS,
+  log,
+  openBenchRig,
+  QUICK,
+  RATE_LIMIT,
+  RATES,
+  SATURATION_CONCURRENCY,
+  SATURATION_SECONDS,
+  STEP_SECONDS,
+  WARM_UP_SECONDS,
 } from './bench-rig.js';
 
 const SUSTAIN_SECONDS = QUICK ? 10 : 60;
@@ -38,7 +46,9 @@ async function main(): Promise<void> {
   const withProbe = async (label: string, seconds: number, load: () => Promise<LoadResult>): Promise<{ run: Run; probe: ProbeResult }> => {
     await drainOutbox(label);
     const [run, probed] = await Promise.all([measure(label, verdict, load, false), probe(seconds)]);
-    log(`${label}: link lag p50 ${probed.lagP50} ms, p99 ${probed.lagP99} ms; next event 100 ms later saw the link in ${probed.seenPercent}% of ${probed.pairs}`);
+    log(
+      `${label}: link lag p50 ${probed.lagP50} ms, p99 ${probed.lagP99} ms; next event 100 ms later saw the link in ${probed.seenPercent}% of ${probed.pairs}`,
+    );
     return { run, probe: probed };
   };
 
@@ -48,17 +58,27 @@ async function main(): Promise<void> {
 
   const rates: { rate: number; verdict: Run; floor: Run }[] = [];
   for (const rate of RATES) {
-    const v = await measure(`verdict @${rate}/s`, verdict, () => openLoop(`http://127.0.0.1:${verdictPort}`, traffic(rate), rate, STEP_SECONDS));
+    const v = await measure(`verdict @${rate}/s`, verdict, () =>
+      openLoop(`http://127.0.0.1:${verdictPort}`, traffic(rate), rate, STEP_SECONDS),
+    );
     const f = await measure(`floor @${rate}/s`, floor, () => openLoop(`http://127.0.0.1:${floorPort}`, traffic(rate), rate, STEP_SECONDS));
     rates.push({ rate, verdict: v, floor: f });
   }
   const saturation = {
-    verdict: await measure('verdict saturation', verdict, () => closedLoop(`http://127.0.0.1:${verdictPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
-    floor: await measure('floor saturation', floor, () => closedLoop(`http://127.0.0.1:${floorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
+    verdict: await measure('verdict saturation', verdict, () =>
+      closedLoop(`http://127.0.0.1:${verdictPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS),
+    ),
+    floor: await measure('floor saturation', floor, () =>
+      closedLoop(`http://127.0.0.1:${floorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS),
+    ),
   };
   const contention = {
-    open: await withProbe(`contended @${CONTENDED_RATE}/s`, STEP_SECONDS, () => openLoop(origin, contended(11), CONTENDED_RATE, STEP_SECONDS)),
-    saturation: await measure('contended saturation', verdict, () => closedLoop(origin, contended(13), SATURATION_CONCURRENCY, SATURATION_SECONDS)),
+    open: await withProbe(`contended @${CONTENDED_RATE}/s`, STEP_SECONDS, () =>
+      openLoop(origin, contended(11), CONTENDED_RATE, STEP_SECONDS),
+    ),
+    saturation: await measure('contended saturation', verdict, () =>
+      closedLoop(origin, contended(13), SATURATION_CONCURRENCY, SATURATION_SECONDS),
+    ),
   };
 
   const growth: { events: number; run: Run; probe: ProbeResult }[] = [];
@@ -73,16 +93,27 @@ async function main(): Promise<void> {
     log(`loaded and settled in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     // Unmeasured: caches warm up on the grown data first.
     await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(size + 1), 200, QUICK ? 3 : 10);
-    growth.push({ events: size, ...(await withProbe(`verdict @200/s, ${size} stored`, SUSTAIN_SECONDS, () => openLoop(origin, traffic(size), 200, SUSTAIN_SECONDS))) });
+    growth.push({
+      events: size,
+      ...(await withProbe(`verdict @200/s, ${size} stored`, SUSTAIN_SECONDS, () => openLoop(origin, traffic(size), 200, SUSTAIN_SECONDS))),
+    });
   }
 
   await Promise.all([rig.stop(verdict), rig.stop(floor), rig.stop(writer)]);
   // Policy backtests: stored events evaluated per second, in a tenant of its own.
   log('backtest throughput');
-  const backtest = JSON.parse(execSync(`node --import tsx bench/backtest-throughput.ts ${QUICK ? 30_000 : 300_000}`, {
-    env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20,
-  }).toString().trim().split('\n').at(-1)!) as BacktestResult;
-  log('removing the run\'s graph data');
+  const backtest = JSON.parse(
+    execSync(`node --import tsx bench/backtest-throughput.ts ${QUICK ? 30_000 : 300_000}`, {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    })
+      .toString()
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  ) as BacktestResult;
+  log("removing the run's graph data");
   await removeGraph(deps, scope);
   await rig.close();
   // The identity graph's quality against ground truth (docs/graph-quality.md), in a tenant of its
@@ -92,15 +123,34 @@ async function main(): Promise<void> {
 
   writeReport({
     quick: QUICK,
-    machine: { cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), cpu: os.cpus()[0]?.model ?? '', load: os.loadavg().map((l) => l.toFixed(1)).join(' ') },
+    machine: {
+      cores: os.cpus().length,
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      cpu: os.cpus()[0]?.model ?? '',
+      load: os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' '),
+    },
     versions: {
       node: process.version,
       postgres: execSync('psql --version').toString().trim(),
       redis: execSync('redis-server --version').toString().trim().split(' ').slice(0, 3).join(' '),
       neo4j: '5.26.30 Community',
     },
-    settings: { stepSeconds: STEP_SECONDS, sustainSeconds: SUSTAIN_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, rateLimit: RATE_LIMIT },
-    rates, saturation, contention, growth, backtest, graphQuality,
+    settings: {
+      stepSeconds: STEP_SECONDS,
+      sustainSeconds: SUSTAIN_SECONDS,
+      saturationSeconds: SATURATION_SECONDS,
+      concurrency: SATURATION_CONCURRENCY,
+      rateLimit: RATE_LIMIT,
+    },
+    rates,
+    saturation,
+    contention,
+    growth,
+    backtest,
+    graphQuality,
     minutes: (Date.now() - started) / 60_000,
   });
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);

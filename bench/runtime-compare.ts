@@ -16,9 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../test/support/free-port.js';
 import { closedLoop, openLoop, type LoadResult } from './load-generator.js';
 import { removeGraph } from './seed-growth.js';
-import {
-  log, openBenchRig, QUICK, RATES, SATURATION_CONCURRENCY, SATURATION_SECONDS, STEP_SECONDS, WARM_UP_SECONDS,
-} from './bench-rig.js';
+import { log, openBenchRig, QUICK, RATES, SATURATION_CONCURRENCY, SATURATION_SECONDS, STEP_SECONDS, WARM_UP_SECONDS } from './bench-rig.js';
 import { runtimeReport, type RuntimeRunSummary, type StepResult } from './runtime-report.js';
 
 const COMPILED_ENTRY = 'dist/server/cli/main.js';
@@ -39,23 +37,33 @@ const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = os.loadavg();
-  if (!fs.existsSync(COMPILED_ENTRY)) throw new Error(`${COMPILED_ENTRY} is missing: run through scripts/bench.sh --runtimes, which builds it`);
+  if (!fs.existsSync(COMPILED_ENTRY))
+    throw new Error(`${COMPILED_ENTRY} is missing: run through scripts/bench.sh --runtimes, which builds it`);
   const baselineVersion = execFileSync(baselineNode, ['--version']).toString().trim();
   if (major(baselineVersion) >= major(process.version)) {
-    throw new Error(`BENCH_BASELINE_NODE (${baselineNode}) is Node ${baselineVersion}: name a runtime older than the runner's ${process.version}`);
+    throw new Error(
+      `BENCH_BASELINE_NODE (${baselineNode}) is Node ${baselineVersion}: name a runtime older than the runner's ${process.version}`,
+    );
   }
   const rig = await openBenchRig();
   // One verdict server per runtime: the metrics listener is left off, so the two cannot fight
   // over its port; the counting itself is unchanged.
   const start = async (node: string, version: string): Promise<Runtime> => {
     const verdictPort = await freePort();
-    const verdict = await rig.startServer([COMPILED_ENTRY, 'serve', '--no-worker', '--no-graph-writer'], verdictPort, node, { METRICS_PORT: '0' });
+    const verdict = await rig.startServer([COMPILED_ENTRY, 'serve', '--no-worker', '--no-graph-writer'], verdictPort, node, {
+      METRICS_PORT: '0',
+    });
     const floorPort = await freePort();
     const floor = await rig.startServer(['--import', 'tsx', 'bench/floor-server.ts'], floorPort, node);
     log(`Node ${version}: verdict pid ${verdict.pid} on ${verdictPort}, floor pid ${floor.pid} on ${floorPort}`);
     return {
-      name: `Node ${major(version)}`, node, version, verdict, floor,
-      verdictOrigin: `http://127.0.0.1:${verdictPort}`, floorOrigin: `http://127.0.0.1:${floorPort}`,
+      name: `Node ${major(version)}`,
+      node,
+      version,
+      verdict,
+      floor,
+      verdictOrigin: `http://127.0.0.1:${verdictPort}`,
+      floorOrigin: `http://127.0.0.1:${floorPort}`,
     };
   };
   // The runner's servers first: its verdict server makes the device-signing key the other reads.
@@ -88,21 +96,30 @@ async function main(): Promise<void> {
   }
 
   await Promise.all([...runtimes.flatMap((rt) => [rig.stop(rt.verdict), rig.stop(rt.floor)]), rig.stop(writer)]);
-  log('removing the run\'s graph data');
+  log("removing the run's graph data");
   await removeGraph(rig.deps, rig.scope);
   await rig.close();
 
   const summary: RuntimeRunSummary = {
     quick: QUICK,
     date: new Date().toISOString().slice(0, 10),
-    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim()
-      + (execFileSync('git', ['status', '--porcelain', '--untracked-files=no']).toString().trim() ? ' (with uncommitted changes)' : ''),
+    commit:
+      execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim() +
+      (execFileSync('git', ['status', '--porcelain', '--untracked-files=no']).toString().trim() ? ' (with uncommitted changes)' : ''),
     machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
     loadAtStart: loadAtStart.map((l) => l.toFixed(2)).join(' '),
-    loadAtEnd: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadAtEnd: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     newer: { name: current.name, version: current.version },
     older: { name: baseline.name, version: baseline.version },
-    settings: { stepSeconds: STEP_SECONDS, saturationSeconds: SATURATION_SECONDS, concurrency: SATURATION_CONCURRENCY, warmUpSeconds: WARM_UP_SECONDS },
+    settings: {
+      stepSeconds: STEP_SECONDS,
+      saturationSeconds: SATURATION_SECONDS,
+      concurrency: SATURATION_CONCURRENCY,
+      warmUpSeconds: WARM_UP_SECONDS,
+    },
     minutes: (Date.now() - started) / 60_000,
     steps: results,
   };
@@ -111,7 +128,9 @@ async function main(): Promise<void> {
   fs.writeFileSync('.bench/runtime-compare.md', markdown);
   fs.writeFileSync('.bench/runtime-compare.json', `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(markdown);
-  log(`done in ${summary.minutes.toFixed(1)} min; the section is also in .bench/runtime-compare.md, the figures in .bench/runtime-compare.json`);
+  log(
+    `done in ${summary.minutes.toFixed(1)} min; the section is also in .bench/runtime-compare.md, the figures in .bench/runtime-compare.json`,
+  );
 }
 
 await main();

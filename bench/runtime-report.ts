@@ -36,24 +36,33 @@ const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 export function runtimeReport(s: RuntimeRunSummary): string {
   const { newer, older } = s;
   const pair = (x: StepResult, name: string) => x.byRuntime[name]!;
-  const figures = s.steps.flatMap((x) => [newer, older].map(({ name }) => {
-    const { verdict: v, floor: f } = pair(x, name);
-    return `| ${x.step} | ${name}${x.first === name ? ' (first)' : ''} | ${v.throughput} | ${v.p50} / ${v.p99} | ${v.cpuMsPerRequest} | ${v.errors}, ${v.failOpen} | ${f.throughput} | ${f.p50} / ${f.p99} | ${f.cpuMsPerRequest} | ${f.errors} |`;
-  }));
-  const overFloor = s.steps.flatMap((x) => MEASURES.map((m) => {
-    const side = (name: string) => {
-      const { verdict, floor } = pair(x, name);
-      return { text: `${m.of(verdict)} / ${m.of(floor)} = ${fixed(ratio(m.of(verdict), m.of(floor)))}`, value: ratio(m.of(verdict), m.of(floor)) };
-    };
-    const a = side(newer.name);
-    const b = side(older.name);
-    return `| ${x.step} | ${m.name} | ${a.text} | ${b.text} | ${fixed(ratio(a.value, b.value))} |`;
-  }));
-  const sameServer = s.steps.flatMap((x) => (['verdict', 'floor'] as const).map((server) => {
-    const a = pair(x, newer.name)[server];
-    const b = pair(x, older.name)[server];
-    return `| ${x.step} | ${server} | ${MEASURES.map((m) => fixed(ratio(m.of(a), m.of(b)))).join(' | ')} |`;
-  }));
+  const figures = s.steps.flatMap((x) =>
+    [newer, older].map(({ name }) => {
+      const { verdict: v, floor: f } = pair(x, name);
+      return `| ${x.step} | ${name}${x.first === name ? ' (first)' : ''} | ${v.throughput} | ${v.p50} / ${v.p99} | ${v.cpuMsPerRequest} | ${v.errors}, ${v.failOpen} | ${f.throughput} | ${f.p50} / ${f.p99} | ${f.cpuMsPerRequest} | ${f.errors} |`;
+    }),
+  );
+  const overFloor = s.steps.flatMap((x) =>
+    MEASURES.map((m) => {
+      const side = (name: string) => {
+        const { verdict, floor } = pair(x, name);
+        return {
+          text: `${m.of(verdict)} / ${m.of(floor)} = ${fixed(ratio(m.of(verdict), m.of(floor)))}`,
+          value: ratio(m.of(verdict), m.of(floor)),
+        };
+      };
+      const a = side(newer.name);
+      const b = side(older.name);
+      return `| ${x.step} | ${m.name} | ${a.text} | ${b.text} | ${fixed(ratio(a.value, b.value))} |`;
+    }),
+  );
+  const sameServer = s.steps.flatMap((x) =>
+    (['verdict', 'floor'] as const).map((server) => {
+      const a = pair(x, newer.name)[server];
+      const b = pair(x, older.name)[server];
+      return `| ${x.step} | ${server} | ${MEASURES.map((m) => fixed(ratio(m.of(a), m.of(b)))).join(' | ')} |`;
+    }),
+  );
   return `${s.quick ? '> **Quick run** (BENCH_QUICK=1): short steps, for checking the harness only.\n\n' : ''}Node ${newer.version} beside Node ${older.version}, ${s.date}, commit ${s.commit}; ${s.machine}; load average ${s.loadAtStart} at the start, ${s.loadAtEnd} at the end; ${s.minutes.toFixed(1)} min.
 Steps of ${s.settings.stepSeconds} s per rate (open loop) and ${s.settings.saturationSeconds} s at saturation (closed loop, ${s.settings.concurrency} concurrent), after ${s.settings.warmUpSeconds} s at 100 req/s through each server; "(first)" marks the runtime measured first in that step.
 

@@ -63,10 +63,10 @@ export async function settle(deps: Deps): Promise<void> {
 export async function removeGraph(deps: Deps, scope: Scope): Promise<void> {
   const session = deps.graph.session();
   try {
-    await session.run(
-      `MATCH (n {tenantId: $tenantId, mode: $mode}) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS`,
-      { tenantId: scope.tenantId, mode: scope.mode },
-    );
+    await session.run(`MATCH (n {tenantId: $tenantId, mode: $mode}) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS`, {
+      tenantId: scope.tenantId,
+      mode: scope.mode,
+    });
   } finally {
     await session.close();
   }

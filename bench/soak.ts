@@ -21,12 +21,21 @@ const MAX_IN_FLIGHT = 256;
 const log = (msg: string) => process.stderr.write(`[soak] ${msg}\n`);
 
 function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn('node', ['bin/doorman.js', ...args], { cwd: repoDir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn('node', ['bin/doorman.js', ...args], {
+    cwd: repoDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function waitFor(url: string): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(url).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`${url} did not answer`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -38,7 +47,13 @@ async function main(): Promise<void> {
   const tenant = await createTenant(deps.db, `soak-${randomUUID().slice(0, 8)}`);
   await deps.close();
   const port = await freePort();
-  const env = { PORT: String(port), RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn', DNS_SERVERS: dns.server, DEVICE_TOKEN_TTL_SECONDS: '86400' };
+  const env = {
+    PORT: String(port),
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    LOG_LEVEL: 'warn',
+    DNS_SERVERS: dns.server,
+    DEVICE_TOKEN_TTL_SECONDS: '86400',
+  };
   const processes = { api: start(['serve', '--no-worker'], env), worker: start(['worker'], env) };
   const base = `http://127.0.0.1:${port}`;
   const samples: Record<string, ProcessSample[]> = { api: [], worker: [] };
@@ -48,7 +63,12 @@ async function main(): Promise<void> {
     const pool = new Pool(base, { connections: 64 });
     const tokens: string[] = [];
     for (let i = 0; i < 300; i++) {
-      const res = await pool.request({ method: 'POST', path: '/v1/device', headers: { authorization: `Bearer ${tenant.keys.pk_test}`, 'content-type': 'application/json' }, body: JSON.stringify({ components: { canvas: `c${i}` } }) });
+      const res = await pool.request({
+        method: 'POST',
+        path: '/v1/device',
+        headers: { authorization: `Bearer ${tenant.keys.pk_test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ components: { canvas: `c${i}` } }),
+      });
       tokens.push(((await res.body.json()) as { device_token: string }).device_token);
     }
     const next = createTraffic(7, tokens);
@@ -75,8 +95,20 @@ async function main(): Promise<void> {
       const scheduled = started + (i * 1000) / RATE;
       minute.sent += 1;
       inFlight += 1;
-      const p = pool.request({ method: 'POST', path: '/v1/verdict', headers: { authorization: `Bearer ${tenant.keys.sk_test}`, 'content-type': 'application/json' }, body: JSON.stringify(next()) })
-        .then(async (res) => { await res.body.dump(); return String(res.statusCode); }, () => 'network')
+      const p = pool
+        .request({
+          method: 'POST',
+          path: '/v1/verdict',
+          headers: { authorization: `Bearer ${tenant.keys.sk_test}`, 'content-type': 'application/json' },
+          body: JSON.stringify(next()),
+        })
+        .then(
+          async (res) => {
+            await res.body.dump();
+            return String(res.statusCode);
+          },
+          () => 'network',
+        )
         .then((status) => {
           minute.statuses[status] = (minute.statuses[status] ?? 0) + 1;
           minute.latencies.push(performance.now() - scheduled);
@@ -89,7 +121,13 @@ async function main(): Promise<void> {
     await Promise.all(pending);
     sample();
     await pool.close();
-    const out = writeSoakReport({ minutes: MINUTES, rate: RATE, seconds: (performance.now() - started) / 1000, samples, perMinute: minutes });
+    const out = writeSoakReport({
+      minutes: MINUTES,
+      rate: RATE,
+      seconds: (performance.now() - started) / 1000,
+      samples,
+      perMinute: minutes,
+    });
     log(`figures written to ${out}`);
   } finally {
     clearInterval(sampler);

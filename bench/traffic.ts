@@ -1,7 +1,13 @@
 // Realistic verdict traffic: a seeded mix of event types over a population of generated
 // identities that overlap the way real traffic does (repeat users, shared devices and cards,
 // households sharing a phone, a few hubs such as a placeholder phone).
-const MIX: [string, number][] = [['signup', 0.4], ['login', 0.25], ['checkout_attempt', 0.2], ['trial_start', 0.1], ['trial_convert', 0.05]];
+const MIX: [string, number][] = [
+  ['signup', 0.4],
+  ['login', 0.25],
+  ['checkout_attempt', 0.2],
+  ['trial_start', 0.1],
+  ['trial_convert', 0.05],
+];
 
 // mulberry32: a tiny deterministic PRNG, so every run replays the same traffic.
 function rng(seed: number): () => number {

@@ -50,8 +50,12 @@ try {
   const r = await verifyGraph(deps, scope, { limit: 10 });
   const seconds = (Date.now() - t) / 1000;
   const after = process.resourceUsage().maxRSS * 1024;
-  console.log(JSON.stringify({ ok: r.ok, checked: r.checked, differences: r.differences.length + r.more, first: r.differences.slice(0, 3) }));
-  console.log(`verify: ${seconds.toFixed(1)} s (${Math.round(events / seconds)} events/s); peak RSS ${mb(before)} MB before, ${mb(after)} MB after (heap before ${mb(heapBefore)} MB)`);
+  console.log(
+    JSON.stringify({ ok: r.ok, checked: r.checked, differences: r.differences.length + r.more, first: r.differences.slice(0, 3) }),
+  );
+  console.log(
+    `verify: ${seconds.toFixed(1)} s (${Math.round(events / seconds)} events/s); peak RSS ${mb(before)} MB before, ${mb(after)} MB after (heap before ${mb(heapBefore)} MB)`,
+  );
   // Clean up: the graph through the outbox, the rows by tenant.
   await deps.graphOutbox.deleteScope(deps.db, scope, new Date());
   await deps.graphWriter.start();

@@ -30,8 +30,14 @@ const workers = await startWorkers(deps);
 const app = createApp(deps);
 const ids: string[] = [];
 for (let i = 0; i < RESOLUTIONS; i++) {
-  const res = await request(app).post('/v1/verdict').set('Authorization', `Bearer ${tenant.keys.sk_test}`)
-    .send({ event_type: 'checkout_attempt', ip: `100.64.${i >> 8}.${i & 255}`, payment: { card_fingerprint: `lat_${i}`, card_funding: 'prepaid', amount: 5000 } });
+  const res = await request(app)
+    .post('/v1/verdict')
+    .set('Authorization', `Bearer ${tenant.keys.sk_test}`)
+    .send({
+      event_type: 'checkout_attempt',
+      ip: `100.64.${i >> 8}.${i & 255}`,
+      payment: { card_fingerprint: `lat_${i}`, card_funding: 'prepaid', amount: 5000 },
+    });
   if (res.body.verdict !== 'review') throw new Error(`expected a review, got ${JSON.stringify(res.body)}`);
   ids.push(res.body.id);
 }
@@ -44,9 +50,14 @@ for (const eventId of ids) {
 }
 const deadline = Date.now() + 30_000;
 while (arrived.size < RESOLUTIONS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-const latencies = [...sent].map(([id, at]) => (arrived.get(id) ?? NaN) - at).filter(Number.isFinite).sort((a, b) => a - b);
+const latencies = [...sent]
+  .map(([id, at]) => (arrived.get(id) ?? NaN) - at)
+  .filter(Number.isFinite)
+  .sort((a, b) => a - b);
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1);
-process.stdout.write(`${JSON.stringify({ resolutions: RESOLUTIONS, delivered: latencies.length, p50_ms: Number(at(0.5)), p99_ms: Number(at(0.99)), max_ms: Number(at(1)) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ resolutions: RESOLUTIONS, delivered: latencies.length, p50_ms: Number(at(0.5)), p99_ms: Number(at(0.99)), max_ms: Number(at(1)) })}\n`,
+);
 await workers.close();
 await receiver.close();
 await deps.close();

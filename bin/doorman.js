@@ -12,9 +12,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const floor = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node).slice(1).map(Number);
+const floor = /^>=(\d+)\.(\d+)\.(\d+)$/
+  .exec(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node)
+  .slice(1)
+  .map(Number);
 const running = process.versions.node.split('.').map(Number);
-const older = (a, b) => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+const older = (a, b) => (a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2]);
 if (older(running, floor)) {
   const { reexecOnPinnedNode } = await import('./pinned-node.js');
   await reexecOnPinnedNode(floor.join('.'), readFileSync(new URL('../.nvmrc', import.meta.url), 'utf8'));
@@ -37,7 +40,9 @@ if (!fromDist) {
   register();
 }
 if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-  const tracing = await import(new URL(fromDist ? '../dist/server/tracing/start-tracing.js' : '../src/tracing/start-tracing.ts', import.meta.url).href);
+  const tracing = await import(
+    new URL(fromDist ? '../dist/server/tracing/start-tracing.js' : '../src/tracing/start-tracing.ts', import.meta.url).href
+  );
   tracing.startTracing();
 }
 await import(fromDist ? dist.href : new URL('../src/cli/main.ts', import.meta.url).href);

@@ -11,10 +11,13 @@ import path from 'node:path';
 
 export function reexecOnPinnedNode(floor, nvmrc) {
   const version = nvmrc.trim().replace(/^v/, '');
-  const cache = process.env.DOORMAN_NODE_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'doorman', 'node');
+  const cache =
+    process.env.DOORMAN_NODE_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'doorman', 'node');
   const node = path.join(cache, `v${version}`, 'bin', 'node');
   if (!existsSync(node)) {
-    process.stderr.write(`doorman: Node ${floor} or later is needed (this is ${process.version}); install Node ${version}, or run \`npm start\` or \`npm test\` once, which installs it into ${path.dirname(node)}\n`);
+    process.stderr.write(
+      `doorman: Node ${floor} or later is needed (this is ${process.version}); install Node ${version}, or run \`npm start\` or \`npm test\` once, which installs it into ${path.dirname(node)}\n`,
+    );
     process.exit(1);
   }
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });

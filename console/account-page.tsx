@@ -10,9 +10,12 @@ import type { AccountDetail } from './types';
 
 // The events search that finds the events which used an identifier.
 const searchOf = (kind: string, value: string): string =>
-  kind === 'email' ? `/console/events?email=${encodeURIComponent(value)}`
-    : kind === 'card' ? `/console/events?card=${encodeURIComponent(value)}`
-      : kind === 'ip' ? `/console/events?ip=${encodeURIComponent(value)}`
+  kind === 'email'
+    ? `/console/events?email=${encodeURIComponent(value)}`
+    : kind === 'card'
+      ? `/console/events?card=${encodeURIComponent(value)}`
+      : kind === 'ip'
+        ? `/console/events?ip=${encodeURIComponent(value)}`
         : `/console/events?identity=${encodeURIComponent(`${kind}=${value}`)}`;
 
 export function AccountPage({ id }: { id: string }) {
@@ -22,53 +25,110 @@ export function AccountPage({ id }: { id: string }) {
   useEffect(() => {
     api<AccountDetail>(`/accounts/${encodeURIComponent(id)}`).then(setAccount, (e: Error) => setError(e.message));
   }, [id]);
-  if (error) return <div class="empty"><h1>Account <code>{id}</code></h1><p class="error" role="alert">{error}</p></div>;
+  if (error)
+    return (
+      <div class="empty">
+        <h1>
+          Account <code>{id}</code>
+        </h1>
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </div>
+    );
   if (!account) return <p class="loading">Loading account {id}…</p>;
   const a = account;
   const c = a.cluster;
   return (
     <div class="account-page" data-account={a.external_user_id}>
       <header>
-        <h1>Account <code>{a.external_user_id}</code></h1>
-        <p>{plural(a.events_total, 'event')} ({a.verdicts.allow} allowed, {plural(a.verdicts.review, 'review')}, {a.verdicts.block} blocked), first seen {when(a.first_seen_at)}, last seen {when(a.last_seen_at)}.
-          {a.emails.length > 0 && <span> Emails: {a.emails.join(', ')}.</span>}</p>
+        <h1>
+          Account <code>{a.external_user_id}</code>
+        </h1>
+        <p>
+          {plural(a.events_total, 'event')} ({a.verdicts.allow} allowed, {plural(a.verdicts.review, 'review')}, {a.verdicts.block} blocked),
+          first seen {when(a.first_seen_at)}, last seen {when(a.last_seen_at)}.
+          {a.emails.length > 0 && <span> Emails: {a.emails.join(', ')}.</span>}
+        </p>
       </header>
       <div class="account-grid">
         <section class="account-cluster">
           <h2>Identity cluster</h2>
-          {c === 'unavailable' ? <p class="error">The identity graph did not answer; the rest of this page is complete.</p> : !c ? <p class="empty">Not in a cluster yet (no link applied).</p> : (
+          {c === 'unavailable' ? (
+            <p class="error">The identity graph did not answer; the rest of this page is complete.</p>
+          ) : !c ? (
+            <p class="empty">Not in a cluster yet (no link applied).</p>
+          ) : (
             <div>
-              <p><strong>{plural(c.accounts, 'account')}</strong>, {plural(c.size, 'member')}
+              <p>
+                <strong>{plural(c.accounts, 'account')}</strong>, {plural(c.size, 'member')}
                 {c.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
                 {c.chargebacks > 0 && <span class="flag bad">{plural(c.chargebacks, 'chargeback')}</span>}
-                {c.falsePositive && <span class="flag good">false positive reported</span>}</p>
+                {c.falsePositive && <span class="flag good">false positive reported</span>}
+              </p>
               {c.suppressed.length > 0 && <p class="muted">Suppressed codes: {c.suppressed.join(', ')}</p>}
-              <p><a class="button" href={`/console/accounts/${encodeURIComponent(a.external_user_id)}/cluster`}>Open the cluster picture</a>{' '}
-                <a href={`/console/queries/what-links-accounts?account=${encodeURIComponent(a.external_user_id)}`}>What links it to another account?</a></p>
+              <p>
+                <a class="button" href={`/console/accounts/${encodeURIComponent(a.external_user_id)}/cluster`}>
+                  Open the cluster picture
+                </a>{' '}
+                <a href={`/console/queries/what-links-accounts?account=${encodeURIComponent(a.external_user_id)}`}>
+                  What links it to another account?
+                </a>
+              </p>
             </div>
           )}
         </section>
         <section class="account-identifiers">
           <h2>Identifiers</h2>
-          {a.identifiers === 'unavailable' ? <p class="error">The identity graph did not answer.</p> : a.identifiers.length === 0 ? <p class="empty">It links to no identifier yet.</p> : (
+          {a.identifiers === 'unavailable' ? (
+            <p class="error">The identity graph did not answer.</p>
+          ) : a.identifiers.length === 0 ? (
+            <p class="empty">It links to no identifier yet.</p>
+          ) : (
             <table class="rows">
-              <thead><tr><th>Kind</th><th>Value</th><th class="num">Accounts</th><th class="time">First seen (UTC)</th><th class="time">Last seen (UTC)</th></tr></thead>
-              <tbody>{a.identifiers.map((i) => (
-                <tr class={i.expired ? 'muted' : ''}>
-                  <td>{i.kind}{i.hub && <span class="flag bad">hub</span>}{i.expired && <span class="muted"> (expired)</span>}</td>
-                  <td><a href={searchOf(i.kind, i.value)}>{i.value}</a></td><td class="num">{i.accounts}</td>
-                  <td class="time">{i.firstSeenAt ? when(i.firstSeenAt).replace(' UTC', '') : '–'}</td><td class="time">{i.lastSeenAt ? when(i.lastSeenAt).replace(' UTC', '') : '–'}</td>
+              <thead>
+                <tr>
+                  <th>Kind</th>
+                  <th>Value</th>
+                  <th class="num">Accounts</th>
+                  <th class="time">First seen (UTC)</th>
+                  <th class="time">Last seen (UTC)</th>
                 </tr>
-              ))}</tbody>
+              </thead>
+              <tbody>
+                {a.identifiers.map((i) => (
+                  <tr class={i.expired ? 'muted' : ''}>
+                    <td>
+                      {i.kind}
+                      {i.hub && <span class="flag bad">hub</span>}
+                      {i.expired && <span class="muted"> (expired)</span>}
+                    </td>
+                    <td>
+                      <a href={searchOf(i.kind, i.value)}>{i.value}</a>
+                    </td>
+                    <td class="num">{i.accounts}</td>
+                    <td class="time">{i.firstSeenAt ? when(i.firstSeenAt).replace(' UTC', '') : '–'}</td>
+                    <td class="time">{i.lastSeenAt ? when(i.lastSeenAt).replace(' UTC', '') : '–'}</td>
+                  </tr>
+                ))}
+              </tbody>
             </table>
           )}
         </section>
       </div>
       <RecordedFeedback event={{ external_user_id: a.external_user_id }} />
       <section>
-        <h2>Events <span class="muted">(newest first)</span></h2>
+        <h2>
+          Events <span class="muted">(newest first)</span>
+        </h2>
         <EventTable events={a.events} empty="No events name this account." />
-        {a.next_cursor && <p><a href={`/console/events?external_user_id=${encodeURIComponent(a.external_user_id)}`}>All {plural(a.events_total, 'event')} in the events search</a></p>}
+        {a.next_cursor && (
+          <p>
+            <a href={`/console/events?external_user_id=${encodeURIComponent(a.external_user_id)}`}>
+              All {plural(a.events_total, 'event')} in the events search
+            </a>
+          </p>
+        )}
       </section>
     </div>
   );

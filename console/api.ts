@@ -9,7 +9,12 @@ export const setCsrfToken = (token: string): void => {
 };
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
   }
 }
@@ -20,7 +25,10 @@ export async function api<T>(path: string, options: { method?: string; body?: un
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   const res = await fetch(`/console/api${path}`, {
-    method, headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   // An error is in the error shape (ErrorBody), unless something in between (a proxy) answered.
   const data: Partial<ErrorBody> = await res.json().catch(() => ({}));

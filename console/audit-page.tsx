@@ -17,11 +17,41 @@ export function AuditPage() {
   return (
     <div>
       <h1>Audit log</h1>
-      {entries.length === 0 ? <p class="empty">Nothing yet: sign-ins, resolutions, feedback and query runs appear here.</p> : (
-        <table class="rows audit"><thead><tr><th>When</th><th>Mode</th><th>Analyst</th><th>Action</th><th>Subject</th><th>Detail</th></tr></thead>
-          <tbody>{entries.map((e) => <tr><td>{when(e.at)}</td><td>{e.mode}</td><td>{e.analyst}</td><td>{e.action}</td><td>{e.subject ?? '–'}</td><td><code>{JSON.stringify(e.detail)}</code></td></tr>)}</tbody></table>
+      {entries.length === 0 ? (
+        <p class="empty">Nothing yet: sign-ins, resolutions, feedback and query runs appear here.</p>
+      ) : (
+        <table class="rows audit">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Mode</th>
+              <th>Analyst</th>
+              <th>Action</th>
+              <th>Subject</th>
+              <th>Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr>
+                <td>{when(e.at)}</td>
+                <td>{e.mode}</td>
+                <td>{e.analyst}</td>
+                <td>{e.action}</td>
+                <td>{e.subject ?? '–'}</td>
+                <td>
+                  <code>{JSON.stringify(e.detail)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
-      {cursor && <button type="button" onClick={() => void load(cursor)}>Older entries</button>}
+      {cursor && (
+        <button type="button" onClick={() => void load(cursor)}>
+          Older entries
+        </button>
+      )}
     </div>
   );
 }

@@ -12,7 +12,8 @@ import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, typ
 import { navigate } from './router';
 import type { ClusterId, ClusterPicture, Evidence, PictureNode } from './types';
 
-const groupOf = (n: PictureNode) => (n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier');
+const groupOf = (n: PictureNode) =>
+  n.label === 'account' ? 'account' : n.hub ? 'hub' : ['email', 'device', 'card'].includes(n.kind) ? n.kind : 'identifier';
 
 // An email is shown as received (the event page's form) when a drawn event carried it.
 const nodeLabel = (n: PictureNode) => {
@@ -24,9 +25,18 @@ const nodeLabel = (n: PictureNode) => {
 function toDraw(p: ClusterPicture, origin?: string): { nodes: DrawNode[]; edges: DrawEdge[] } {
   return {
     nodes: [
-      ...p.nodes.map((n) => ({ id: n.key, label: nodeLabel(n), group: groupOf(n), facts: { ...n, ...(n.kind === 'email' && { normalised: n.value }) } })),
+      ...p.nodes.map((n) => ({
+        id: n.key,
+        label: nodeLabel(n),
+        group: groupOf(n),
+        facts: { ...n, ...(n.kind === 'email' && { normalised: n.value }) },
+      })),
       ...p.events.map((e) => ({
-        id: e.key, label: `${e.type}${e.verdict ? ` · ${e.verdict}` : ''}`, group: 'event', facts: e, verdict: e.verdict ?? undefined,
+        id: e.key,
+        label: `${e.type}${e.verdict ? ` · ${e.verdict}` : ''}`,
+        group: 'event',
+        facts: e,
+        verdict: e.verdict ?? undefined,
         classes: e.id === origin ? ['origin'] : [],
       })),
     ],
@@ -49,7 +59,12 @@ export function heldByHub(p: ClusterPicture): { groups: number; through: Picture
     for (const a of accs.slice(1)) if (parent.has(a) && parent.has(accs[0]!)) parent.set(find(a), find(accs[0]!));
   }
   const groups = new Set(accounts.map(find)).size;
-  const through = p.nodes.filter((n) => n.label !== 'account' && !linking.has(n.key) && new Set((byIdentifier.get(n.key) ?? []).filter((a) => parent.has(a)).map(find)).size > 1);
+  const through = p.nodes.filter(
+    (n) =>
+      n.label !== 'account' &&
+      !linking.has(n.key) &&
+      new Set((byIdentifier.get(n.key) ?? []).filter((a) => parent.has(a)).map(find)).size > 1,
+  );
   return { groups, through };
 }
 
@@ -58,7 +73,15 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
   useTitle(`Cluster${clusterId ? ` ${clusterId}` : ''}`);
   const evidence = useEvidence(from.event);
   const drawing = useClusterDrawing(clusterId, from.event, evidence, setError);
-  if (error) return <div class="empty"><h1>Cluster picture</h1><p class="error" role="alert">{error}</p></div>;
+  if (error)
+    return (
+      <div class="empty">
+        <h1>Cluster picture</h1>
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </div>
+    );
   const { picture, selected } = drawing;
   const c = picture?.cluster;
   const more = picture ? c!.size - picture.drawnMembers : 0;
@@ -67,8 +90,12 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
       <header>
         <h1>Cluster {clusterId && <code>{clusterId}</code>}</h1>
         {c && (
-          <p>{plural(c.accounts, 'account')}, {plural(c.size, 'member')}{c.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
-            {c.chargebacks > 0 && <span class="flag bad">{plural(c.chargebacks, 'chargeback')}</span>}{c.falsePositive && <span class="flag good">false positive reported</span>}</p>
+          <p>
+            {plural(c.accounts, 'account')}, {plural(c.size, 'member')}
+            {c.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
+            {c.chargebacks > 0 && <span class="flag bad">{plural(c.chargebacks, 'chargeback')}</span>}
+            {c.falsePositive && <span class="flag good">false positive reported</span>}
+          </p>
         )}
         {picture && more <= 0 && <HubWarning held={heldByHub(picture)} />}
         <Legend origin={Boolean(from.event)} eventsHidden={drawing.eventsHidden} onHideEvents={drawing.hideEventsNow} />
@@ -77,7 +104,17 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
         <div class="graph" ref={drawing.box} aria-label="cluster picture" />
         <aside class="node-facts">
           {selected ? <NodeFacts node={selected} /> : <p class="muted">Click a node for its facts. Drag to move, scroll to zoom.</p>}
-          {more > 0 && <p><button type="button" class="more" onClick={() => void drawing.loadPage(picture!.drawnMembers)}>Draw {Math.min(200, more)} more members</button><br /><span class="muted">{picture!.drawnMembers} of {c!.size} members drawn.</span></p>}
+          {more > 0 && (
+            <p>
+              <button type="button" class="more" onClick={() => void drawing.loadPage(picture!.drawnMembers)}>
+                Draw {Math.min(200, more)} more members
+              </button>
+              <br />
+              <span class="muted">
+                {picture!.drawnMembers} of {c!.size} members drawn.
+              </span>
+            </p>
+          )}
         </aside>
       </div>
       {/* Below the picture: it arrives after the picture and must not move it. */}
@@ -92,8 +129,13 @@ function useClusterId(from: { cluster?: string; event?: string; account?: string
   const [error, setError] = useState('');
   useEffect(() => {
     if (clusterId) return;
-    const path = from.event ? `/events/${encodeURIComponent(from.event)}/cluster` : `/accounts/${encodeURIComponent(from.account ?? '')}/cluster`;
-    api<ClusterId>(path).then((r) => setClusterId(r.cluster_id), (e: ApiError) => setError(e.message));
+    const path = from.event
+      ? `/events/${encodeURIComponent(from.event)}/cluster`
+      : `/accounts/${encodeURIComponent(from.account ?? '')}/cluster`;
+    api<ClusterId>(path).then(
+      (r) => setClusterId(r.cluster_id),
+      (e: ApiError) => setError(e.message),
+    );
   }, []);
   return { clusterId, error, setError };
 }
@@ -121,7 +163,10 @@ function showPath(cy: Core | null, evidence: Evidence | null): void {
 // is new and lay it out again. Hidden events and the evidence's path hold for every page: the path
 // is drawn when the evidence arrives after the picture, or a page of the picture after the evidence.
 function useClusterDrawing(
-  clusterId: string | undefined, origin: string | undefined, evidence: Evidence | null, setError: (message: string) => void,
+  clusterId: string | undefined,
+  origin: string | undefined,
+  evidence: Evidence | null,
+  setError: (message: string) => void,
 ) {
   const [picture, setPicture] = useState<ClusterPicture | null>(null);
   const [drawn, setDrawn] = useState<Map<string, DrawNode>>(new Map());
@@ -141,7 +186,9 @@ function useClusterDrawing(
       setDrawn((old) => new Map([...old, ...d.nodes.map((n) => [n.id, n] as const)]));
       setPicture((old) => (old ? { ...p, drawnMembers: old.drawnMembers + p.drawnMembers } : p));
       if (!cy.current) {
-        cy.current = await draw(box.current!, elements(d.nodes, d.edges), (id) => setSelected(id ? drawnRef.current.get(id) ?? null : null));
+        cy.current = await draw(box.current!, elements(d.nodes, d.edges), (id) =>
+          setSelected(id ? (drawnRef.current.get(id) ?? null) : null),
+        );
       } else {
         const fresh = elements(d.nodes, d.edges).filter((el) => cy.current!.getElementById(String(el.data.id)).empty());
         cy.current.add(fresh);
@@ -174,19 +221,43 @@ function useClusterDrawing(
 function HubWarning({ held }: { held: { groups: number; through: PictureNode[] } }) {
   if (held.groups <= 1) return null;
   return (
-    <p class="warning hub-warning" role="note">Held together by a hub identifier: without {held.through.map((n) => `${n.kind} ${n.value}`).join(', ') || 'identifiers that no longer link'}, these accounts fall into {held.groups} separate groups. Recluster? An operator runs <code>doorman graph recluster</code> for this tenant and mode.</p>
+    <p class="warning hub-warning" role="note">
+      Held together by a hub identifier: without{' '}
+      {held.through.map((n) => `${n.kind} ${n.value}`).join(', ') || 'identifiers that no longer link'}, these accounts fall into{' '}
+      {held.groups} separate groups. Recluster? An operator runs <code>doorman graph recluster</code> for this tenant and mode.
+    </p>
   );
 }
 
 // What each colour means, and the switch that hides the events.
-function Legend({ origin, eventsHidden, onHideEvents }: {
-  origin: boolean; eventsHidden: boolean; onHideEvents: (hidden: boolean) => void;
+function Legend({
+  origin,
+  eventsHidden,
+  onHideEvents,
+}: {
+  origin: boolean;
+  eventsHidden: boolean;
+  onHideEvents: (hidden: boolean) => void;
 }) {
   return (
-    <p class="legend"><span class="k account">account</span><span class="k email">email</span><span class="k device">device</span><span class="k card">card</span><span class="k identifier">other identifier</span><span class="k hub">hub (not expanded)</span>
-      <span class="k event">event:</span><span class="k allow">allow</span><span class="k review">review</span><span class="k block">block</span>
-      {origin && <span class="k origin">the event opened</span>}<span class="k subject">convicted subject</span>
-      <label class="check"><input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => onHideEvents(e.currentTarget.checked)} /> hide events</label></p>
+    <p class="legend">
+      <span class="k account">account</span>
+      <span class="k email">email</span>
+      <span class="k device">device</span>
+      <span class="k card">card</span>
+      <span class="k identifier">other identifier</span>
+      <span class="k hub">hub (not expanded)</span>
+      <span class="k event">event:</span>
+      <span class="k allow">allow</span>
+      <span class="k review">review</span>
+      <span class="k block">block</span>
+      {origin && <span class="k origin">the event opened</span>}
+      <span class="k subject">convicted subject</span>
+      <label class="check">
+        <input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => onHideEvents(e.currentTarget.checked)} /> hide
+        events
+      </label>
+    </p>
   );
 }
 
@@ -196,26 +267,58 @@ function EvidenceList({ evidence }: { evidence: Evidence }) {
   return (
     <section class="evidence">
       <h2>Why is this account here?</h2>
-      <ul>{evidence.marks.map((m) => (
-        <li>{m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}{m.subject_value ? ` ${m.subject_value}` : ''}, {when(m.marked_at)},{' '}
-          {m.via === null ? 'no live path yet' : m.via.length === 0 ? 'this account itself' : `via ${m.via.join(' → ')}`}
-          {m.feedback_id ? <span class="muted"> ({m.feedback_id})</span> : m.review_event_id ? <span class="muted"> (review of {m.review_event_id})</span> : null}
-          <span class="muted">; by {m.reported_by}{m.note ? `: “${m.note}”` : ''}</span></li>
-      ))}</ul>
+      <ul>
+        {evidence.marks.map((m) => (
+          <li>
+            {m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}
+            {m.subject_value ? ` ${m.subject_value}` : ''}, {when(m.marked_at)},{' '}
+            {m.via === null ? 'no live path yet' : m.via.length === 0 ? 'this account itself' : `via ${m.via.join(' → ')}`}
+            {m.feedback_id ? (
+              <span class="muted"> ({m.feedback_id})</span>
+            ) : m.review_event_id ? (
+              <span class="muted"> (review of {m.review_event_id})</span>
+            ) : null}
+            <span class="muted">
+              ; by {m.reported_by}
+              {m.note ? `: “${m.note}”` : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
 
 function NodeFacts({ node }: { node: DrawNode }) {
   const f = node.facts as Record<string, unknown>;
-  const rows = Object.entries(f).filter(([k, v]) => !['key', 'label'].includes(k) && v !== null && v !== undefined).map(([k, v]) => [k === 'received' ? 'as received' : k, /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : Array.isArray(v) ? v.join(', ') : scalar(v)]);
+  const rows = Object.entries(f)
+    .filter(([k, v]) => !['key', 'label'].includes(k) && v !== null && v !== undefined)
+    .map(([k, v]) => [
+      k === 'received' ? 'as received' : k,
+      /At$|^at$/.test(k) && typeof v === 'number' ? when(v) : Array.isArray(v) ? v.join(', ') : scalar(v),
+    ]);
   return (
     <div>
       <h2>{node.group}</h2>
       <dl class="facts">{rows.map(([k, v]) => [<dt>{k}</dt>, <dd>{v}</dd>])}</dl>
-      {node.group === 'account' && <p><a href={`/console/accounts/${encodeURIComponent(String(f.value))}`}>Open the account</a> · <a href={`/console/events?external_user_id=${encodeURIComponent(String(f.value))}`}>its events</a></p>}
-      {node.group === 'event' && <p><button type="button" onClick={() => navigate(`/console/events/${encodeURIComponent(String(f.id))}`)}>Open this event</button></p>}
-      {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && <p><a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a></p>}
+      {node.group === 'account' && (
+        <p>
+          <a href={`/console/accounts/${encodeURIComponent(String(f.value))}`}>Open the account</a> ·{' '}
+          <a href={`/console/events?external_user_id=${encodeURIComponent(String(f.value))}`}>its events</a>
+        </p>
+      )}
+      {node.group === 'event' && (
+        <p>
+          <button type="button" onClick={() => navigate(`/console/events/${encodeURIComponent(String(f.id))}`)}>
+            Open this event
+          </button>
+        </p>
+      )}
+      {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && (
+        <p>
+          <a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a>
+        </p>
+      )}
     </div>
   );
 }

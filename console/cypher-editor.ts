@@ -14,7 +14,40 @@ import type { CypherSettings } from './types';
 // The graph's words, as GET /console/api/cypher sends them.
 export type GraphWords = CypherSettings['schema'];
 
-const KEYWORDS = ['MATCH', 'OPTIONAL MATCH', 'WHERE', 'WITH', 'UNWIND', 'RETURN', 'ORDER BY', 'SKIP', 'LIMIT', 'UNION', 'DISTINCT', 'CALL', 'EXISTS', 'COUNT', 'COLLECT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS NULL', 'IS NOT NULL', 'STARTS WITH', 'ENDS WITH', 'CONTAINS', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'shortestPath', 'allShortestPaths'];
+const KEYWORDS = [
+  'MATCH',
+  'OPTIONAL MATCH',
+  'WHERE',
+  'WITH',
+  'UNWIND',
+  'RETURN',
+  'ORDER BY',
+  'SKIP',
+  'LIMIT',
+  'UNION',
+  'DISTINCT',
+  'CALL',
+  'EXISTS',
+  'COUNT',
+  'COLLECT',
+  'AS',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'IS NULL',
+  'IS NOT NULL',
+  'STARTS WITH',
+  'ENDS WITH',
+  'CONTAINS',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'shortestPath',
+  'allShortestPaths',
+];
 
 function completions(words: GraphWords) {
   return (ctx: CompletionContext): CompletionResult | null => {
@@ -41,7 +74,13 @@ const THEME = EditorView.theme({
   '.cm-scroller': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' },
 });
 
-export function cypherEditor(host: HTMLElement, doc: string, words: GraphWords, onRun: () => void, onChange: (text: string) => void): EditorView {
+export function cypherEditor(
+  host: HTMLElement,
+  doc: string,
+  words: GraphWords,
+  onRun: () => void,
+  onChange: (text: string) => void,
+): EditorView {
   const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
   return new EditorView({
     root,

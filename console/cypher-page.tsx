@@ -7,7 +7,15 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { ResultView, toCsv, type Result } from './query-results';
 import type {
-  CypherHistory, CypherRunBody, CypherRunResult, CypherSettings as Settings, CypherSettingsBody, FreeFormRoles, Me, QuerySaved, SaveQueryBody,
+  CypherHistory,
+  CypherRunBody,
+  CypherRunResult,
+  CypherSettings as Settings,
+  CypherSettingsBody,
+  FreeFormRoles,
+  Me,
+  QuerySaved,
+  SaveQueryBody,
 } from './types';
 
 type HistoryEntry = CypherHistory['history'][number];
@@ -17,11 +25,16 @@ interface Param {
   json: boolean;
 }
 
-const EXAMPLE = 'MATCH (a:Account {externalId: $account})-[:IN]->(c:Cluster)\nMATCH (b:Account)-[:IN]->(c)\nRETURN b.externalId AS account, c.id AS cluster\nLIMIT 100';
+const EXAMPLE =
+  'MATCH (a:Account {externalId: $account})-[:IN]->(c:Cluster)\nMATCH (b:Account)-[:IN]->(c)\nRETURN b.externalId AS account, c.id AS cluster\nLIMIT 100';
 
 // The $names a statement uses (the server checks them again, exactly).
-const namesIn = (text: string): string[] => [...new Set([...text.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\/\/.*|\/\*[\s\S]*?\*\//g, '').matchAll(/\$([A-Za-z_]\w*)/g)].map((m) => m[1]!))]
-  .filter((n) => n !== 'tenantId' && n !== 'mode');
+const namesIn = (text: string): string[] =>
+  [
+    ...new Set(
+      [...text.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\/\/.*|\/\*[\s\S]*?\*\//g, '').matchAll(/\$([A-Za-z_]\w*)/g)].map((m) => m[1]!),
+    ),
+  ].filter((n) => n !== 'tenantId' && n !== 'mode');
 
 export function CypherPage({ me }: { me: Me }) {
   const [settings, setSettings] = useState<Settings | null>(null);
@@ -35,8 +48,14 @@ export function CypherPage({ me }: { me: Me }) {
   return (
     <div class="cypher-page">
       <h1>Cypher</h1>
-      {settings.allowed ? <CypherWorkbench settings={settings} history={history} onRan={load} />
-        : <p class="empty">Your tenant's admins allow free-form Cypher to admins only. The <a href="/console/queries">graph queries</a>, the reviewed ones and your tenant's own, are open to you.</p>}
+      {settings.allowed ? (
+        <CypherWorkbench settings={settings} history={history} onRan={load} />
+      ) : (
+        <p class="empty">
+          Your tenant's admins allow free-form Cypher to admins only. The <a href="/console/queries">graph queries</a>, the reviewed ones
+          and your tenant's own, are open to you.
+        </p>
+      )}
       {me.role === 'admin' && <RolesSetting value={settings.free_form_roles} onChanged={load} />}
     </div>
   );
@@ -48,11 +67,15 @@ function RolesSetting({ value, onChanged }: { value: Settings['free_form_roles']
     onChanged();
   };
   return (
-    <p class="setting"><label>Who may run free-form Cypher in this tenant{' '}
-      <select value={value} onChange={(e) => void change(e.currentTarget.value as Settings['free_form_roles'])}>
-        <option value="admin">admins</option>
-        <option value="analyst">every analyst</option>
-      </select></label></p>
+    <p class="setting">
+      <label>
+        Who may run free-form Cypher in this tenant{' '}
+        <select value={value} onChange={(e) => void change(e.currentTarget.value as Settings['free_form_roles'])}>
+          <option value="admin">admins</option>
+          <option value="analyst">every analyst</option>
+        </select>
+      </label>
+    </p>
   );
 }
 
@@ -69,27 +92,50 @@ function CypherWorkbench({ settings, history, onRan }: { settings: Settings; his
 
   const load = (entry: HistoryEntry) => {
     void import('./cypher-editor').then(({ setText: put }) => view.current && put(view.current, entry.query));
-    setParams(Object.fromEntries(Object.entries(entry.params).map(([k, v]) => [k, typeof v === 'string' ? { value: v, json: false } : { value: JSON.stringify(v), json: true }])));
+    setParams(
+      Object.fromEntries(
+        Object.entries(entry.params).map(([k, v]) => [
+          k,
+          typeof v === 'string' ? { value: v, json: false } : { value: JSON.stringify(v), json: true },
+        ]),
+      ),
+    );
   };
   const names = namesIn(text);
   return (
     // Ctrl+Enter runs from anywhere on the page (a parameter's field too); the editor's own keymap
     // handles it first there, and marks the event handled.
-    <div class="cypher-workbench" onKeyDown={(e) => {
-      if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && !e.defaultPrevented) {
-        e.preventDefault();
-        void run();
-      }
-    }}>
+    <div
+      class="cypher-workbench"
+      onKeyDown={(e) => {
+        if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && !e.defaultPrevented) {
+          e.preventDefault();
+          void run();
+        }
+      }}
+    >
       <div class="editor-column">
         <div class="cypher-editor" ref={box} />
         {names.length > 0 && <ParamFields names={names} params={params} setParams={setParams} />}
         <p class="actions">
-          <button type="button" onClick={() => void run()} disabled={running}>{running ? 'Running…' : 'Run'}</button>
-          <span class="muted"> Ctrl+Enter. Read-only in this tenant and mode; at most {settings.row_cap} rows and {settings.timeout_ms / 1000} s.</span>
-          {result && <button type="button" class="link" onClick={() => downloadCsv(result)}>Download CSV</button>}
+          <button type="button" onClick={() => void run()} disabled={running}>
+            {running ? 'Running…' : 'Run'}
+          </button>
+          <span class="muted">
+            {' '}
+            Ctrl+Enter. Read-only in this tenant and mode; at most {settings.row_cap} rows and {settings.timeout_ms / 1000} s.
+          </span>
+          {result && (
+            <button type="button" class="link" onClick={() => downloadCsv(result)}>
+              Download CSV
+            </button>
+          )}
         </p>
-        {error && <p class="error" role="alert">{error}</p>}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
         {result && <ResultView result={result} empty="No rows." />}
         <SaveAs text={text} />
       </div>
@@ -130,17 +176,27 @@ function useCypherRun(textRef: { current: string }, params: Record<string, Param
 // The editor in `box`, loaded once with the page (its own chunk): what is typed goes to `textRef`
 // and `setText`, and its Ctrl+Enter runs the latest `run`.
 function useCypherEditor(
-  box: { current: HTMLDivElement | null }, view: { current: EditorView | null }, textRef: { current: string },
-  schema: Settings['schema'], runRef: { current: () => Promise<void> }, setText: (text: string) => void,
+  box: { current: HTMLDivElement | null },
+  view: { current: EditorView | null },
+  textRef: { current: string },
+  schema: Settings['schema'],
+  runRef: { current: () => Promise<void> },
+  setText: (text: string) => void,
 ) {
   useEffect(() => {
     let cancelled = false;
     void import('./cypher-editor').then(({ cypherEditor }) => {
       if (cancelled || !box.current) return;
-      view.current = cypherEditor(box.current, textRef.current, schema, () => void runRef.current(), (t) => {
-        textRef.current = t;
-        setText(t);
-      });
+      view.current = cypherEditor(
+        box.current,
+        textRef.current,
+        schema,
+        () => void runRef.current(),
+        (t) => {
+          textRef.current = t;
+          setText(t);
+        },
+      );
       view.current.focus();
     });
     return () => {
@@ -151,17 +207,36 @@ function useCypherEditor(
 }
 
 // The statement's $parameters, each a text value or JSON.
-function ParamFields({ names, params, setParams }: {
-  names: string[]; params: Record<string, Param>; setParams: (params: Record<string, Param>) => void;
+function ParamFields({
+  names,
+  params,
+  setParams,
+}: {
+  names: string[];
+  params: Record<string, Param>;
+  setParams: (params: Record<string, Param>) => void;
 }) {
   return (
-    <fieldset class="cypher-params"><legend>Parameters</legend>
+    <fieldset class="cypher-params">
+      <legend>Parameters</legend>
       {names.map((n) => {
         const p = params[n] ?? { value: '', json: false };
         return (
-          <label>${n}
-            <input name={`param-${n}`} value={p.value} onInput={(e) => setParams({ ...params, [n]: { ...p, value: e.currentTarget.value } })} />
-            <span class="muted"><input type="checkbox" checked={p.json} onChange={(e) => setParams({ ...params, [n]: { ...p, json: e.currentTarget.checked } })} /> JSON</span>
+          <label>
+            ${n}
+            <input
+              name={`param-${n}`}
+              value={p.value}
+              onInput={(e) => setParams({ ...params, [n]: { ...p, value: e.currentTarget.value } })}
+            />
+            <span class="muted">
+              <input
+                type="checkbox"
+                checked={p.json}
+                onChange={(e) => setParams({ ...params, [n]: { ...p, json: e.currentTarget.checked } })}
+              />{' '}
+              JSON
+            </span>
           </label>
         );
       })}
@@ -182,11 +257,23 @@ function CypherHistoryList({ history, onPick }: { history: HistoryEntry[]; onPic
   return (
     <aside class="cypher-history">
       <h2>Your history</h2>
-      {history.length === 0 ? <p class="empty">Nothing run yet.</p> : (
-        <ol>{history.map((h) => (
-          <li><button type="button" class="link history-entry" title={h.query} onClick={() => onPick(h)}>{h.query.length > 80 ? `${h.query.slice(0, 78)}…` : h.query}</button>
-            <br /><span class="muted">{h.at.replace('T', ' ').slice(0, 19)} UTC · {h.refused ? `refused: ${h.refused}` : h.error ? 'failed' : `${h.rows} rows, ${h.ms} ms`}</span></li>
-        ))}</ol>
+      {history.length === 0 ? (
+        <p class="empty">Nothing run yet.</p>
+      ) : (
+        <ol>
+          {history.map((h) => (
+            <li>
+              <button type="button" class="link history-entry" title={h.query} onClick={() => onPick(h)}>
+                {h.query.length > 80 ? `${h.query.slice(0, 78)}…` : h.query}
+              </button>
+              <br />
+              <span class="muted">
+                {h.at.replace('T', ' ').slice(0, 19)} UTC ·{' '}
+                {h.refused ? `refused: ${h.refused}` : h.error ? 'failed' : `${h.rows} rows, ${h.ms} ms`}
+              </span>
+            </li>
+          ))}
+        </ol>
       )}
     </aside>
   );
@@ -209,11 +296,34 @@ function SaveAs({ text }: { text: string }) {
   };
   return (
     <form class="inline save-as" onSubmit={save}>
-      <label>Save as a query <input name="query-id" required pattern="[a-z0-9][a-z0-9\-]{0,62}" placeholder="name-like-this" value={id} onInput={(e) => setId(e.currentTarget.value)} /></label>
-      <label>Description <input name="query-description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} /></label>
+      <label>
+        Save as a query{' '}
+        <input
+          name="query-id"
+          required
+          pattern="[a-z0-9][a-z0-9\-]{0,62}"
+          placeholder="name-like-this"
+          value={id}
+          onInput={(e) => setId(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Description{' '}
+        <input name="query-description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
       <button type="submit">Save for this tenant</button>
-      {saved && <span> Saved: <a href={`/console/queries/${saved}`}>{saved}</a></span>}
-      {error && <span class="error" role="alert"> {error}</span>}
+      {saved && (
+        <span>
+          {' '}
+          Saved: <a href={`/console/queries/${saved}`}>{saved}</a>
+        </span>
+      )}
+      {error && (
+        <span class="error" role="alert">
+          {' '}
+          {error}
+        </span>
+      )}
     </form>
   );
 }

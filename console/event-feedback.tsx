@@ -27,11 +27,17 @@ export function RecordedFeedback({ event }: { event: { id?: string; external_use
     const asks: Promise<FeedbackList>[] = [];
     if (event.id) asks.push(api<FeedbackList>(`/feedback?event_id=${encodeURIComponent(event.id)}`));
     if (event.external_user_id) asks.push(api<FeedbackList>(`/feedback?external_user_id=${encodeURIComponent(event.external_user_id)}`));
-    void Promise.all(asks).then((r) => setRows(r.flatMap((x) => x.feedback)), (e: ApiError) => setNotice(e.message));
+    void Promise.all(asks).then(
+      (r) => setRows(r.flatMap((x) => x.feedback)),
+      (e: ApiError) => setNotice(e.message),
+    );
   };
   useEffect(() => {
     load();
-    void api<Me>('/me').then((m) => setAdmin(m.role === 'admin'), () => undefined);
+    void api<Me>('/me').then(
+      (m) => setAdmin(m.role === 'admin'),
+      () => undefined,
+    );
   }, [event.id, event.external_user_id]);
   const retract = async (id: string) => {
     if (!note.trim()) {
@@ -52,20 +58,53 @@ export function RecordedFeedback({ event }: { event: { id?: string; external_use
     <section class="recorded-feedback">
       <h3>Recorded feedback</h3>
       <table class="rows">
-        <thead><tr><th class="time">Time (UTC)</th><th>Outcome</th><th>About</th><th>Note</th><th>State</th></tr></thead>
-        <tbody>{rows.map((f) => (
-          <tr data-feedback-id={f.feedback_id}>
-            <td class="time">{when(f.created_at).replace(' UTC', '')}</td><td>{f.outcome}</td><td>{f.subject.kind} {f.subject.value}</td><td class="note">{f.note ?? '–'}</td>
-            <td>{f.retracted_at
-              ? <span class="muted">retracted {when(f.retracted_at)}{f.retract_note ? `: ${f.retract_note}` : ''}</span>
-              : admin ? <button type="button" class="retract" onClick={() => void retract(f.feedback_id)}>Retract</button> : <span>standing</span>}</td>
+        <thead>
+          <tr>
+            <th class="time">Time (UTC)</th>
+            <th>Outcome</th>
+            <th>About</th>
+            <th>Note</th>
+            <th>State</th>
           </tr>
-        ))}</tbody>
+        </thead>
+        <tbody>
+          {rows.map((f) => (
+            <tr data-feedback-id={f.feedback_id}>
+              <td class="time">{when(f.created_at).replace(' UTC', '')}</td>
+              <td>{f.outcome}</td>
+              <td>
+                {f.subject.kind} {f.subject.value}
+              </td>
+              <td class="note">{f.note ?? '–'}</td>
+              <td>
+                {f.retracted_at ? (
+                  <span class="muted">
+                    retracted {when(f.retracted_at)}
+                    {f.retract_note ? `: ${f.retract_note}` : ''}
+                  </span>
+                ) : admin ? (
+                  <button type="button" class="retract" onClick={() => void retract(f.feedback_id)}>
+                    Retract
+                  </button>
+                ) : (
+                  <span>standing</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
       </table>
       {admin && rows.some((f) => !f.retracted_at) && (
-        <label>Why retract (recorded in the audit log) <input name="retract-note" value={note} maxLength={2000} onInput={(e) => setNote(e.currentTarget.value)} /></label>
+        <label>
+          Why retract (recorded in the audit log){' '}
+          <input name="retract-note" value={note} maxLength={2000} onInput={(e) => setNote(e.currentTarget.value)} />
+        </label>
       )}
-      {notice && <p class="notice" role="status">{notice}</p>}
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
     </section>
   );
 }
@@ -93,7 +132,9 @@ function Feedback({ event, onRecorded }: { event: EventDetail['event']; onRecord
       <h3>Feedback</h3>
       <form class="inline" onSubmit={send}>
         <select name="outcome" value={outcome} onChange={(e) => setOutcome(e.currentTarget.value)}>
-          <option value="confirmed_abuse">confirmed abuse</option><option value="false_positive">false positive</option><option value="chargeback">chargeback</option>
+          <option value="confirmed_abuse">confirmed abuse</option>
+          <option value="false_positive">false positive</option>
+          <option value="chargeback">chargeback</option>
         </select>
         <span>about</span>
         <select name="subject" value={kind} onChange={(e) => setKind(e.currentTarget.value as typeof kind)}>
@@ -101,10 +142,21 @@ function Feedback({ event, onRecorded }: { event: EventDetail['event']; onRecord
           {event.external_user_id && <option value="external_user_id">this account</option>}
           {event.email && <option value="email">this email</option>}
         </select>
-        <input name="feedback-note" class="wide" placeholder="Note: why (shown with the mark wherever it explains a verdict)" maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+        <input
+          name="feedback-note"
+          class="wide"
+          placeholder="Note: why (shown with the mark wherever it explains a verdict)"
+          maxLength={2000}
+          value={note}
+          onInput={(e) => setNote(e.currentTarget.value)}
+        />
         <button type="submit">Record feedback</button>
       </form>
-      {done && <p class="notice" role="status">{done}</p>}
+      {done && (
+        <p class="notice" role="status">
+          {done}
+        </p>
+      )}
     </section>
   );
 }

@@ -15,7 +15,15 @@ export const accountHref = (id: string): string => `/console/accounts/${encodeUR
 
 export function Reasons({ reasons }: { reasons: EventRow['reasons'] }) {
   if (reasons.length === 0) return <span class="muted">no reasons</span>;
-  return <ul class="reasons">{reasons.map((r) => <li><code>{r.code}</code> <span class="words">{reasonWords(r)}</span></li>)}</ul>;
+  return (
+    <ul class="reasons">
+      {reasons.map((r) => (
+        <li>
+          <code>{r.code}</code> <span class="words">{reasonWords(r)}</span>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 export const Verdict = ({ v }: { v: string }) => <span class={`verdict v-${v}`}>{v}</span>;
@@ -25,37 +33,79 @@ export function Tree({ value }: { value: unknown }) {
   if (value === null || typeof value !== 'object') return <span class="val">{scalar(value)}</span>;
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return <span class="muted">empty</span>;
-  return <dl class="tree">{entries.map(([k, v]) => [<dt>{k}</dt>, <dd><Tree value={v} /></dd>])}</dl>;
+  return (
+    <dl class="tree">
+      {entries.map(([k, v]) => [
+        <dt>{k}</dt>,
+        <dd>
+          <Tree value={v} />
+        </dd>,
+      ])}
+    </dl>
+  );
 }
 
 export function EventTable({ events, empty }: { events: EventRow[]; empty: string }) {
   if (events.length === 0) return <p class="empty">{empty}</p>;
   return (
     <table class="rows events">
-      <thead><tr><th class="time">Time (UTC)</th><th>Type</th><th>Verdict</th><th>Reasons</th><th>User</th><th>Email</th></tr></thead>
-      <tbody>{events.map((e) => (
-        <tr data-event-id={e.id}>
-          <td class="time"><a href={`/console/events/${encodeURIComponent(e.id)}`}>{when(e.created_at).replace(' UTC', '')}</a></td>
-          <td>{e.event_type}</td><td><Verdict v={e.verdict} />{e.review && <span class="muted"> {e.review.status}</span>}</td>
-          <td>{e.reasons.map((r) => r.code).join(', ')}</td>
-          <td>{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</td><td>{e.email ?? '–'}</td>
+      <thead>
+        <tr>
+          <th class="time">Time (UTC)</th>
+          <th>Type</th>
+          <th>Verdict</th>
+          <th>Reasons</th>
+          <th>User</th>
+          <th>Email</th>
         </tr>
-      ))}</tbody>
+      </thead>
+      <tbody>
+        {events.map((e) => (
+          <tr data-event-id={e.id}>
+            <td class="time">
+              <a href={`/console/events/${encodeURIComponent(e.id)}`}>{when(e.created_at).replace(' UTC', '')}</a>
+            </td>
+            <td>{e.event_type}</td>
+            <td>
+              <Verdict v={e.verdict} />
+              {e.review && <span class="muted"> {e.review.status}</span>}
+            </td>
+            <td>{e.reasons.map((r) => r.code).join(', ')}</td>
+            <td>{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</td>
+            <td>{e.email ?? '–'}</td>
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }
 
-export function EventView({ id, onResolved, bind, me }: { id: string; onResolved?: (n: ResolvedNotice) => void; bind?: (r: Resolver | null) => void; me?: Me | null }) {
+export function EventView({
+  id,
+  onResolved,
+  bind,
+  me,
+}: {
+  id: string;
+  onResolved?: (n: ResolvedNotice) => void;
+  bind?: (r: Resolver | null) => void;
+  me?: Me | null;
+}) {
   const [detail, setDetail] = useState<EventDetail | null>(null);
   const [error, setError] = useState('');
   // The event this view shows now. An answer for another one (a reload after resolving, which
   // arrives once the queue has moved on to the next review) is dropped, never shown in its place.
   const shown = useRef(id);
   shown.current = id;
-  const load = (of: string) => api<EventDetail>(`/events/${encodeURIComponent(of)}`).then(
-    (d) => { if (shown.current === of) setDetail(d); },
-    (e: ApiError) => { if (shown.current === of) setError(e.message); },
-  );
+  const load = (of: string) =>
+    api<EventDetail>(`/events/${encodeURIComponent(of)}`).then(
+      (d) => {
+        if (shown.current === of) setDetail(d);
+      },
+      (e: ApiError) => {
+        if (shown.current === of) setError(e.message);
+      },
+    );
   const resolving = useResolution(id, detail, shown, load, setError, onResolved);
   useEffect(() => {
     setDetail(null);
@@ -75,14 +125,23 @@ export function EventView({ id, onResolved, bind, me }: { id: string; onResolved
     });
     return () => bind?.(null);
   });
-  if (error && !detail) return <p class="error" role="alert">{error}</p>;
+  if (error && !detail)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!detail || detail.event.id !== id) return <p class="loading">Loading {id}…</p>;
   const e = detail.event;
   return (
     <article class="event" data-event-id={e.id}>
       <header>
-        <h2><Verdict v={e.verdict} /> {e.event_type} <span class="muted">{ageSince(e.created_at)} ago</span></h2>
-        <p class="ids"><code>{e.id}</code> · {when(e.created_at)} · policy {e.policy_version}</p>
+        <h2>
+          <Verdict v={e.verdict} /> {e.event_type} <span class="muted">{ageSince(e.created_at)} ago</span>
+        </h2>
+        <p class="ids">
+          <code>{e.id}</code> · {when(e.created_at)} · policy {e.policy_version}
+        </p>
       </header>
       {detail.review && <ReviewActions detail={detail} resolving={resolving} error={error} me={me} onChanged={() => void load(id)} />}
       <WhyPanel detail={detail} />
@@ -95,7 +154,9 @@ export function EventView({ id, onResolved, bind, me }: { id: string; onResolved
       <EarlierEvents earlier={detail.earlier} />
       <section>
         <h3>Signals the engine saw</h3>
-        <div class="signals"><Tree value={detail.signals} /></div>
+        <div class="signals">
+          <Tree value={detail.signals} />
+        </div>
       </section>
     </article>
   );
@@ -105,11 +166,24 @@ export function EventView({ id, onResolved, bind, me }: { id: string; onResolved
 function EventFacts({ event: e }: { event: EventDetail['event'] }) {
   return (
     <dl class="facts">
-      <dt>External user id</dt><dd class="external-user-id">{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</dd>
-      <dt>Email</dt><dd class="email">{e.email ?? '–'}</dd>
-      <dt>IP</dt><dd>{e.ip ?? '–'}</dd>
-      {Object.keys(e.identity).length > 0 && [<dt>Identity</dt>, <dd class="identity"><Tree value={e.identity} /></dd>]}
-      {e.context && [<dt>Context</dt>, <dd class="context"><Tree value={e.context} /></dd>]}
+      <dt>External user id</dt>
+      <dd class="external-user-id">{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</dd>
+      <dt>Email</dt>
+      <dd class="email">{e.email ?? '–'}</dd>
+      <dt>IP</dt>
+      <dd>{e.ip ?? '–'}</dd>
+      {Object.keys(e.identity).length > 0 && [
+        <dt>Identity</dt>,
+        <dd class="identity">
+          <Tree value={e.identity} />
+        </dd>,
+      ]}
+      {e.context && [
+        <dt>Context</dt>,
+        <dd class="context">
+          <Tree value={e.context} />
+        </dd>,
+      ]}
     </dl>
   );
 }
@@ -118,8 +192,14 @@ function EventFacts({ event: e }: { event: EventDetail['event'] }) {
 function EarlierEvents({ earlier }: { earlier: EventDetail['earlier'] }) {
   return (
     <section>
-      <h3>Earlier events {earlier.by && <span class="muted">(same {earlier.by === 'email' ? 'email' : 'external user id'}, before this one)</span>}</h3>
-      <EventTable events={earlier.events} empty={earlier.by ? 'No earlier events for this account.' : 'The event names no account or email, so there is nothing to look up.'} />
+      <h3>
+        Earlier events{' '}
+        {earlier.by && <span class="muted">(same {earlier.by === 'email' ? 'email' : 'external user id'}, before this one)</span>}
+      </h3>
+      <EventTable
+        events={earlier.events}
+        empty={earlier.by ? 'No earlier events for this account.' : 'The event names no account or email, so there is nothing to look up.'}
+      />
     </section>
   );
 }
@@ -144,9 +224,12 @@ function WhyPanel({ detail }: { detail: EventDetail }) {
     <section class="why">
       <h3>Why {e.verdict === 'allow' ? 'allowed' : e.verdict === 'block' ? 'blocked' : 'held for review'}</h3>
       {e.reasons.length === 0 ? <p class="muted">No rule fired: the policy allows by default.</p> : <Reasons reasons={e.reasons} />}
-      {clusterReason && (evidence === 'unavailable'
-        ? <p class="error">The identity graph did not answer for the cluster's marks.</p>
-        : evidence && <ClusterMarks eventId={e.id} evidence={evidence} />)}
+      {clusterReason &&
+        (evidence === 'unavailable' ? (
+          <p class="error">The identity graph did not answer for the cluster's marks.</p>
+        ) : (
+          evidence && <ClusterMarks eventId={e.id} evidence={evidence} />
+        ))}
       {payment && <Payment payment={payment} />}
     </section>
   );
@@ -156,22 +239,55 @@ function WhyPanel({ detail }: { detail: EventDetail }) {
 function ClusterMarks({ eventId, evidence }: { eventId: string; evidence: Evidence }) {
   return (
     <div class="marks">
-      <h4>Marks on its cluster now {evidence.cluster && <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>(show the path in the picture)</a>}</h4>
-      {evidence.marks.length === 0 ? <p class="muted">None stand now (taken back, or the cluster split since).</p> : (
-        <ul>{evidence.marks.slice(0, MARKS_SHOWN).map((m) => (
-          <li class="mark">
-            <strong>{m.outcome.replace('_', ' ')}</strong>{' '}
-            {m.review_event_id
-              ? ['on a reviewed event', m.subject_value && [' of account ', <a href={accountHref(m.subject_value)}>{m.subject_value}</a>]]
-              : ['on ', m.subject_kind === 'account' ? 'account ' : `${m.subject_kind} `, m.subject_value && (m.subject_kind === 'account' ? <a href={accountHref(m.subject_value)}>{m.subject_value}</a> : <code>{m.subject_value}</code>)]}
-            , {when(m.marked_at)}, by {m.reported_by}
-            {m.note && <span class="note">: “{m.note}”</span>}
-            <br /><span class="muted">{m.via === null ? 'no live path from this event yet' : m.via.length === 0 ? 'this account itself' : `path: this account → ${m.via.join(' → ')} → the subject`}</span>
-            {m.review_event_id && <span> · <a href={`/console/events/${encodeURIComponent(m.review_event_id)}`}>the review</a></span>}
-          </li>
-        ))}</ul>
+      <h4>
+        Marks on its cluster now{' '}
+        {evidence.cluster && <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>(show the path in the picture)</a>}
+      </h4>
+      {evidence.marks.length === 0 ? (
+        <p class="muted">None stand now (taken back, or the cluster split since).</p>
+      ) : (
+        <ul>
+          {evidence.marks.slice(0, MARKS_SHOWN).map((m) => (
+            <li class="mark">
+              <strong>{m.outcome.replace('_', ' ')}</strong>{' '}
+              {m.review_event_id
+                ? ['on a reviewed event', m.subject_value && [' of account ', <a href={accountHref(m.subject_value)}>{m.subject_value}</a>]]
+                : [
+                    'on ',
+                    m.subject_kind === 'account' ? 'account ' : `${m.subject_kind} `,
+                    m.subject_value &&
+                      (m.subject_kind === 'account' ? (
+                        <a href={accountHref(m.subject_value)}>{m.subject_value}</a>
+                      ) : (
+                        <code>{m.subject_value}</code>
+                      )),
+                  ]}
+              , {when(m.marked_at)}, by {m.reported_by}
+              {m.note && <span class="note">: “{m.note}”</span>}
+              <br />
+              <span class="muted">
+                {m.via === null
+                  ? 'no live path from this event yet'
+                  : m.via.length === 0
+                    ? 'this account itself'
+                    : `path: this account → ${m.via.join(' → ')} → the subject`}
+              </span>
+              {m.review_event_id && (
+                <span>
+                  {' '}
+                  · <a href={`/console/events/${encodeURIComponent(m.review_event_id)}`}>the review</a>
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
       )}
-      {evidence.marks.length > MARKS_SHOWN && <p class="muted">and {plural(evidence.marks.length - MARKS_SHOWN, 'more mark')}: all of them in <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>the cluster picture</a>.</p>}
+      {evidence.marks.length > MARKS_SHOWN && (
+        <p class="muted">
+          and {plural(evidence.marks.length - MARKS_SHOWN, 'more mark')}: all of them in{' '}
+          <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>the cluster picture</a>.
+        </p>
+      )}
     </div>
   );
 }
@@ -181,22 +297,34 @@ function Payment({ payment }: { payment: Record<string, unknown> }) {
   return (
     <div class="payment">
       <h4>Payment</h4>
-      <dl class="facts">{Object.entries(payment).map(([k, v]) => [<dt>{k.replace(/_/g, ' ')}</dt>, <dd>{k === 'card_fingerprint' ? <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a> : scalar(v)}</dd>])}</dl>
+      <dl class="facts">
+        {Object.entries(payment).map(([k, v]) => [
+          <dt>{k.replace(/_/g, ' ')}</dt>,
+          <dd>
+            {k === 'card_fingerprint' ? <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a> : scalar(v)}
+          </dd>,
+        ])}
+      </dl>
     </div>
   );
 }
 
 function ClusterSummary({ cluster, eventId }: { cluster: EventDetail['cluster']; eventId: string }) {
   if (cluster === 'unavailable') return <p class="error">The identity graph did not answer; the rest of this page is complete.</p>;
-  if (!cluster) return <p class="empty">This event linked nothing yet (no account and no identifier, or its link is still being applied).</p>;
+  if (!cluster)
+    return <p class="empty">This event linked nothing yet (no account and no identifier, or its link is still being applied).</p>;
   return (
     <div class="cluster-summary">
-      <p><strong>{plural(cluster.accounts, 'account')}</strong>, {plural(cluster.size, 'member')}
+      <p>
+        <strong>{plural(cluster.accounts, 'account')}</strong>, {plural(cluster.size, 'member')}
         {cluster.confirmedAbuse && <span class="flag bad">confirmed abuse</span>}
         {cluster.chargebacks > 0 && <span class="flag bad">{plural(cluster.chargebacks, 'chargeback')}</span>}
-        {cluster.falsePositive && <span class="flag good">false positive reported</span>}</p>
+        {cluster.falsePositive && <span class="flag good">false positive reported</span>}
+      </p>
       {cluster.suppressed.length > 0 && <p class="muted">Suppressed codes: {cluster.suppressed.join(', ')}</p>}
-      <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`} class="button">Open the cluster picture</a>
+      <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`} class="button">
+        Open the cluster picture
+      </a>
     </div>
   );
 }

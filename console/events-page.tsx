@@ -8,7 +8,25 @@ import { navigate } from './router';
 import { EventTable, EventView } from './event-view';
 import type { EventRow, Me } from './types';
 
-const FIELDS = ['id', 'external_user_id', 'email', 'ip', 'card', 'identity', 'reason', 'review', 'verdict', 'event_type', 'from', 'to', 'resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to'] as const;
+const FIELDS = [
+  'id',
+  'external_user_id',
+  'email',
+  'ip',
+  'card',
+  'identity',
+  'reason',
+  'review',
+  'verdict',
+  'event_type',
+  'from',
+  'to',
+  'resolved_from',
+  'resolved_to',
+  'feedback',
+  'feedback_from',
+  'feedback_to',
+] as const;
 type Field = (typeof FIELDS)[number];
 const TIMES = new Set<Field>(['from', 'to']);
 // Filters the overview's links set, which the form does not show: kept until cleared.
@@ -40,7 +58,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const value = (f: Field) => {
       const v = String(form.get(f) ?? '').trim();
-      return TIMES.has(f) ? utcInputToIso(v) ?? '' : v;
+      return TIMES.has(f) ? (utcInputToIso(v) ?? '') : v;
     };
     navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, LINKED.has(f) ? filters[f] : value(f)])))}`);
   };
@@ -48,27 +66,103 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
     <div>
       <h1>Events</h1>
       <form class="search" onSubmit={submit}>
-        <label>Event id<input name="id" value={filters.id} placeholder="evt_…" /></label>
-        <label>External user id<input name="external_user_id" value={filters.external_user_id} /></label>
-        <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">Email, start or domain<input name="email" value={filters.email} placeholder="jane*, mailinator.com" /></label>
-        <label>IP<input name="ip" value={filters.ip} /></label>
-        <label>Card fingerprint<input name="card" value={filters.card} /></label>
-        <label title="An identity value as kind=value, as the request sent it">Identity<input name="identity" value={filters.identity} placeholder="phone=+15550001" /></label>
-        <label>Reason code<input name="reason" value={filters.reason} placeholder="disposable_email" /></label>
-        <label>Review<select name="review" value={filters.review}><option value="">any</option><option value="pending">pending</option><option value="approved">approved</option><option value="denied">denied</option><option value="none">not a review</option></select></label>
-        <label>Verdict<select name="verdict" value={filters.verdict}><option value="">any</option><option>allow</option><option>review</option><option>block</option></select></label>
-        <label>Type<select name="event_type" value={filters.event_type}><option value="">any</option>{['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => <option>{t}</option>)}</select></label>
-        <label>From (UTC)<input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} /></label>
-        <label>To (UTC)<input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} /></label>
+        <label>
+          Event id
+          <input name="id" value={filters.id} placeholder="evt_…" />
+        </label>
+        <label>
+          External user id
+          <input name="external_user_id" value={filters.external_user_id} />
+        </label>
+        <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">
+          Email, start or domain
+          <input name="email" value={filters.email} placeholder="jane*, mailinator.com" />
+        </label>
+        <label>
+          IP
+          <input name="ip" value={filters.ip} />
+        </label>
+        <label>
+          Card fingerprint
+          <input name="card" value={filters.card} />
+        </label>
+        <label title="An identity value as kind=value, as the request sent it">
+          Identity
+          <input name="identity" value={filters.identity} placeholder="phone=+15550001" />
+        </label>
+        <label>
+          Reason code
+          <input name="reason" value={filters.reason} placeholder="disposable_email" />
+        </label>
+        <label>
+          Review
+          <select name="review" value={filters.review}>
+            <option value="">any</option>
+            <option value="pending">pending</option>
+            <option value="approved">approved</option>
+            <option value="denied">denied</option>
+            <option value="none">not a review</option>
+          </select>
+        </label>
+        <label>
+          Verdict
+          <select name="verdict" value={filters.verdict}>
+            <option value="">any</option>
+            <option>allow</option>
+            <option>review</option>
+            <option>block</option>
+          </select>
+        </label>
+        <label>
+          Type
+          <select name="event_type" value={filters.event_type}>
+            <option value="">any</option>
+            {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
+              <option>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From (UTC)
+          <input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} />
+        </label>
+        <label>
+          To (UTC)
+          <input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} />
+        </label>
         <button type="submit">Search</button>
       </form>
-      {(filters.resolved_from || filters.resolved_to) && <p class="muted linked-filter">Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}. <a href="/console/events">Clear</a></p>}
-      {filters.feedback && <p class="muted linked-filter">Events that {filters.feedback === 'retracted' ? 'feedback retracted' : `${filters.feedback.replace('_', ' ')} feedback reported`} from {when(filters.feedback_from || null)} to {when(filters.feedback_to || null)} was about (the event, its account or its email). <a href="/console/events">Clear</a></p>}
-      {error && <p class="error" role="alert">{error}</p>}
-      {events === null ? <p class="loading">Searching…</p> : (
-        <EventTable events={events} empty="No events match. Widen the time range or clear a filter; events appear here once your product calls POST /v1/verdict in this mode." />
+      {(filters.resolved_from || filters.resolved_to) && (
+        <p class="muted linked-filter">
+          Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}.{' '}
+          <a href="/console/events">Clear</a>
+        </p>
       )}
-      {cursor && <button type="button" onClick={() => void search(cursor)}>Older events</button>}
+      {filters.feedback && (
+        <p class="muted linked-filter">
+          Events that {filters.feedback === 'retracted' ? 'feedback retracted' : `${filters.feedback.replace('_', ' ')} feedback reported`}{' '}
+          from {when(filters.feedback_from || null)} to {when(filters.feedback_to || null)} was about (the event, its account or its email).{' '}
+          <a href="/console/events">Clear</a>
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {events === null ? (
+        <p class="loading">Searching…</p>
+      ) : (
+        <EventTable
+          events={events}
+          empty="No events match. Widen the time range or clear a filter; events appear here once your product calls POST /v1/verdict in this mode."
+        />
+      )}
+      {cursor && (
+        <button type="button" onClick={() => void search(cursor)}>
+          Older events
+        </button>
+      )}
     </div>
   );
 }

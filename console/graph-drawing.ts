@@ -22,7 +22,14 @@ export interface DrawEdge {
 }
 
 const COLORS: Record<string, string> = {
-  account: '#2457c5', email: '#1a7f4b', device: '#b35c00', card: '#7a3db8', identifier: '#5b6570', hub: '#c62828', event: '#8a8f98', node: '#2457c5',
+  account: '#2457c5',
+  email: '#1a7f4b',
+  device: '#b35c00',
+  card: '#7a3db8',
+  identifier: '#5b6570',
+  hub: '#c62828',
+  event: '#8a8f98',
+  node: '#2457c5',
 };
 
 const VERDICT_COLORS: Record<string, string> = { allow: '#1a7f4b', review: '#b35c00', block: '#c62828' };
@@ -56,10 +63,19 @@ export function elements(nodes: DrawNode[], edges: DrawEdge[]): ElementDefinitio
   const ids = new Set(nodes.map((n) => n.id));
   return [
     ...nodes.map((n) => ({
-      group: 'nodes' as const, position: startAt(n.id), classes: n.classes ?? [],
-      data: { id: n.id, label: shorten(n.label, n.group), kind: n.group, color: (n.verdict && VERDICT_COLORS[n.verdict]) ?? COLORS[n.group] ?? COLORS.node },
+      group: 'nodes' as const,
+      position: startAt(n.id),
+      classes: n.classes ?? [],
+      data: {
+        id: n.id,
+        label: shorten(n.label, n.group),
+        kind: n.group,
+        color: (n.verdict && VERDICT_COLORS[n.verdict]) ?? COLORS[n.group] ?? COLORS.node,
+      },
     })),
-    ...edges.filter((e) => ids.has(e.from) && ids.has(e.to)).map((e) => ({ group: 'edges' as const, data: { id: `${e.from}->${e.to}:${e.type}`, source: e.from, target: e.to, type: e.type } })),
+    ...edges
+      .filter((e) => ids.has(e.from) && ids.has(e.to))
+      .map((e) => ({ group: 'edges' as const, data: { id: `${e.from}->${e.to}:${e.type}`, source: e.from, target: e.to, type: e.type } })),
   ];
 }
 
@@ -69,19 +85,56 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
     container,
     elements: els,
     style: [
-      { selector: 'node', style: { 'background-color': 'data(color)', label: 'data(label)', 'font-size': 10, 'font-family': 'system-ui, sans-serif', color: '#1d2330', 'text-valign': 'bottom', 'text-margin-y': 3, width: 22, height: 22 } },
+      {
+        selector: 'node',
+        style: {
+          'background-color': 'data(color)',
+          label: 'data(label)',
+          'font-size': 10,
+          'font-family': 'system-ui, sans-serif',
+          color: '#1d2330',
+          'text-valign': 'bottom',
+          'text-margin-y': 3,
+          width: 22,
+          height: 22,
+        },
+      },
       { selector: 'node[kind = "event"]', style: { shape: 'round-rectangle', width: 12, height: 12, 'font-size': 8, color: '#5b6570' } },
       { selector: 'node[kind = "hub"]', style: { shape: 'diamond', width: 30, height: 30, 'border-width': 3, 'border-color': '#7f1010' } },
       { selector: 'node[kind = "account"]', style: { width: 28, height: 28 } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#f5b700' } },
-      { selector: 'edge', style: { width: 1.2, 'line-color': '#b8bec8', 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#b8bec8', 'arrow-scale': 0.6 } },
+      {
+        selector: 'edge',
+        style: {
+          width: 1.2,
+          'line-color': '#b8bec8',
+          'curve-style': 'bezier',
+          'target-arrow-shape': 'triangle',
+          'target-arrow-color': '#b8bec8',
+          'arrow-scale': 0.6,
+        },
+      },
       { selector: 'edge[type = "LINKED"]', style: { width: 2, 'line-color': '#7d8796', 'target-arrow-color': '#7d8796' } },
       // The evidence: the path from the event to a marked subject ("why is this account here?").
       { selector: 'node.evidence', style: { 'border-width': 4, 'border-color': '#e65100' } },
       { selector: 'edge.evidence', style: { width: 4, 'line-color': '#e65100', 'target-arrow-color': '#e65100' } },
       // The event the picture was opened from, and the subject a mark convicted.
-      { selector: 'node.origin', style: { 'border-width': 5, 'border-color': '#2457c5', 'border-style': 'double', width: 20, height: 20, 'font-weight': 'bold', color: '#1d2330' } },
-      { selector: 'node.subject', style: { 'border-width': 5, 'border-color': '#c62828', 'border-style': 'double', 'font-weight': 'bold' } },
+      {
+        selector: 'node.origin',
+        style: {
+          'border-width': 5,
+          'border-color': '#2457c5',
+          'border-style': 'double',
+          width: 20,
+          height: 20,
+          'font-weight': 'bold',
+          color: '#1d2330',
+        },
+      },
+      {
+        selector: 'node.subject',
+        style: { 'border-width': 5, 'border-color': '#c62828', 'border-style': 'double', 'font-weight': 'bold' },
+      },
       { selector: 'node.hidden-event, edge.hidden-event', style: { display: 'none' } },
     ],
     layout: { name: 'preset' },
@@ -101,7 +154,10 @@ export function highlightPath(cy: Core, path: string[]): void {
   path.forEach((id, i) => {
     cy.getElementById(id).addClass('evidence');
     const next = path[i + 1];
-    if (next) cy.edges(`[type = "LINKED"]`).filter((e) => (e.source().id() === id && e.target().id() === next) || (e.source().id() === next && e.target().id() === id)).addClass('evidence');
+    if (next)
+      cy.edges(`[type = "LINKED"]`)
+        .filter((e) => (e.source().id() === id && e.target().id() === next) || (e.source().id() === next && e.target().id() === id))
+        .addClass('evidence');
   });
 }
 
@@ -109,9 +165,19 @@ export function highlightPath(cy: Core, path: string[]): void {
 // animate is off), then restored.
 export function relayout(cy: Core): void {
   const random = Math.random;
-  Math.random = seeded(hash(cy.nodes().map((n) => n.id()).sort().join('|')));
+  Math.random = seeded(
+    hash(
+      cy
+        .nodes()
+        .map((n) => n.id())
+        .sort()
+        .join('|'),
+    ),
+  );
   try {
-    cy.nodes().forEach((n) => { n.position(startAt(n.id())); });
+    cy.nodes().forEach((n) => {
+      n.position(startAt(n.id()));
+    });
     cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 }).run();
   } finally {
     Math.random = random;

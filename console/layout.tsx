@@ -28,19 +28,37 @@ export function Layout({ me, path, onChanged, children }: { me: Me; path: string
         <span class="brand">Doorman</span>
         <nav>
           {[...NAV, ...(me.role === 'admin' ? [['/console/audit', 'Audit log'] as const] : [])].map(([href, label]) => (
-            <a href={href} class={current(href) ? 'current' : ''} aria-current={current(href) ? 'page' : undefined}>{label}</a>
+            <a href={href} class={current(href) ? 'current' : ''} aria-current={current(href) ? 'page' : undefined}>
+              {label}
+            </a>
           ))}
         </nav>
-        <span class="tenant" title={me.tenant_id}>{me.tenant_name}</span>
+        <span class="tenant" title={me.tenant_id}>
+          {me.tenant_name}
+        </span>
         <div class="mode-switch" role="group" aria-label="Mode">
           {(['test', 'live'] as const).map((m) => (
-            <button type="button" class={me.mode === m ? 'on' : ''} aria-pressed={me.mode === m} data-mode={m} onClick={() => void switchMode(m)}>{m}</button>
+            <button
+              type="button"
+              class={me.mode === m ? 'on' : ''}
+              aria-pressed={me.mode === m}
+              data-mode={m}
+              onClick={() => void switchMode(m)}
+            >
+              {m}
+            </button>
           ))}
         </div>
-        <span class="who">{me.email} · {me.role}</span>
-        <button type="button" class="link" title={`Signed in as ${me.email} (${me.role})`} onClick={() => void signOut()}>Sign out</button>
+        <span class="who">
+          {me.email} · {me.role}
+        </span>
+        <button type="button" class="link" title={`Signed in as ${me.email} (${me.role})`} onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
-      {me.mode === 'live' ? null : <div class="test-banner">Test mode: you are looking at test data (events screened with sk_test_ keys).</div>}
+      {me.mode === 'live' ? null : (
+        <div class="test-banner">Test mode: you are looking at test data (events screened with sk_test_ keys).</div>
+      )}
       <main>{children}</main>
     </div>
   );

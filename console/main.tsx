@@ -21,23 +21,34 @@ function Page({ path, query, me }: { path: string; query: URLSearchParams; me: M
   const [section, id, sub] = parts;
   switch (section) {
     case undefined:
-    case 'queue': return <QueuePage query={query} me={me} />;
+    case 'queue':
+      return <QueuePage query={query} me={me} />;
     case 'events':
       if (id && sub === 'cluster') return <ClusterPage from={{ event: id }} />;
       return id ? <EventPage id={id} me={me} /> : <EventsPage query={query} />;
     case 'accounts':
       if (id && sub === 'cluster') return <ClusterPage from={{ account: id }} />;
       return id ? <AccountPage id={id} /> : <NotFound />;
-    case 'clusters': return id ? <ClusterPage from={{ cluster: id }} /> : <NotFound />;
-    case 'queries': return <QueriesPage selected={id} query={query} />;
-    case 'cypher': return <CypherPage me={me} />;
-    case 'overview': return <OverviewPage me={me} />;
-    case 'audit': return me.role === 'admin' ? <AuditPage /> : <p class="empty">The audit log is for admins of this tenant.</p>;
-    default: return <NotFound />;
+    case 'clusters':
+      return id ? <ClusterPage from={{ cluster: id }} /> : <NotFound />;
+    case 'queries':
+      return <QueriesPage selected={id} query={query} />;
+    case 'cypher':
+      return <CypherPage me={me} />;
+    case 'overview':
+      return <OverviewPage me={me} />;
+    case 'audit':
+      return me.role === 'admin' ? <AuditPage /> : <p class="empty">The audit log is for admins of this tenant.</p>;
+    default:
+      return <NotFound />;
   }
 }
 
-const NotFound = () => <p class="empty" ref={() => setTitle('Not found')}>There is no such page. Start from the <a href="/console/queue">review queue</a>.</p>;
+const NotFound = () => (
+  <p class="empty" ref={() => setTitle('Not found')}>
+    There is no such page. Start from the <a href="/console/queue">review queue</a>.
+  </p>
+);
 
 // Titles of the pages that do not name themselves (the others set theirs: an event's, an
 // account's, a cluster's, a query's).
@@ -49,18 +60,41 @@ function App() {
   useTitle(TITLES[section] ?? null);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const open = path === '/console/sign-in' || path === '/console/welcome';
-  const load = useCallback(() => api<Me>('/me').then((m) => {
-    setCsrfToken(m.csrf_token);
-    setMe(m);
-  }, () => setMe(null)), []);
+  const load = useCallback(
+    () =>
+      api<Me>('/me').then(
+        (m) => {
+          setCsrfToken(m.csrf_token);
+          setMe(m);
+        },
+        () => setMe(null),
+      ),
+    [],
+  );
   useEffect(() => {
     if (!open) void load();
   }, [open, load]);
   useEffect(() => {
     if (!open && me === null) navigate('/console/sign-in', true);
   }, [open, me]);
-  if (path === '/console/sign-in') return <SignInPage onSignedIn={() => { setMe(undefined); navigate('/console/queue'); }} />;
-  if (path === '/console/welcome') return <WelcomePage onSignedIn={() => { setMe(undefined); navigate('/console/queue', true); }} />;
+  if (path === '/console/sign-in')
+    return (
+      <SignInPage
+        onSignedIn={() => {
+          setMe(undefined);
+          navigate('/console/queue');
+        }}
+      />
+    );
+  if (path === '/console/welcome')
+    return (
+      <WelcomePage
+        onSignedIn={() => {
+          setMe(undefined);
+          navigate('/console/queue', true);
+        }}
+      />
+    );
   if (!me) return <p class="loading">Loading…</p>;
   return (
     <Layout me={me} path={path} onChanged={load}>

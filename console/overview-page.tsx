@@ -9,7 +9,9 @@ import { ageSince, plural, useTitle, when } from './format';
 import type { Me, Overview, Redelivered, WindowName } from './types';
 
 const WINDOWS: { name: WindowName; label: string }[] = [
-  { name: 'today', label: 'Last 24 h' }, { name: 'yesterday', label: 'The 24 h before' }, { name: 'last_week', label: 'Same 24 h last week' },
+  { name: 'today', label: 'Last 24 h' },
+  { name: 'yesterday', label: 'The 24 h before' },
+  { name: 'last_week', label: 'Same 24 h last week' },
 ];
 
 function HourChart({ rows, since, hours }: { rows: Overview['verdicts_per_hour']; since: string; hours: number }) {
@@ -29,7 +31,14 @@ function HourChart({ rows, since, hours }: { rows: Overview['verdicts_per_hour']
   const left = 40;
   return (
     <svg class="chart" viewBox={`0 0 ${left + slots.length * w} ${h + 34}`} role="img" aria-label="verdicts per hour, UTC">
-      {ticks.map((t) => <g class="tick"><line x1={left} x2={left + slots.length * w} y1={h - (t / max) * h + 4} y2={h - (t / max) * h + 4} /><text x={left - 4} y={h - (t / max) * h + 8} text-anchor="end">{t}</text></g>)}
+      {ticks.map((t) => (
+        <g class="tick">
+          <line x1={left} x2={left + slots.length * w} y1={h - (t / max) * h + 4} y2={h - (t / max) * h + 4} />
+          <text x={left - 4} y={h - (t / max) * h + 8} text-anchor="end">
+            {t}
+          </text>
+        </g>
+      ))}
       {slots.map((s, i) => {
         let y = h + 4;
         const total = s.allow + s.review + s.block;
@@ -41,14 +50,28 @@ function HourChart({ rows, since, hours }: { rows: Overview['verdicts_per_hour']
             {(['allow', 'review', 'block'] as const).map((v) => {
               const bar = (s[v] / max) * h;
               y -= bar;
-              return bar > 0 ? <rect class={`bar-${v}`} x={x + 3} y={y} width={w - 6} height={bar}><title>{`${s.hour.slice(11, 13)}:00 UTC ${v}: ${s[v]}`}</title></rect> : null;
+              return bar > 0 ? (
+                <rect class={`bar-${v}`} x={x + 3} y={y} width={w - 6} height={bar}>
+                  <title>{`${s.hour.slice(11, 13)}:00 UTC ${v}: ${s[v]}`}</title>
+                </rect>
+              ) : null;
             })}
-            {total > 0 && <text class="value" x={x + w / 2} y={y - 2} text-anchor="middle">{total}</text>}
-            {i % 3 === 0 && <text x={x + w / 2} y={h + 18} text-anchor="middle">{s.hour.slice(11, 13)}h</text>}
+            {total > 0 && (
+              <text class="value" x={x + w / 2} y={y - 2} text-anchor="middle">
+                {total}
+              </text>
+            )}
+            {i % 3 === 0 && (
+              <text x={x + w / 2} y={h + 18} text-anchor="middle">
+                {s.hour.slice(11, 13)}h
+              </text>
+            )}
           </a>
         );
       })}
-      <text x={left} y={h + 32} class="axis-label">hour (UTC); events per hour</text>
+      <text x={left} y={h + 32} class="axis-label">
+        hour (UTC); events per hour
+      </text>
     </svg>
   );
 }
@@ -60,12 +83,19 @@ const delta = (now: number, then: number): string => (now === then ? '±0' : now
 function WhatChanged({ data }: { data: Overview }) {
   const c = data.compare;
   const win = Object.fromEntries(data.windows.map((w) => [w.name, w])) as unknown as Record<WindowName, { from: string; to: string }>;
-  const events = (name: WindowName, extra: Record<string, string> = {}) => `/console/events${qs({ ...extra, from: win[name].from, to: win[name].to })}`;
-  const resolved = (name: WindowName, review: string) => `/console/events${qs({ review, resolved_from: win[name].from, resolved_to: win[name].to })}`;
-  const about = (name: WindowName, feedback: string) => `/console/events${qs({ feedback, feedback_from: win[name].from, feedback_to: win[name].to })}`;
+  const events = (name: WindowName, extra: Record<string, string> = {}) =>
+    `/console/events${qs({ ...extra, from: win[name].from, to: win[name].to })}`;
+  const resolved = (name: WindowName, review: string) =>
+    `/console/events${qs({ review, resolved_from: win[name].from, resolved_to: win[name].to })}`;
+  const about = (name: WindowName, feedback: string) =>
+    `/console/events${qs({ feedback, feedback_from: win[name].from, feedback_to: win[name].to })}`;
   type Row = { label: string; get: (n: WindowName) => number; href?: (n: WindowName) => string | undefined };
   const rows: Row[] = [
-    ...(['allow', 'review', 'block'] as const).map((v) => ({ label: `verdict ${v}`, get: (n: WindowName) => c.verdicts[n]?.[v] ?? 0, href: (n: WindowName) => events(n, { verdict: v }) })),
+    ...(['allow', 'review', 'block'] as const).map((v) => ({
+      label: `verdict ${v}`,
+      get: (n: WindowName) => c.verdicts[n]?.[v] ?? 0,
+      href: (n: WindowName) => events(n, { verdict: v }),
+    })),
     { label: 'reviews opened', get: (n) => c.activity[n]?.opened ?? 0, href: (n) => events(n, { verdict: 'review' }) },
     { label: 'reviews approved', get: (n) => c.activity[n]?.approved ?? 0, href: (n) => resolved(n, 'approved') },
     { label: 'reviews denied', get: (n) => c.activity[n]?.denied ?? 0, href: (n) => resolved(n, 'denied') },
@@ -74,7 +104,11 @@ function WhatChanged({ data }: { data: Overview }) {
     { label: 'feedback: chargeback', get: (n) => c.activity[n]?.chargeback ?? 0, href: (n) => about(n, 'chargeback') },
     { label: 'feedback retracted', get: (n) => c.activity[n]?.retracted ?? 0, href: (n) => about(n, 'retracted') },
     // The last 24 h's clusters and publications are listed below the table (each a link).
-    { label: 'clusters made (2+ new accounts)', get: (n) => c.clusters[n]?.made ?? 0, href: (n) => (n === 'today' ? '#clusters-today' : undefined) },
+    {
+      label: 'clusters made (2+ new accounts)',
+      get: (n) => c.clusters[n]?.made ?? 0,
+      href: (n) => (n === 'today' ? '#clusters-today' : undefined),
+    },
     { label: 'clusters grown', get: (n) => c.clusters[n]?.grown ?? 0, href: (n) => (n === 'today' ? '#clusters-today' : undefined) },
     { label: 'policy versions published', get: (n) => c.activity[n]?.policies ?? 0, href: () => '#publications' },
   ];
@@ -82,7 +116,16 @@ function WhatChanged({ data }: { data: Overview }) {
     <section class="card wide what-changed">
       <h2>What changed?</h2>
       <table class="rows compare">
-        <thead><tr><th /><th class="num">{WINDOWS[0]!.label}</th><th class="num">{WINDOWS[1]!.label}</th><th class="num">change</th><th class="num">{WINDOWS[2]!.label}</th><th class="num">change</th></tr></thead>
+        <thead>
+          <tr>
+            <th />
+            <th class="num">{WINDOWS[0]!.label}</th>
+            <th class="num">{WINDOWS[1]!.label}</th>
+            <th class="num">change</th>
+            <th class="num">{WINDOWS[2]!.label}</th>
+            <th class="num">change</th>
+          </tr>
+        </thead>
         <tbody>
           {rows.map((r) => {
             const [a, b, l] = WINDOWS.map((w) => r.get(w.name));
@@ -90,32 +133,74 @@ function WhatChanged({ data }: { data: Overview }) {
               <tr data-row={r.label}>
                 <th>{r.label}</th>
                 {WINDOWS.map((w, i) => [
-                  <td class="num"><Count n={r.get(w.name)} href={r.href?.(w.name)} /></td>,
+                  <td class="num">
+                    <Count n={r.get(w.name)} href={r.href?.(w.name)} />
+                  </td>,
                   i === 1 ? <td class="num delta">{delta(a!, b!)}</td> : i === 2 ? <td class="num delta">{delta(a!, l!)}</td> : null,
                 ])}
               </tr>
             );
           })}
-          <tr class="section"><th colSpan={6}>Reasons</th></tr>
-          {c.reasons.length === 0 ? <tr><td colSpan={6} class="muted">No reason fired in these windows.</td></tr> : c.reasons.map((r) => (
-            <tr data-reason={r.code}>
-              <th><a href={`/console/events${qs({ reason: r.code })}`}><code>{r.code}</code></a></th>
-              {WINDOWS.map((w, i) => [
-                <td class="num"><Count n={r.counts[w.name] ?? 0} href={events(w.name, { reason: r.code })} /></td>,
-                i === 1 ? <td class="num delta">{delta(r.counts.today ?? 0, r.counts.yesterday ?? 0)}</td> : i === 2 ? <td class="num delta">{delta(r.counts.today ?? 0, r.counts.last_week ?? 0)}</td> : null,
-              ])}
+          <tr class="section">
+            <th colSpan={6}>Reasons</th>
+          </tr>
+          {c.reasons.length === 0 ? (
+            <tr>
+              <td colSpan={6} class="muted">
+                No reason fired in these windows.
+              </td>
             </tr>
-          ))}
+          ) : (
+            c.reasons.map((r) => (
+              <tr data-reason={r.code}>
+                <th>
+                  <a href={`/console/events${qs({ reason: r.code })}`}>
+                    <code>{r.code}</code>
+                  </a>
+                </th>
+                {WINDOWS.map((w, i) => [
+                  <td class="num">
+                    <Count n={r.counts[w.name] ?? 0} href={events(w.name, { reason: r.code })} />
+                  </td>,
+                  i === 1 ? (
+                    <td class="num delta">{delta(r.counts.today ?? 0, r.counts.yesterday ?? 0)}</td>
+                  ) : i === 2 ? (
+                    <td class="num delta">{delta(r.counts.today ?? 0, r.counts.last_week ?? 0)}</td>
+                  ) : null,
+                ])}
+              </tr>
+            ))
+          )}
         </tbody>
       </table>
-      {Object.values(c.clusters).some((x) => x === null) && <p class="muted">The identity graph did not answer for some windows: their cluster counts show 0.</p>}
+      {Object.values(c.clusters).some((x) => x === null) && (
+        <p class="muted">The identity graph did not answer for some windows: their cluster counts show 0.</p>
+      )}
       {data.clusters_today && (data.clusters_today.made.length > 0 || data.clusters_today.grown.length > 0) && (
-        <p id="clusters-today">Clusters in the last 24 h: {[...data.clusters_today.made.map((m) => ({ ...m, what: 'new' })), ...data.clusters_today.grown.map((g) => ({ ...g, what: `+${g.fresh}` }))].map((x, i) => [
-          i > 0 && ', ', <a href={`/console/clusters/${encodeURIComponent(x.id)}`}>{plural(x.accounts, 'account')} ({x.what})</a>,
-        ])}</p>
+        <p id="clusters-today">
+          Clusters in the last 24 h:{' '}
+          {[
+            ...data.clusters_today.made.map((m) => ({ ...m, what: 'new' })),
+            ...data.clusters_today.grown.map((g) => ({ ...g, what: `+${g.fresh}` })),
+          ].map((x, i) => [
+            i > 0 && ', ',
+            <a href={`/console/clusters/${encodeURIComponent(x.id)}`}>
+              {plural(x.accounts, 'account')} ({x.what})
+            </a>,
+          ])}
+        </p>
       )}
       {c.publications.length > 0 && (
-        <p id="publications">Policy published (the last 8 days): {c.publications.map((p, i) => [i > 0 && '; ', <span><code>{p.policy_version}</code> at {when(p.published_at)}{p.note && `: ${p.note}`}</span>])}</p>
+        <p id="publications">
+          Policy published (the last 8 days):{' '}
+          {c.publications.map((p, i) => [
+            i > 0 && '; ',
+            <span>
+              <code>{p.policy_version}</code> at {when(p.published_at)}
+              {p.note && `: ${p.note}`}
+            </span>,
+          ])}
+        </p>
       )}
     </section>
   );
@@ -143,39 +228,125 @@ export function OverviewPage({ me }: { me: Me }) {
   const hook = data.webhook;
   return (
     <div class="overview">
-      <h1>Overview <span class="muted">last {data.hours} h, {me.mode} mode</span></h1>
+      <h1>
+        Overview{' '}
+        <span class="muted">
+          last {data.hours} h, {me.mode} mode
+        </span>
+      </h1>
       <div class="cards">
         <WhatChanged data={data} />
         <section class="card">
-          <h2>Verdicts per hour <span class="muted">(UTC)</span></h2>
-          {total === 0 ? <p class="empty">No events in the last {data.hours} hours. They appear once your product calls POST /v1/verdict with a {me.mode} key.</p> : (
-            <div><HourChart rows={data.verdicts_per_hour} since={data.since} hours={data.hours} />
-              <p class="legend"><span class="k allow">allow</span><span class="k review">review</span><span class="k block">block</span> {plural(total, 'event')}; click an hour for its events</p></div>
+          <h2>
+            Verdicts per hour <span class="muted">(UTC)</span>
+          </h2>
+          {total === 0 ? (
+            <p class="empty">
+              No events in the last {data.hours} hours. They appear once your product calls POST /v1/verdict with a {me.mode} key.
+            </p>
+          ) : (
+            <div>
+              <HourChart rows={data.verdicts_per_hour} since={data.since} hours={data.hours} />
+              <p class="legend">
+                <span class="k allow">allow</span>
+                <span class="k review">review</span>
+                <span class="k block">block</span> {plural(total, 'event')}; click an hour for its events
+              </p>
+            </div>
           )}
         </section>
         <section class="card">
           <h2>Review backlog</h2>
           <p class="big">{data.backlog.pending}</p>
-          <p>{data.backlog.pending === 0 ? 'Nothing waits for a human.' : `pending; the oldest waits ${ageSince(data.backlog.oldest_created_at)}.`} <a href="/console/queue">Open the queue</a></p>
+          <p>
+            {data.backlog.pending === 0
+              ? 'Nothing waits for a human.'
+              : `pending; the oldest waits ${ageSince(data.backlog.oldest_created_at)}.`}{' '}
+            <a href="/console/queue">Open the queue</a>
+          </p>
         </section>
         <section class="card">
           <h2>Top reason codes</h2>
-          {data.top_reasons.length === 0 ? <p class="empty">No reasons fired in the last {data.hours} hours.</p> : (
-            <table class="rows"><tbody>{data.top_reasons.map((r) => <tr><td><a href={`/console/events${qs({ reason: r.code, from: data.since })}`}><code>{r.code}</code></a></td><td class="num"><a href={`/console/events${qs({ reason: r.code, from: data.since })}`}>{r.events}</a></td></tr>)}</tbody></table>
+          {data.top_reasons.length === 0 ? (
+            <p class="empty">No reasons fired in the last {data.hours} hours.</p>
+          ) : (
+            <table class="rows">
+              <tbody>
+                {data.top_reasons.map((r) => (
+                  <tr>
+                    <td>
+                      <a href={`/console/events${qs({ reason: r.code, from: data.since })}`}>
+                        <code>{r.code}</code>
+                      </a>
+                    </td>
+                    <td class="num">
+                      <a href={`/console/events${qs({ reason: r.code, from: data.since })}`}>{r.events}</a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           )}
         </section>
         <section class="card wide">
           <h2>Webhook deliveries</h2>
-          {hook.endpoint ? <p>To <code>{hook.endpoint.url}</code> {hook.endpoint.enabled ? '' : <span class="flag bad">disabled</span>}</p> : <p class="empty">No webhook endpoint for {me.mode}: an operator sets one with <code>doorman webhook set</code>; until then resolutions wait.</p>}
-          <p>Last 24 h: {hook.last_24h.delivered} delivered, {hook.last_24h.pending} pending ({hook.last_24h.retrying} retrying), <strong>{hook.last_24h.failed} failed</strong>.</p>
-          {notice && <p class="notice" role="status">{notice}</p>}
-          {hook.failed.length === 0 ? <p class="muted">No failed deliveries.</p> : (
-            <table class="rows failed"><thead><tr><th>Created</th><th>Delivery</th><th>Event</th><th>Attempts</th><th>Last answer</th><th /></tr></thead>
-              <tbody>{hook.failed.map((d) => (
-                <tr><td>{when(d.created_at)}</td><td><code>{d.delivery_id}</code></td><td><a href={`/console/events/${encodeURIComponent(d.event_id)}`}>{d.event_id}</a></td><td class="num">{d.attempts}</td>
-                  <td>{d.last_status_code ?? d.last_error ?? '–'}</td>
-                  <td>{me.role === 'admin' ? <button type="button" onClick={() => void redeliver(d.delivery_id)}>Redeliver</button> : <span class="muted">admins redeliver</span>}</td></tr>
-              ))}</tbody></table>
+          {hook.endpoint ? (
+            <p>
+              To <code>{hook.endpoint.url}</code> {hook.endpoint.enabled ? '' : <span class="flag bad">disabled</span>}
+            </p>
+          ) : (
+            <p class="empty">
+              No webhook endpoint for {me.mode}: an operator sets one with <code>doorman webhook set</code>; until then resolutions wait.
+            </p>
+          )}
+          <p>
+            Last 24 h: {hook.last_24h.delivered} delivered, {hook.last_24h.pending} pending ({hook.last_24h.retrying} retrying),{' '}
+            <strong>{hook.last_24h.failed} failed</strong>.
+          </p>
+          {notice && (
+            <p class="notice" role="status">
+              {notice}
+            </p>
+          )}
+          {hook.failed.length === 0 ? (
+            <p class="muted">No failed deliveries.</p>
+          ) : (
+            <table class="rows failed">
+              <thead>
+                <tr>
+                  <th>Created</th>
+                  <th>Delivery</th>
+                  <th>Event</th>
+                  <th>Attempts</th>
+                  <th>Last answer</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {hook.failed.map((d) => (
+                  <tr>
+                    <td>{when(d.created_at)}</td>
+                    <td>
+                      <code>{d.delivery_id}</code>
+                    </td>
+                    <td>
+                      <a href={`/console/events/${encodeURIComponent(d.event_id)}`}>{d.event_id}</a>
+                    </td>
+                    <td class="num">{d.attempts}</td>
+                    <td>{d.last_status_code ?? d.last_error ?? '–'}</td>
+                    <td>
+                      {me.role === 'admin' ? (
+                        <button type="button" onClick={() => void redeliver(d.delivery_id)}>
+                          Redeliver
+                        </button>
+                      ) : (
+                        <span class="muted">admins redeliver</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           )}
         </section>
       </div>

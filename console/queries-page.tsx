@@ -20,12 +20,36 @@ export function QueriesPage({ selected, query: url }: { selected?: string; query
     <div class="queries-page">
       <nav class="query-list">
         <h1>Graph queries</h1>
-        {list.queries.length === 0 && <p class="empty">No saved queries. An operator adds <code>.cypher</code> files to <code>cypher/analyst/</code> and restarts Doorman.</p>}
-        <ul>{list.queries.map((q) => <li class={q.id === selected ? 'current' : ''}><a href={`/console/queries/${q.id}`}><strong>{q.id}</strong></a>{q.own && <span class="tag"> this tenant's</span>}<br /><span class="muted">{q.description}</span></li>)}</ul>
-        <p class="hint">Run read-only in your tenant and mode, at most {list.row_cap} rows and {list.timeout_ms / 1000} s. The reviewed queries ship with Doorman; your tenant's own are saved from the <a href="/console/cypher">Cypher</a> page and run through its guard.</p>
+        {list.queries.length === 0 && (
+          <p class="empty">
+            No saved queries. An operator adds <code>.cypher</code> files to <code>cypher/analyst/</code> and restarts Doorman.
+          </p>
+        )}
+        <ul>
+          {list.queries.map((q) => (
+            <li class={q.id === selected ? 'current' : ''}>
+              <a href={`/console/queries/${q.id}`}>
+                <strong>{q.id}</strong>
+              </a>
+              {q.own && <span class="tag"> this tenant's</span>}
+              <br />
+              <span class="muted">{q.description}</span>
+            </li>
+          ))}
+        </ul>
+        <p class="hint">
+          Run read-only in your tenant and mode, at most {list.row_cap} rows and {list.timeout_ms / 1000} s. The reviewed queries ship with
+          Doorman; your tenant's own are saved from the <a href="/console/cypher">Cypher</a> page and run through its guard.
+        </p>
       </nav>
       <section class="query-run">
-        {query ? <QueryRun key={query.id} query={query} given={url} /> : selected ? <p class="empty">No saved query {selected}.</p> : <p class="empty">Pick a query on the left.</p>}
+        {query ? (
+          <QueryRun key={query.id} query={query} given={url} />
+        ) : selected ? (
+          <p class="empty">No saved query {selected}.</p>
+        ) : (
+          <p class="empty">Pick a query on the left.</p>
+        )}
       </section>
     </div>
   );
@@ -57,12 +81,37 @@ function QueryRun({ query, given }: { query: Query; given: URLSearchParams }) {
       {query.own ? <pre class="cypher-text">{query.query}</pre> : <p class="muted">Columns: {query.returns}</p>}
       {query.own && <p class="muted">Saved by {query.created_by} for this tenant.</p>}
       <form class="inline" onSubmit={run}>
-        {query.parameters.map((p) => <label>{p.name}{p.hint && <span class="muted"> ({p.hint})</span>}<input name={p.name} required value={params[p.name] ?? ''} onInput={(e) => setParams({ ...params, [p.name]: e.currentTarget.value })} /></label>)}
+        {query.parameters.map((p) => (
+          <label>
+            {p.name}
+            {p.hint && <span class="muted"> ({p.hint})</span>}
+            <input
+              name={p.name}
+              required
+              value={params[p.name] ?? ''}
+              onInput={(e) => setParams({ ...params, [p.name]: e.currentTarget.value })}
+            />
+          </label>
+        ))}
         <button type="submit">Run</button>
-        {result && <a class="button" download href={`/console/api/queries/${query.id}/csv${qs(params)}`}>Download CSV</a>}
+        {result && (
+          <a class="button" download href={`/console/api/queries/${query.id}/csv${qs(params)}`}>
+            Download CSV
+          </a>
+        )}
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
-      {result && <ResultView result={result} picture={query.id === 'what-links-accounts'} empty="No rows. Check the parameters: values are exact (an email is looked up as the graph normalises it)." />}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {result && (
+        <ResultView
+          result={result}
+          picture={query.id === 'what-links-accounts'}
+          empty="No rows. Check the parameters: values are exact (an email is looked up as the graph normalises it)."
+        />
+      )}
     </div>
   );
 }

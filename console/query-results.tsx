@@ -34,9 +34,12 @@ export function Cell({ column, value, row = {} }: { column: string; value: unkno
   }
   if (value && typeof value === 'object' && '$node' in value) {
     const n = (value as { $node: GraphNode }).$node;
-    if (n.labels.includes('Account') && typeof n.properties.externalId === 'string') return <a href={`/console/accounts/${encodeURIComponent(n.properties.externalId)}`}>{cellText(value)}</a>;
-    if (n.labels.includes('Event') && typeof n.properties.id === 'string') return <a href={`/console/events/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
-    if (n.labels.includes('Cluster') && typeof n.properties.id === 'string') return <a href={`/console/clusters/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
+    if (n.labels.includes('Account') && typeof n.properties.externalId === 'string')
+      return <a href={`/console/accounts/${encodeURIComponent(n.properties.externalId)}`}>{cellText(value)}</a>;
+    if (n.labels.includes('Event') && typeof n.properties.id === 'string')
+      return <a href={`/console/events/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
+    if (n.labels.includes('Cluster') && typeof n.properties.id === 'string')
+      return <a href={`/console/clusters/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
   }
   return cellText(value);
 }
@@ -49,9 +52,21 @@ export function NodeFactsView({ node }: { node: DrawNode }) {
     <div class="node-facts-view">
       <h3>{node.label}</h3>
       <dl class="facts">{rows.map(([k, v]) => [<dt>{k}</dt>, <dd>{looksLikeTime(k, v) ? when(v) : scalar(v)}</dd>])}</dl>
-      {node.group === 'account' && typeof f.externalId === 'string' && <p><a href={`/console/accounts/${encodeURIComponent(f.externalId)}`}>Open the account</a></p>}
-      {node.group === 'event' && typeof f.id === 'string' && <p><a href={`/console/events/${encodeURIComponent(f.id)}`}>Open the event</a></p>}
-      {node.group === 'email' && typeof f.value === 'string' && <p><a href={`/console/events?email=${encodeURIComponent(f.value)}`}>Events with this email</a></p>}
+      {node.group === 'account' && typeof f.externalId === 'string' && (
+        <p>
+          <a href={`/console/accounts/${encodeURIComponent(f.externalId)}`}>Open the account</a>
+        </p>
+      )}
+      {node.group === 'event' && typeof f.id === 'string' && (
+        <p>
+          <a href={`/console/events/${encodeURIComponent(f.id)}`}>Open the event</a>
+        </p>
+      )}
+      {node.group === 'email' && typeof f.value === 'string' && (
+        <p>
+          <a href={`/console/events?email=${encodeURIComponent(f.value)}`}>Events with this email</a>
+        </p>
+      )}
     </div>
   );
 }
@@ -70,8 +85,23 @@ export function collectGraph(rows: Record<string, unknown>[]): { nodes: DrawNode
     if (o.$node) {
       const n = o.$node as GraphNode;
       const p = n.properties;
-      const group = n.labels.includes('Account') ? 'account' : p.hub ? 'hub' : n.labels.includes('Event') ? 'event' : ['email', 'device', 'card'].includes(String(p.kind)) ? String(p.kind) : n.labels.includes('Identifier') ? 'identifier' : 'node';
-      nodes.set(n.id, { id: n.id, label: String(p.externalId ?? p.value ?? p.id ?? n.labels[0]), group, facts: { labels: n.labels.join(', '), ...p } });
+      const group = n.labels.includes('Account')
+        ? 'account'
+        : p.hub
+          ? 'hub'
+          : n.labels.includes('Event')
+            ? 'event'
+            : ['email', 'device', 'card'].includes(String(p.kind))
+              ? String(p.kind)
+              : n.labels.includes('Identifier')
+                ? 'identifier'
+                : 'node';
+      nodes.set(n.id, {
+        id: n.id,
+        label: String(p.externalId ?? p.value ?? p.id ?? n.labels[0]),
+        group,
+        facts: { labels: n.labels.join(', '), ...p },
+      });
     } else if (o.$rel) {
       const r = o.$rel as GraphRel;
       edges.push({ from: r.start, to: r.end, type: r.type });
@@ -88,13 +118,13 @@ export function collectGraph(rows: Record<string, unknown>[]): { nodes: DrawNode
 export const cellText = (v: unknown): string => {
   if (v && typeof v === 'object') {
     const o = v as Record<string, { labels?: string[]; properties?: Record<string, unknown>; nodes?: unknown[] }>;
-    if (o.$node) return `(${o.$node.labels!.join(':')} ${scalar(o.$node.properties!.externalId ?? o.$node.properties!.value ?? o.$node.properties!.id)})`;
+    if (o.$node)
+      return `(${o.$node.labels!.join(':')} ${scalar(o.$node.properties!.externalId ?? o.$node.properties!.value ?? o.$node.properties!.id)})`;
     if (o.$path) return `path of ${o.$path.nodes!.length} nodes`;
     if (o.$rel) return '[relationship]';
   }
   return scalar(v);
 };
-
 
 // A spreadsheet must not run what a cell says: cells that start like a formula get a quote (as the
 // server's CSV of saved queries does).
@@ -104,7 +134,9 @@ export function toCsv(result: Result): string {
     const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
     return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
-  return [result.columns, ...result.rows.map((r) => result.columns.map((c) => r[c]))].map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n';
+  return (
+    [result.columns, ...result.rows.map((r) => result.columns.map((c) => r[c]))].map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n'
+  );
 }
 
 export function ResultView({ result, empty, picture = false }: { result: Result; empty: string; picture?: boolean }) {
@@ -120,21 +152,58 @@ export function ResultView({ result, empty, picture = false }: { result: Result;
     cy.current = null;
     setPicked(null);
     const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-    if (view === 'picture' && box.current && graph.nodes.length > 0) void draw(box.current, elements(graph.nodes, graph.edges), (id) => setPicked(id ? byId.get(id) ?? null : null)).then((c) => { cy.current = c; });
+    if (view === 'picture' && box.current && graph.nodes.length > 0)
+      void draw(box.current, elements(graph.nodes, graph.edges), (id) => setPicked(id ? (byId.get(id) ?? null) : null)).then((c) => {
+        cy.current = c;
+      });
   }, [view, result]);
   return (
     <div class="result-view">
-      <p class="muted">{plural(result.rows.length, 'row')} in {result.ms} ms{result.truncated && ' (cut at the row cap)'}.
-        {graph.nodes.length > 0 && <span> <button type="button" class="link" onClick={() => setView(view === 'table' ? 'picture' : 'table')}>{view === 'table' ? 'Show as picture' : 'Show as table'}</button></span>}</p>
-      {result.normalised && Object.entries(result.normalised).map(([k, n]) => <p class="notice normalised">Looked up {k} <code>{n.used}</code>, as the graph keeps it (you gave <code>{n.given}</code>).</p>)}
+      <p class="muted">
+        {plural(result.rows.length, 'row')} in {result.ms} ms{result.truncated && ' (cut at the row cap)'}.
+        {graph.nodes.length > 0 && (
+          <span>
+            {' '}
+            <button type="button" class="link" onClick={() => setView(view === 'table' ? 'picture' : 'table')}>
+              {view === 'table' ? 'Show as picture' : 'Show as table'}
+            </button>
+          </span>
+        )}
+      </p>
+      {result.normalised &&
+        Object.entries(result.normalised).map(([k, n]) => (
+          <p class="notice normalised">
+            Looked up {k} <code>{n.used}</code>, as the graph keeps it (you gave <code>{n.given}</code>).
+          </p>
+        ))}
       {view === 'picture' ? (
         <div class="picture-with-facts">
           <div class="graph small" ref={box} />
           <aside class="node-facts">{picked ? <NodeFactsView node={picked} /> : <p class="muted">Click a node for its facts.</p>}</aside>
         </div>
-      ) : result.rows.length === 0 ? <p class="empty">{empty}</p> : (
-        <table class="rows result"><thead><tr>{result.columns.map((c) => <th>{c}</th>)}</tr></thead>
-          <tbody>{result.rows.map((r) => <tr>{result.columns.map((c) => <td><Cell column={c} value={r[c]} row={r} /></td>)}</tr>)}</tbody></table>
+      ) : result.rows.length === 0 ? (
+        <p class="empty">{empty}</p>
+      ) : (
+        <table class="rows result">
+          <thead>
+            <tr>
+              {result.columns.map((c) => (
+                <th>{c}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.rows.map((r) => (
+              <tr>
+                {result.columns.map((c) => (
+                  <td>
+                    <Cell column={c} value={r[c]} row={r} />
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </div>
   );

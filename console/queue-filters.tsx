@@ -20,8 +20,15 @@ export const filtersOf = (query: URLSearchParams): Filters => Object.fromEntries
 export function queueRequest(filters: Filters, cursor?: string): string {
   const a = AGES[filters.age] ?? AGES['']!;
   return qs({
-    limit: 50, cursor, event_type: filters.event_type, reason: filters.reason, text: filters.text, min_accounts: filters.min_accounts,
-    confirmed: filters.confirmed ? '1' : undefined, older_than_minutes: a.older_than_minutes, newer_than_minutes: a.newer_than_minutes,
+    limit: 50,
+    cursor,
+    event_type: filters.event_type,
+    reason: filters.reason,
+    text: filters.text,
+    min_accounts: filters.min_accounts,
+    confirmed: filters.confirmed ? '1' : undefined,
+    older_than_minutes: a.older_than_minutes,
+    newer_than_minutes: a.newer_than_minutes,
   });
 }
 
@@ -36,13 +43,30 @@ export function QueueFilters({ filters }: { filters: Filters }) {
   return (
     <form class="filters" onSubmit={apply}>
       <select name="event_type" value={filters.event_type} aria-label="Event type">
-        <option value="">any type</option>{['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => <option value={t}>{t}</option>)}
+        <option value="">any type</option>
+        {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
+          <option value={t}>{t}</option>
+        ))}
       </select>
       <input name="reason" value={filters.reason} placeholder="reason code" aria-label="Reason code" size={14} />
-      <select name="age" value={filters.age} aria-label="Age">{Object.entries(AGES).map(([k, a]) => <option value={k}>{a.label}</option>)}</select>
-      <input name="min_accounts" type="number" min={2} value={filters.min_accounts} placeholder="cluster ≥" aria-label="Cluster at least (accounts)" class="narrow" />
+      <select name="age" value={filters.age} aria-label="Age">
+        {Object.entries(AGES).map(([k, a]) => (
+          <option value={k}>{a.label}</option>
+        ))}
+      </select>
+      <input
+        name="min_accounts"
+        type="number"
+        min={2}
+        value={filters.min_accounts}
+        placeholder="cluster ≥"
+        aria-label="Cluster at least (accounts)"
+        class="narrow"
+      />
       <input name="text" value={filters.text} placeholder="user, email or domain" aria-label="User, email or domain" size={16} />
-      <label class="check"><input type="checkbox" name="confirmed" value="1" checked={filters.confirmed === '1'} /> cluster confirmed since queued</label>
+      <label class="check">
+        <input type="checkbox" name="confirmed" value="1" checked={filters.confirmed === '1'} /> cluster confirmed since queued
+      </label>
       <button type="submit">Filter</button>
     </form>
   );

@@ -32,9 +32,15 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   }, [index, queue]);
 
   // A resolved review leaves the queue; the next one (now at the same place) is selected.
-  const gone = (ids: string[]) => setQueue((q) => q && {
-    ...q, pending: q.pending - ids.length, reviews: q.reviews.filter((r) => !ids.includes(r.event_id)),
-  });
+  const gone = (ids: string[]) =>
+    setQueue(
+      (q) =>
+        q && {
+          ...q,
+          pending: q.pending - ids.length,
+          reviews: q.reviews.filter((r) => !ids.includes(r.event_id)),
+        },
+    );
   const resolved = (n: ResolvedNotice) => {
     setNotice(n);
     setMessage('');
@@ -46,26 +52,62 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
     gone(ids);
   };
 
-  if (error && !queue) return <div class="empty"><h1>Review queue</h1><p class="error" role="alert">{error}</p></div>;
+  if (error && !queue)
+    return (
+      <div class="empty">
+        <h1>Review queue</h1>
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </div>
+    );
   if (!queue) return <p class="loading">Loading the queue…</p>;
   const confirmed = reviews.filter((r) => r.cluster?.confirmed_since_queued_at);
   return (
     <div class="queue-page">
       <section class="queue">
-        <h1>Review queue <span class="count">{queue.pending} pending</span></h1>
-        <p class="muted">Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.</p>
+        <h1>
+          Review queue <span class="count">{queue.pending} pending</span>
+        </h1>
+        <p class="muted">
+          Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys:{' '}
+          <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.
+        </p>
         <QueueFilters filters={filters} />
-        {queue.graph === 'unavailable' && <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>}
+        {queue.graph === 'unavailable' && (
+          <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>
+        )}
         {notice && <UndoNotice key={notice.eventId} notice={notice} />}
-        {message && <p class="notice" role="status">{message}</p>}
+        {message && (
+          <p class="notice" role="status">
+            {message}
+          </p>
+        )}
         {confirmed.length > 0 && <BulkResolve reviews={confirmed} onDone={bulkResolved} />}
-        {reviews.length === 0
-          ? <EmptyQueue filtered={FILTERS.some((f) => filters[f])} me={me} />
-          : <QueueList reviews={reviews} selected={selected} onSelect={setIndex} />}
-        {queue.next_cursor && <button type="button" onClick={() => void load(queue.next_cursor)}>Load 50 more</button>}
+        {reviews.length === 0 ? (
+          <EmptyQueue filtered={FILTERS.some((f) => filters[f])} me={me} />
+        ) : (
+          <QueueList reviews={reviews} selected={selected} onSelect={setIndex} />
+        )}
+        {queue.next_cursor && (
+          <button type="button" onClick={() => void load(queue.next_cursor)}>
+            Load 50 more
+          </button>
+        )}
         <ConfirmSetting />
       </section>
-      <section class="detail">{selected && <EventView id={selected.event_id} me={me} onResolved={resolved} bind={(r) => { resolver.current = r; }} />}</section>
+      <section class="detail">
+        {selected && (
+          <EventView
+            id={selected.event_id}
+            me={me}
+            onResolved={resolved}
+            bind={(r) => {
+              resolver.current = r;
+            }}
+          />
+        )}
+      </section>
     </div>
   );
 }
@@ -107,7 +149,10 @@ function useSelectedInUrl(eventId: string | undefined) {
 // The queue's keys (see the top of this file); a key typed into a field stays there, and Escape
 // leaves the field.
 function useQueueKeys(
-  count: number, selected: ReviewRow | undefined, setIndex: (step: (i: number) => number) => void, resolver: { current: Resolver | null },
+  count: number,
+  selected: ReviewRow | undefined,
+  setIndex: (step: (i: number) => number) => void,
+  resolver: { current: Resolver | null },
 ) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -139,19 +184,35 @@ function useQueueKeys(
 
 // The reviews, oldest first: age, type, cluster size, codes, who, and the marker of a cluster
 // confirmed since the review was queued. A click selects one.
-function QueueList({ reviews, selected, onSelect }: {
-  reviews: ReviewRow[]; selected: ReviewRow | undefined; onSelect: (i: number) => void;
+function QueueList({
+  reviews,
+  selected,
+  onSelect,
+}: {
+  reviews: ReviewRow[];
+  selected: ReviewRow | undefined;
+  onSelect: (i: number) => void;
 }) {
   return (
     <ol>
       {reviews.map((r, i) => (
-        <li class={`${r === selected ? 'selected' : ''}${r.cluster?.confirmed_since_queued_at ? ' confirmed' : ''}`} data-event-id={r.event_id} onClick={() => onSelect(i)}>
+        <li
+          class={`${r === selected ? 'selected' : ''}${r.cluster?.confirmed_since_queued_at ? ' confirmed' : ''}`}
+          data-event-id={r.event_id}
+          onClick={() => onSelect(i)}
+        >
           <span class="age">{age(r.age_seconds)}</span>
           <span class="type">{r.event_type.replace('_', ' ')}</span>
           <span class="size">{r.cluster && r.cluster.accounts > 1 ? plural(r.cluster.accounts, 'account') : ''}</span>
           <span class="codes">{r.reasons.map((x) => x.code).join(', ')}</span>
-          <span class="who">{r.external_user_id ?? r.email ?? 'no account'}
-            {r.cluster?.confirmed_since_queued_at && <span class="flag bad" title={`confirmed at ${r.cluster.confirmed_since_queued_at}`}>cluster confirmed since queued</span>}</span>
+          <span class="who">
+            {r.external_user_id ?? r.email ?? 'no account'}
+            {r.cluster?.confirmed_since_queued_at && (
+              <span class="flag bad" title={`confirmed at ${r.cluster.confirmed_since_queued_at}`}>
+                cluster confirmed since queued
+              </span>
+            )}
+          </span>
         </li>
       ))}
     </ol>
@@ -163,13 +224,26 @@ function EmptyQueue({ filtered, me }: { filtered: boolean; me: Me }) {
   const other = me.mode === 'live' ? 'test' : 'live';
   return (
     <div class="empty">
-      {filtered ? <p>No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.</p> : (
+      {filtered ? (
+        <p>
+          No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.
+        </p>
+      ) : (
         <div>
-          <p>No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.</p>
-          <p>{me.mode === 'live' ? 'Looking for test data? Use the test switch at the top.' : 'Looking for live data? Use the live switch at the top.'} To see older decisions, search <a href="/console/events">events</a>.</p>
+          <p>
+            No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.
+          </p>
+          <p>
+            {me.mode === 'live'
+              ? 'Looking for test data? Use the test switch at the top.'
+              : 'Looking for live data? Use the live switch at the top.'}{' '}
+            To see older decisions, search <a href="/console/events">events</a>.
+          </p>
         </div>
       )}
-      <p class="muted">Reviews of {other} mode are in the {other} queue.</p>
+      <p class="muted">
+        Reviews of {other} mode are in the {other} queue.
+      </p>
     </div>
   );
 }
@@ -187,7 +261,9 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
         body: { note: why.trim() || 'undone from the queue right after resolving' } satisfies UndoMarksBody,
       });
       setState('done');
-      setText(`Took back the marks of ${notice.eventId} (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`);
+      setText(
+        `Took back the marks of ${notice.eventId} (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`,
+      );
     } catch (err) {
       setText((err as Error).message);
     }
@@ -195,10 +271,20 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
   return (
     <div class="notice undo-notice" role="status">
       {text}
-      {state === 'idle' && <button type="button" class="link" onClick={() => setState('asking')}>Undo its marks</button>}
+      {state === 'idle' && (
+        <button type="button" class="link" onClick={() => setState('asking')}>
+          Undo its marks
+        </button>
+      )}
       {state === 'asking' && (
         <form class="inline" onSubmit={undo}>
-          <input name="undo-note" placeholder="why (optional)" value={why} maxLength={2000} onInput={(e) => setWhy(e.currentTarget.value)} />
+          <input
+            name="undo-note"
+            placeholder="why (optional)"
+            value={why}
+            maxLength={2000}
+            onInput={(e) => setWhy(e.currentTarget.value)}
+          />
           <button type="submit">Take the marks back</button>
         </form>
       )}
@@ -212,19 +298,37 @@ function BulkResolve({ reviews, onDone }: { reviews: ReviewRow[]; onDone: (text:
   const deny = async () => {
     const r = await api<ResolveManyAnswer>('/reviews/resolve-many', {
       body: {
-        event_ids: reviews.map((x) => x.event_id), resolution: 'denied', note: 'cluster confirmed as abuse since queued (bulk)',
+        event_ids: reviews.map((x) => x.event_id),
+        resolution: 'denied',
+        note: 'cluster confirmed as abuse since queued (bulk)',
       } satisfies ResolveManyBody,
     });
     const failed = r.results.filter((x) => !x.ok);
-    onDone(`Denied ${plural(r.resolved, 'review')} whose cluster was confirmed${failed.length ? `; ${failed.length} not: ${failed.map((x) => x.message).join(' ')}` : ''}.`, r.results.filter((x) => x.ok).map((x) => x.event_id));
+    onDone(
+      `Denied ${plural(r.resolved, 'review')} whose cluster was confirmed${failed.length ? `; ${failed.length} not: ${failed.map((x) => x.message).join(' ')}` : ''}.`,
+      r.results.filter((x) => x.ok).map((x) => x.event_id),
+    );
     setAsking(false);
   };
   return (
     <div class="bulk">
       {asking ? (
-        <p>Deny {plural(reviews.length, 'review')} (each sends its webhook)? <button type="button" class="deny" onClick={() => void deny()}>Confirm: deny {reviews.length}</button> <button type="button" class="link" onClick={() => setAsking(false)}>Cancel</button></p>
+        <p>
+          Deny {plural(reviews.length, 'review')} (each sends its webhook)?{' '}
+          <button type="button" class="deny" onClick={() => void deny()}>
+            Confirm: deny {reviews.length}
+          </button>{' '}
+          <button type="button" class="link" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </p>
       ) : (
-        <p><span class="flag bad">{plural(reviews.length, 'review')}</span> on this page whose cluster was confirmed since queued. <button type="button" onClick={() => setAsking(true)}>Deny them all…</button></p>
+        <p>
+          <span class="flag bad">{plural(reviews.length, 'review')}</span> on this page whose cluster was confirmed since queued.{' '}
+          <button type="button" onClick={() => setAsking(true)}>
+            Deny them all…
+          </button>
+        </p>
       )}
     </div>
   );
@@ -234,8 +338,24 @@ function ConfirmSetting() {
   const [n, setN] = useState(confirmAt());
   return (
     <p class="setting muted">
-      <label>Ask before <kbd>a</kbd>/<kbd>d</kbd> act on a cluster of at least <input type="number" name="confirm-at" min={2} class="narrow" value={n}
-        onChange={(e) => { const v = Number(e.currentTarget.value); if (Number.isInteger(v) && v >= 2) { setConfirmAt(v); setN(v); } }} /> accounts (this browser).</label>
+      <label>
+        Ask before <kbd>a</kbd>/<kbd>d</kbd> act on a cluster of at least{' '}
+        <input
+          type="number"
+          name="confirm-at"
+          min={2}
+          class="narrow"
+          value={n}
+          onChange={(e) => {
+            const v = Number(e.currentTarget.value);
+            if (Number.isInteger(v) && v >= 2) {
+              setConfirmAt(v);
+              setN(v);
+            }
+          }}
+        />{' '}
+        accounts (this browser).
+      </label>
     </p>
   );
 }

@@ -58,8 +58,12 @@ export interface Resolving {
 // it shows the resolution on the event's own page, and in the queue, where the next review has
 // taken its place, it is dropped.
 export function useResolution(
-  id: string, detail: EventDetail | null, shown: { current: string }, load: (of: string) => Promise<void>,
-  setError: (message: string) => void, onResolved?: (n: ResolvedNotice) => void,
+  id: string,
+  detail: EventDetail | null,
+  shown: { current: string },
+  load: (of: string) => Promise<void>,
+  setError: (message: string) => void,
+  onResolved?: (n: ResolvedNotice) => void,
 ): Resolving {
   const [note, setNote] = useState('');
   // Read at resolution time: a key pressed right after typing must not see an older note.
@@ -80,7 +84,11 @@ export function useResolution(
       const r = await api<Resolved>(`/reviews/${encodeURIComponent(id)}/resolve`, {
         body: { resolution, ...(text && { note: text }) } satisfies ResolveBody,
       });
-      onResolved?.({ eventId: id, resolution, text: `${resolution === 'denied' ? 'Denied' : 'Approved'} ${id}: final verdict ${r.final_verdict}, webhook ${r.delivery_id} queued.` });
+      onResolved?.({
+        eventId: id,
+        resolution,
+        text: `${resolution === 'denied' ? 'Denied' : 'Approved'} ${id}: final verdict ${r.final_verdict}, webhook ${r.delivery_id} queued.`,
+      });
     } catch (e) {
       if (shown.current === id) setError((e as Error).message);
     } finally {
@@ -102,8 +110,18 @@ export function useResolution(
 }
 
 // The review's section of the event view: the actions while it is pending, who resolved it after.
-export function ReviewActions({ detail, resolving, error, me, onChanged }: {
-  detail: EventDetail; resolving: Resolving; error: string; me?: Me | null; onChanged: () => void;
+export function ReviewActions({
+  detail,
+  resolving,
+  error,
+  me,
+  onChanged,
+}: {
+  detail: EventDetail;
+  resolving: Resolving;
+  error: string;
+  me?: Me | null;
+  onChanged: () => void;
 }) {
   const review = detail.review!;
   return (
@@ -123,33 +141,69 @@ function PendingActions({ detail, resolving, error }: { detail: EventDetail; res
   const { note, type, busy, asking, setAsking, noteRef, resolve } = resolving;
   return (
     <div>
-      <textarea ref={noteRef} name="note" placeholder="Note (why), stored with the resolution (n)" maxLength={2000} value={note} onInput={(ev) => type(ev.currentTarget.value)} />
+      <textarea
+        ref={noteRef}
+        name="note"
+        placeholder="Note (why), stored with the resolution (n)"
+        maxLength={2000}
+        value={note}
+        onInput={(ev) => type(ev.currentTarget.value)}
+      />
       <ul class="consequences">
-        <li class={asking === 'approved' ? 'asking' : ''}><kbd>a</kbd> {consequence(detail, 'approved')}</li>
-        <li class={asking === 'denied' ? 'asking' : ''}><kbd>d</kbd> {consequence(detail, 'denied')}</li>
+        <li class={asking === 'approved' ? 'asking' : ''}>
+          <kbd>a</kbd> {consequence(detail, 'approved')}
+        </li>
+        <li class={asking === 'denied' ? 'asking' : ''}>
+          <kbd>d</kbd> {consequence(detail, 'denied')}
+        </li>
       </ul>
       {asking ? (
         <div class="confirm" role="alert">
-          <p><strong>This acts on {plural(clusterAccounts(detail), 'account')}.</strong> Press <kbd>{asking === 'denied' ? 'd' : 'a'}</kbd> again or confirm; <kbd>Esc</kbd> cancels.</p>
+          <p>
+            <strong>This acts on {plural(clusterAccounts(detail), 'account')}.</strong> Press <kbd>{asking === 'denied' ? 'd' : 'a'}</kbd>{' '}
+            again or confirm; <kbd>Esc</kbd> cancels.
+          </p>
           <div class="buttons">
-            <button type="button" class={asking === 'denied' ? 'deny' : 'approve'} onClick={() => void resolve(asking)}>Confirm: {asking === 'denied' ? 'deny' : 'approve'}</button>
-            <button type="button" class="link" onClick={() => setAsking(null)}>Cancel</button>
+            <button type="button" class={asking === 'denied' ? 'deny' : 'approve'} onClick={() => void resolve(asking)}>
+              Confirm: {asking === 'denied' ? 'deny' : 'approve'}
+            </button>
+            <button type="button" class="link" onClick={() => setAsking(null)}>
+              Cancel
+            </button>
           </div>
         </div>
       ) : (
         <div class="buttons">
-          <button type="button" class="approve" disabled={busy} onClick={() => void resolve('approved')}>Approve <kbd>a</kbd></button>
-          <button type="button" class="deny" disabled={busy} onClick={() => void resolve('denied')}>Deny <kbd>d</kbd></button>
+          <button type="button" class="approve" disabled={busy} onClick={() => void resolve('approved')}>
+            Approve <kbd>a</kbd>
+          </button>
+          <button type="button" class="deny" disabled={busy} onClick={() => void resolve('denied')}>
+            Deny <kbd>d</kbd>
+          </button>
         </div>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
 
 // Who resolved it, and the undo of its marks: the resolver or an admin takes the resolution's
 // graph mark back (the resolution and its webhook stand).
-function ResolvedReview({ eventId, review, me, onChanged }: { eventId: string; review: NonNullable<EventDetail['review']>; me?: Me | null; onChanged: () => void }) {
+function ResolvedReview({
+  eventId,
+  review,
+  me,
+  onChanged,
+}: {
+  eventId: string;
+  review: NonNullable<EventDetail['review']>;
+  me?: Me | null;
+  onChanged: () => void;
+}) {
   const [why, setWhy] = useState('');
   const [notice, setNotice] = useState('');
   const may = me && (me.role === 'admin' || me.email === review.resolved_by);
@@ -165,17 +219,28 @@ function ResolvedReview({ eventId, review, me, onChanged }: { eventId: string; r
   };
   return (
     <div>
-      <p>By {review.resolved_by} at {when(review.resolved_at)}{review.note && <span>: “{review.note}”</span>}</p>
+      <p>
+        By {review.resolved_by} at {when(review.resolved_at)}
+        {review.note && <span>: “{review.note}”</span>}
+      </p>
       {review.marks_retracted ? (
-        <p class="muted marks-retracted">Its marks were taken back by {review.marks_retracted.by} at {when(review.marks_retracted.at)}: “{review.marks_retracted.note}”.</p>
+        <p class="muted marks-retracted">
+          Its marks were taken back by {review.marks_retracted.by} at {when(review.marks_retracted.at)}: “{review.marks_retracted.note}”.
+        </p>
       ) : may ? (
         <form class="inline undo" onSubmit={undo}>
-          <label>Undo its marks (the {review.status === 'denied' ? 'denial' : 'approval'} and its webhook stand); why
-            <input name="undo-note" required maxLength={2000} value={why} onInput={(e) => setWhy(e.currentTarget.value)} /></label>
+          <label>
+            Undo its marks (the {review.status === 'denied' ? 'denial' : 'approval'} and its webhook stand); why
+            <input name="undo-note" required maxLength={2000} value={why} onInput={(e) => setWhy(e.currentTarget.value)} />
+          </label>
           <button type="submit">Undo marks</button>
         </form>
       ) : null}
-      {notice && <p class="notice" role="status">{notice}</p>}
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
     </div>
   );
 }

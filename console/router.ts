@@ -30,7 +30,18 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as Element).closest('a');
   // A link within the page (#…) is the browser's to follow.
-  if (!a || !a.hasAttribute('href') || a.getAttribute('href')!.startsWith('#') || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.hasAttribute('download')) return;
+  if (
+    !a ||
+    !a.hasAttribute('href') ||
+    a.getAttribute('href')!.startsWith('#') ||
+    e.defaultPrevented ||
+    e.button !== 0 ||
+    e.metaKey ||
+    e.ctrlKey ||
+    e.shiftKey ||
+    a.hasAttribute('download')
+  )
+    return;
   // getAttribute: an SVG link's href property is not a string (the overview's chart links).
   const url = new URL(a.getAttribute('href') ?? '', location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith('/console') || url.pathname.startsWith('/console/api')) return;

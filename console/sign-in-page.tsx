@@ -31,11 +31,32 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <form class="door" onSubmit={submit}>
       <h1>Doorman console</h1>
-      <label>Email<input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
-      <label>Password<input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-      {error && <p class="error" role="alert">{error}</p>}
-      <button type="submit" disabled={busy}>Sign in</button>
-      <p class="hint">No account yet? An operator creates one with <code>doorman analyst add</code> and sends you a one-time link.</p>
+      <label>
+        Email
+        <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+      </label>
+      <label>
+        Password
+        <input
+          type="password"
+          name="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+      </label>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        Sign in
+      </button>
+      <p class="hint">
+        No account yet? An operator creates one with <code>doorman analyst add</code> and sends you a one-time link.
+      </p>
     </form>
   );
 }
@@ -49,15 +70,48 @@ export function WelcomePage({ onSignedIn }: { onSignedIn: () => void }) {
     await api<Ok>('/welcome', { body: { token, password } satisfies WelcomeBody });
     onSignedIn();
   });
-  if (!token) return <p class="door empty">This page needs the one-time link an operator sent you (it ends in <code>#token=…</code>).</p>;
+  if (!token)
+    return (
+      <p class="door empty">
+        This page needs the one-time link an operator sent you (it ends in <code>#token=…</code>).
+      </p>
+    );
   return (
     <form class="door" onSubmit={submit}>
       <h1>Welcome to the Doorman console</h1>
       <p>Choose a password (at least 12 characters). The link works once.</p>
-      <label>New password<input type="password" name="password" autocomplete="new-password" minLength={12} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-      <label>Once more<input type="password" name="again" autocomplete="new-password" minLength={12} required value={again} onInput={(e) => setAgain(e.currentTarget.value)} /></label>
-      {error && <p class="error" role="alert">{error}</p>}
-      <button type="submit" disabled={busy}>Set password and sign in</button>
+      <label>
+        New password
+        <input
+          type="password"
+          name="password"
+          autocomplete="new-password"
+          minLength={12}
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Once more
+        <input
+          type="password"
+          name="again"
+          autocomplete="new-password"
+          minLength={12}
+          required
+          value={again}
+          onInput={(e) => setAgain(e.currentTarget.value)}
+        />
+      </label>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        Set password and sign in
+      </button>
     </form>
   );
 }

@@ -39,18 +39,26 @@ function specifiers(text) {
 function resolve(from, spec) {
   const base = path.resolve(path.dirname(from), spec);
   const stem = base.replace(/\.(js|mjs|cjs)$/, '');
-  for (const c of [`${stem}.ts`, `${stem}.tsx`, base, path.join(base, 'index.ts')]) if (fs.existsSync(c) && fs.statSync(c).isFile()) return c;
+  for (const c of [`${stem}.ts`, `${stem}.tsx`, base, path.join(base, 'index.ts')])
+    if (fs.existsSync(c) && fs.statSync(c).isFile()) return c;
   return undefined;
 }
 
 // Tarjan's strongly connected components, iteratively.
 function components(nodes, edges) {
   let index = 0;
-  const idx = new Map(); const low = new Map(); const onStack = new Set(); const stack = []; const out = [];
+  const idx = new Map();
+  const low = new Map();
+  const onStack = new Set();
+  const stack = [];
+  const out = [];
   for (const start of nodes) {
     if (idx.has(start)) continue;
     const work = [[start, 0]];
-    idx.set(start, index); low.set(start, index++); stack.push(start); onStack.add(start);
+    idx.set(start, index);
+    low.set(start, index++);
+    stack.push(start);
+    onStack.add(start);
     while (work.length) {
       const frame = work[work.length - 1];
       const [v, i] = frame;
@@ -59,16 +67,27 @@ function components(nodes, edges) {
         frame[1] += 1;
         const w = next[i];
         if (!idx.has(w)) {
-          idx.set(w, index); low.set(w, index++); stack.push(w); onStack.add(w); work.push([w, 0]);
+          idx.set(w, index);
+          low.set(w, index++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, 0]);
         } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
         continue;
       }
       work.pop();
-      if (work.length) { const u = work[work.length - 1][0]; low.set(u, Math.min(low.get(u), low.get(v))); }
+      if (work.length) {
+        const u = work[work.length - 1][0];
+        low.set(u, Math.min(low.get(u), low.get(v)));
+      }
       if (low.get(v) === idx.get(v)) {
         const comp = [];
         let w;
-        do { w = stack.pop(); onStack.delete(w); comp.push(w); } while (w !== v);
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          comp.push(w);
+        } while (w !== v);
         out.push(comp);
       }
     }
@@ -115,18 +134,22 @@ const roomOf = (f) => path.relative(root, f).split(path.sep)[0];
 const rooms = [...new Set(files.map(roomOf))];
 const roomEdges = new Map(rooms.map((r) => [r, new Set()]));
 for (const [f, targets] of edges) for (const t of targets) if (roomOf(t) !== roomOf(f)) roomEdges.get(roomOf(f)).add(roomOf(t));
-const roomCycles = components(rooms, roomEdges).filter((c) => c.length > 1).map((c) => c.sort());
+const roomCycles = components(rooms, roomEdges)
+  .filter((c) => c.length > 1)
+  .map((c) => c.sort());
 const weight = new Map();
-for (const [f, targets] of edges) for (const t of targets) {
-  if (roomOf(t) === roomOf(f)) continue;
-  const key = `${roomOf(f)}\0${roomOf(t)}`;
-  weight.set(key, (weight.get(key) ?? 0) + 1);
-}
+for (const [f, targets] of edges)
+  for (const t of targets) {
+    if (roomOf(t) === roomOf(f)) continue;
+    const key = `${roomOf(f)}\0${roomOf(t)}`;
+    weight.set(key, (weight.get(key) ?? 0) + 1);
+  }
 const position = stackRooms(rooms, weight);
 const upward = [];
-for (const [f, targets] of edges) for (const t of targets) {
-  if (roomOf(t) !== roomOf(f) && position.get(roomOf(t)) < position.get(roomOf(f))) upward.push({ from: rel(f), to: rel(t) });
-}
+for (const [f, targets] of edges)
+  for (const t of targets) {
+    if (roomOf(t) !== roomOf(f) && position.get(roomOf(t)) < position.get(roomOf(f))) upward.push({ from: rel(f), to: rel(t) });
+  }
 // The room graph without its upward imports is a DAG: its levels are the floors.
 const downEdges = new Map(rooms.map((r) => [r, new Set([...roomEdges.get(r)].filter((t) => position.get(t) > position.get(r)))]));
 const floors = levelsOf(rooms, downEdges);
@@ -136,15 +159,26 @@ const floors = levelsOf(rooms, downEdges);
 // incoming weight goes to the top. Returns each room's position, top to bottom.
 function stackRooms(nodes, w) {
   const left = new Set(nodes);
-  const top = []; const bottom = [];
-  const out = (n) => [...left].reduce((s, m) => s + (m !== n ? w.get(`${n}\0${m}`) ?? 0 : 0), 0);
-  const inn = (n) => [...left].reduce((s, m) => s + (m !== n ? w.get(`${m}\0${n}`) ?? 0 : 0), 0);
+  const top = [];
+  const bottom = [];
+  const out = (n) => [...left].reduce((s, m) => s + (m !== n ? (w.get(`${n}\0${m}`) ?? 0) : 0), 0);
+  const inn = (n) => [...left].reduce((s, m) => s + (m !== n ? (w.get(`${m}\0${n}`) ?? 0) : 0), 0);
   while (left.size) {
     let changed = true;
     while (changed) {
       changed = false;
-      for (const n of [...left].sort()) if (out(n) === 0) { bottom.unshift(n); left.delete(n); changed = true; }
-      for (const n of [...left].sort()) if (left.has(n) && inn(n) === 0) { top.push(n); left.delete(n); changed = true; }
+      for (const n of [...left].sort())
+        if (out(n) === 0) {
+          bottom.unshift(n);
+          left.delete(n);
+          changed = true;
+        }
+      for (const n of [...left].sort())
+        if (left.has(n) && inn(n) === 0) {
+          top.push(n);
+          left.delete(n);
+          changed = true;
+        }
     }
     if (!left.size) break;
     const best = [...left].sort().reduce((a, b) => (out(b) - inn(b) > out(a) - inn(a) ? b : a));
@@ -155,13 +189,19 @@ function stackRooms(nodes, w) {
 }
 
 const report = {
-  root: rel(root) || '.', files: files.length, lines,
+  root: rel(root) || '.',
+  files: files.length,
+  lines,
   folders: new Set(files.map((f) => path.dirname(f))).size,
   loose_files: files.filter((f) => path.dirname(f) === root).length,
   levels: Math.max(0, ...files.map(fileLevels.of)),
-  cycles, cycle_count: cycles.length,
-  rooms: rooms.length, floors: Math.max(0, ...rooms.map(floors.of)), room_cycles: roomCycles,
-  upward_imports: upward, upward_import_count: upward.length,
+  cycles,
+  cycle_count: cycles.length,
+  rooms: rooms.length,
+  floors: Math.max(0, ...rooms.map(floors.of)),
+  room_cycles: roomCycles,
+  upward_imports: upward,
+  upward_import_count: upward.length,
   unresolved,
 };
 

@@ -39,7 +39,12 @@ async function step(name, fn) {
     return value;
   } catch (err) {
     log(`FAILED at step: ${name}`);
-    log(String(err.message ?? err).split('\n').slice(0, 60).join('\n[smoke]   '));
+    log(
+      String(err.message ?? err)
+        .split('\n')
+        .slice(0, 60)
+        .join('\n[smoke]   '),
+    );
     throw new StepFailure(name);
   }
 }
@@ -47,17 +52,24 @@ async function step(name, fn) {
 // A child's environment: only what a login shell has, so nothing of the test run's own
 // configuration (DATABASE_URL, REDIS_URL, …) reaches the copy; its .env configures it.
 const baseEnv = Object.fromEntries(
-  ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TMPDIR', 'TERM', 'npm_config_cache'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]),
+  ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TMPDIR', 'TERM', 'npm_config_cache']
+    .filter((k) => process.env[k])
+    .map((k) => [k, process.env[k]]),
 );
 
 function run(command, args, { cwd = copy, timeoutMs = 120_000, env = {} } = {}) {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env: { ...baseEnv, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) {
-        const tail = `${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n');
-        reject(new Error(`\`${command} ${args.join(' ')}\` failed (${err.killed ? 'timed out' : `exit ${err.code}`}):\n${tail}`));
-      } else resolve({ stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...baseEnv, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) {
+          const tail = `${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n');
+          reject(new Error(`\`${command} ${args.join(' ')}\` failed (${err.killed ? 'timed out' : `exit ${err.code}`}):\n${tail}`));
+        } else resolve({ stdout, stderr });
+      },
+    );
   });
 }
 
@@ -117,14 +129,29 @@ function checkServerBuild() {
   expect(
     missing.length === 0,
     `build collision: ${missing.length} of ${sources.length} compiled server modules are missing from ${path.relative(copy, outDir)}/ after \`npm run build\`, ` +
-      `so another build step removed or overwrote them: ${missing.slice(0, 8).map((f) => path.join(path.relative(copy, outDir), f)).join(', ')}${missing.length > 8 ? ', …' : ''}`,
+      `so another build step removed or overwrote them: ${missing
+        .slice(0, 8)
+        .map((f) => path.join(path.relative(copy, outDir), f))
+        .join(', ')}${missing.length > 8 ? ', …' : ''}`,
   );
   return sources.length;
 }
 
 function pgArgs(url) {
   const u = new URL(url);
-  return ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', u.hostname || 'localhost', '-p', u.port || '5432', ...(u.username ? ['-U', decodeURIComponent(u.username)] : []), '-d', 'postgres'];
+  return [
+    '-X',
+    '-q',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-h',
+    u.hostname || 'localhost',
+    '-p',
+    u.port || '5432',
+    ...(u.username ? ['-U', decodeURIComponent(u.username)] : []),
+    '-d',
+    'postgres',
+  ];
 }
 
 // A local webhook receiver: the CLI must accept it (WEBHOOK_ALLOW_PRIVATE from the copy's .env).
@@ -155,8 +182,12 @@ async function main() {
       const untar = spawn('tar', ['-x', '-C', copy], { stdio: ['pipe', 'ignore', 'pipe'] });
       archive.stdout.pipe(untar.stdin);
       let errors = '';
-      archive.stderr.on('data', (d) => { errors += d; });
-      untar.stderr.on('data', (d) => { errors += d; });
+      archive.stderr.on('data', (d) => {
+        errors += d;
+      });
+      untar.stderr.on('data', (d) => {
+        errors += d;
+      });
       untar.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive | tar failed: ${errors}`))));
     });
     expect(fs.existsSync(path.join(copy, 'package.json')), 'the copy has no package.json');
@@ -170,7 +201,9 @@ async function main() {
     await run('npm', ['run', '--silent', 'build'], { timeoutMs: 300_000 });
     checkServerBuild();
   });
-  await step('npm prune --omit=dev (the image has no dev dependencies)', () => run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], { timeoutMs: 120_000 }));
+  await step('npm prune --omit=dev (the image has no dev dependencies)', () =>
+    run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], { timeoutMs: 120_000 }),
+  );
 
   const port = await freePort();
   await step('write the checkout configuration (.env)', () => {
@@ -191,8 +224,14 @@ async function main() {
     );
   });
 
-  await step(`create the database ${database}`, () => run('psql', [...pgArgs(adminDbUrl), '-c', `DROP DATABASE IF EXISTS "${database}"`, '-c', `CREATE DATABASE "${database}"`], { cwd: work }));
-  cleanups.push(() => run('psql', [...pgArgs(adminDbUrl), '-c', `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`], { cwd: work }).catch(() => undefined));
+  await step(`create the database ${database}`, () =>
+    run('psql', [...pgArgs(adminDbUrl), '-c', `DROP DATABASE IF EXISTS "${database}"`, '-c', `CREATE DATABASE "${database}"`], {
+      cwd: work,
+    }),
+  );
+  cleanups.push(() =>
+    run('psql', [...pgArgs(adminDbUrl), '-c', `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`], { cwd: work }).catch(() => undefined),
+  );
 
   await step('doorman --help (from dist/)', async () => {
     const out = await doorman('--help');
@@ -223,7 +262,11 @@ async function main() {
     });
     await Promise.race([
       early,
-      until('GET /health to answer 200', async () => ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200 ? true : undefined), 90_000).catch((err) => {
+      until(
+        'GET /health to answer 200',
+        async () => ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200 ? true : undefined),
+        90_000,
+      ).catch((err) => {
         throw new Error(`${err.message}\n${output.slice(-30).join('\n')}`);
       }),
     ]);
@@ -232,7 +275,7 @@ async function main() {
   });
   const base = `http://127.0.0.1:${port}`;
 
-  await step('POST /v1/verdict with the tenant\'s secret test key', async () => {
+  await step("POST /v1/verdict with the tenant's secret test key", async () => {
     const res = await fetch(`${base}/v1/verdict`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${tenant.keys.sk_test}`, 'Content-Type': 'application/json' },
@@ -240,14 +283,20 @@ async function main() {
     });
     const body = await res.json();
     expect(res.status === 200, `status ${res.status}: ${JSON.stringify(body)}`);
-    expect(['allow', 'review', 'block'].includes(body.verdict) && /^\d{4}-\d{2}-\d{2}\.\d+$/.test(body.policy_version), `not a verdict: ${JSON.stringify(body)}`);
+    expect(
+      ['allow', 'review', 'block'].includes(body.verdict) && /^\d{4}-\d{2}-\d{2}\.\d+$/.test(body.policy_version),
+      `not a verdict: ${JSON.stringify(body)}`,
+    );
     const stored = await fetch(`${base}/v1/events/${body.id}`, { headers: { Authorization: `Bearer ${tenant.keys.sk_test}` } });
     expect(stored.status === 200, `GET /v1/events/${body.id}: ${stored.status}`);
   });
   await step('GET /console and every asset it names', async () => {
     const res = await fetch(`${base}/console`);
     const html = await res.text();
-    expect(res.status === 200 && /text\/html/.test(res.headers.get('content-type') ?? ''), `GET /console: ${res.status} ${html.slice(0, 300)}`);
+    expect(
+      res.status === 200 && /text\/html/.test(res.headers.get('content-type') ?? ''),
+      `GET /console: ${res.status} ${html.slice(0, 300)}`,
+    );
     const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
     expect(assets.length >= 2, `the console page names no script and stylesheet:\n${html}`);
     for (const asset of assets) {
@@ -258,12 +307,18 @@ async function main() {
   await step('GET /sdk/doorman.js', async () => {
     const res = await fetch(`${base}/sdk/doorman.js`);
     const body = await res.text();
-    expect(res.status === 200 && /javascript/.test(res.headers.get('content-type') ?? '') && body.length > 1000, `GET /sdk/doorman.js: ${res.status}, ${body.length} bytes`);
+    expect(
+      res.status === 200 && /javascript/.test(res.headers.get('content-type') ?? '') && body.length > 1000,
+      `GET /sdk/doorman.js: ${res.status}, ${body.length} bytes`,
+    );
   });
   await step('GET /demo/device (the .env turns the demo pages on; the page is a built file)', async () => {
     const res = await fetch(`${base}/demo/device`);
     const body = await res.text();
-    expect(res.status === 200 && /html/.test(res.headers.get('content-type') ?? '') && body.includes('/sdk/doorman.js'), `GET /demo/device: ${res.status}, ${body.length} bytes`);
+    expect(
+      res.status === 200 && /html/.test(res.headers.get('content-type') ?? '') && body.includes('/sdk/doorman.js'),
+      `GET /demo/device: ${res.status}, ${body.length} bytes`,
+    );
   });
   await step('doorman analyst add', async () => {
     const out = await doormanJson('analyst', 'add', '--tenant', tenant.tenant_id, '--email', 'smoke-admin@example.org', '--role', 'admin');
@@ -272,10 +327,29 @@ async function main() {
   await step('doorman webhook set to a local receiver (the .env allows it, for the CLI as for the server)', async () => {
     const receiver = await startReceiver();
     cleanups.push(() => new Promise((r) => receiver.close(() => r())));
-    const out = await doormanJson('webhook', 'set', '--tenant', tenant.tenant_id, '--mode', 'test', '--url', `http://127.0.0.1:${receiver.address().port}/hook`);
+    const out = await doormanJson(
+      'webhook',
+      'set',
+      '--tenant',
+      tenant.tenant_id,
+      '--mode',
+      'test',
+      '--url',
+      `http://127.0.0.1:${receiver.address().port}/hook`,
+    );
     expect(/^whsec_/.test(out.secret ?? ''), `webhook set printed ${JSON.stringify(out)}`);
     // Stored sealed: the database holds no secret in the plain.
-    const { stdout } = await run('psql', [...pgArgs(dbUrl.href).slice(0, -2), '-d', database, '-Atc', `SELECT count(*) FROM webhook_secrets WHERE secret IS NOT NULL OR sealed LIKE '%${out.secret}%'`], { cwd: work });
+    const { stdout } = await run(
+      'psql',
+      [
+        ...pgArgs(dbUrl.href).slice(0, -2),
+        '-d',
+        database,
+        '-Atc',
+        `SELECT count(*) FROM webhook_secrets WHERE secret IS NOT NULL OR sealed LIKE '%${out.secret}%'`,
+      ],
+      { cwd: work },
+    );
     expect(stdout.trim() === '0', `the webhook secret is stored in the plain (${stdout.trim()} rows)`);
   });
   await step('doorman policy show', async () => {
@@ -286,7 +360,9 @@ async function main() {
     process.kill(server.child.pid, 'SIGTERM');
     const { code, signal } = await Promise.race([
       server.exited,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no exit 35 s after SIGTERM:\n${server.output.slice(-20).join('\n')}`)), 35_000).unref()),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no exit 35 s after SIGTERM:\n${server.output.slice(-20).join('\n')}`)), 35_000).unref(),
+      ),
     ]);
     expect(code === 0, `exit code ${code} (signal ${signal}) after SIGTERM:\n${server.output.slice(-20).join('\n')}`);
     // An operator alerts on error lines (level 50 and above): a clean start, a verdict and a

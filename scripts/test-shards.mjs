@@ -95,11 +95,17 @@ function ensureDatabase(url) {
 const PER_SHARD_CONNECTIONS = 120;
 function roomFor(wanted) {
   return withAdmin(async (client) => {
-    const { rows: [row] } = await client.query(
+    const {
+      rows: [row],
+    } = await client.query(
       `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
-              - (SELECT count(*)::int FROM pg_stat_activity) AS free`);
+              - (SELECT count(*)::int FROM pg_stat_activity) AS free`,
+    );
     const fits = Math.max(1, Math.floor(row.free / PER_SHARD_CONNECTIONS));
-    if (fits < wanted) console.log(`[test] Postgres has room for ${row.free} more connections, ${PER_SHARD_CONNECTIONS} a shard: ${fits} shard(s) instead of ${wanted} (scripts/postgres.sh raises max_connections on its own cluster)`);
+    if (fits < wanted)
+      console.log(
+        `[test] Postgres has room for ${row.free} more connections, ${PER_SHARD_CONNECTIONS} a shard: ${fits} shard(s) instead of ${wanted} (scripts/postgres.sh raises max_connections on its own cluster)`,
+      );
     return Math.min(wanted, fits);
   });
 }
@@ -110,7 +116,9 @@ async function runShards() {
   const plan = assign();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-shards-'));
   const started = Date.now();
-  console.log(`[test] ${files.length} files in ${shards} shards: ${plan.map((s, i) => `shard ${i + 1} ${s.files.length} files (~${Math.round(s.seconds)} s)`).join(', ')}`);
+  console.log(
+    `[test] ${files.length} files in ${shards} shards: ${plan.map((s, i) => `shard ${i + 1} ${s.files.length} files (~${Math.round(s.seconds)} s)`).join(', ')}`,
+  );
   const children = [];
   const runs = plan.map(async (shard, i) => {
     const k = i + 1;
@@ -118,7 +126,13 @@ async function runShards() {
     if (k > 1) await ensureDatabase(databaseUrl);
     const summaryFile = path.join(dir, `shard-${k}.json`);
     const logFile = path.join(dir, `shard-${k}.log`);
-    const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DOORMAN_TEST_SUMMARY_FILE: summaryFile, DOORMAN_TEST_SHARD: `shard ${k} of ${shards}` };
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      DOORMAN_TEST_SUMMARY_FILE: summaryFile,
+      DOORMAN_TEST_SHARD: `shard ${k} of ${shards}`,
+    };
     const out = k === 1 ? 'inherit' : fs.openSync(logFile, 'w');
     const child = spawn(process.execPath, [mochaBin, ...shard.files], { env, stdio: ['ignore', out, out] });
     children.push(child);
@@ -132,7 +146,17 @@ async function runShards() {
   process.on('SIGTERM', () => stop('SIGTERM'));
   const results = await Promise.all(runs);
 
-  const total = { passes: 0, failures: 0, pending: 0, reasons: {}, durations: [], files: {}, node: process.version, seconds: (Date.now() - started) / 1000, shards };
+  const total = {
+    passes: 0,
+    failures: 0,
+    pending: 0,
+    reasons: {},
+    durations: [],
+    files: {},
+    node: process.version,
+    seconds: (Date.now() - started) / 1000,
+    shards,
+  };
   for (const r of results) {
     if (r.k > 1) process.stdout.write(`\n[test] shard ${r.k} of ${shards}:\n${fs.readFileSync(r.logFile, 'utf8')}`);
     let summary;
@@ -157,7 +181,11 @@ async function runShards() {
   const seconds = Object.fromEntries(Object.entries(total.files).map(([f, ms]) => [f, Math.round(ms / 100) / 10]));
   fs.mkdirSync(path.dirname(LOCAL), { recursive: true });
   fs.writeFileSync(LOCAL, `${JSON.stringify({ ...readSeconds(LOCAL), ...seconds }, null, 1)}\n`);
-  if (process.env.UPDATE_TEST_FILE_SECONDS) fs.writeFileSync(COMMITTED, `${JSON.stringify(Object.fromEntries(Object.entries({ ...readSeconds(COMMITTED), ...seconds }).sort()), null, 1)}\n`);
+  if (process.env.UPDATE_TEST_FILE_SECONDS)
+    fs.writeFileSync(
+      COMMITTED,
+      `${JSON.stringify(Object.fromEntries(Object.entries({ ...readSeconds(COMMITTED), ...seconds }).sort()), null, 1)}\n`,
+    );
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(total.failures > 0 ? 1 : 0);
 }

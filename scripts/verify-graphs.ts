@@ -50,7 +50,14 @@ async function verifyDatabase(databaseUrl: string): Promise<boolean> {
   const started = Date.now();
   // What the run left in the outbox is applied first (a test that stopped its servers early, a
   // fault suite's last outage): a graph writer of this process takes the lanes no one holds.
-  const writer = createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger: pino({ level: 'warn' }), graphOutbox: createGraphOutbox(db), clock: systemClock });
+  const writer = createGraphWriter({
+    config: { databaseUrl: config.databaseDirectUrl },
+    graph,
+    cypher,
+    logger: pino({ level: 'warn' }),
+    graphOutbox: createGraphOutbox(db),
+    clock: systemClock,
+  });
   try {
     await writer.start();
     const drainedBy = Date.now() + 60_000;
@@ -68,24 +75,34 @@ async function verifyDatabase(databaseUrl: string): Promise<boolean> {
       [since ?? null],
     );
     const { rows: skipped } = await deps.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM test_graph_scopes d JOIN tenants t ON t.id = d.tenant_id WHERE d.drift IS NOT NULL AND ($1::timestamptz IS NULL OR t.created_at >= $1)`, [since ?? null]);
+      `SELECT count(*)::int AS n FROM test_graph_scopes d JOIN tenants t ON t.id = d.tenant_id WHERE d.drift IS NOT NULL AND ($1::timestamptz IS NULL OR t.created_at >= $1)`,
+      [since ?? null],
+    );
     const scopes = rows.map((r) => ({ tenantId: r.tenant_id, mode: r.mode, hubThreshold: r.hub_threshold }));
     const differing: { scope: Scope; result: VerifyResult }[] = [];
     let next = 0;
     const totals = { events: 0, accounts: 0, identifiers: 0, links: 0, marks: 0, clusters: 0 };
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < scopes.length) {
-        const { hubThreshold, ...scope } = scopes[next++]!;
-        const result = await verifyGraph(hubThreshold === null ? deps : { ...deps, config: { ...config, hubThreshold } }, scope, { limit: 20 });
-        for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += result.checked[k];
-        if (!result.ok) differing.push({ scope, result });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < scopes.length) {
+          const { hubThreshold, ...scope } = scopes[next++]!;
+          const result = await verifyGraph(hubThreshold === null ? deps : { ...deps, config: { ...config, hubThreshold } }, scope, {
+            limit: 20,
+          });
+          for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += result.checked[k];
+          if (!result.ok) differing.push({ scope, result });
+        }
+      }),
+    );
     for (const { scope, result } of differing) {
-      process.stdout.write(`[graph verify] ${scope.tenantId} (${scope.mode}) differs in ${result.differences.length + result.more} place(s):\n`);
+      process.stdout.write(
+        `[graph verify] ${scope.tenantId} (${scope.mode}) differs in ${result.differences.length + result.more} place(s):\n`,
+      );
       for (const d of result.differences) process.stdout.write(`  ${JSON.stringify(d)}\n`);
     }
-    process.stdout.write(`[graph verify] ${scopes.length} scopes (${skipped[0]?.n ?? 0} left out: drift made on purpose), ${differing.length} differ; ${totals.events} events, ${totals.accounts} accounts, ${totals.identifiers} identifiers, ${totals.links} links, ${totals.marks} marks, ${totals.clusters} clusters checked in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `[graph verify] ${scopes.length} scopes (${skipped[0]?.n ?? 0} left out: drift made on purpose), ${differing.length} differ; ${totals.events} events, ${totals.accounts} accounts, ${totals.identifiers} identifiers, ${totals.links} links, ${totals.marks} marks, ${totals.clusters} clusters checked in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     return differing.length === 0;
   } finally {
     await writer.stop().catch(() => undefined);

@@ -51,7 +51,9 @@ const opts = parseArgs(process.argv.slice(2));
 const uri = opts.uri || process.env.NEO4J_URI || `bolt://127.0.0.1:${process.env.NEO4J_BOLT_PORT || 7687}`;
 const password = process.env.NEO4J_PASSWORD || '';
 const auth = password ? neo4j.auth.basic(process.env.NEO4J_USER || 'neo4j', password) : neo4j.auth.none();
-const log = (msg) => { if (!opts.quiet) console.error(`[wait-neo4j] ${msg}`); };
+const log = (msg) => {
+  if (!opts.quiet) console.error(`[wait-neo4j] ${msg}`);
+};
 
 const started = Date.now();
 const deadline = started + opts.timeout * 1000;

@@ -84,14 +84,17 @@ export function doorman(options: DoormanOptions): DoormanClient {
     });
     try {
       const body = JSON.stringify({ components: await Promise.race([collect(), deadline]) });
-      const res = await Promise.race([fetch(url, {
-        method: 'POST',
-        mode: 'cors',
-        credentials: 'omit',
-        headers: { Authorization: `Bearer ${options.publishableKey}`, 'Content-Type': 'application/json' },
-        body,
-        signal: abort.signal,
-      }), deadline]);
+      const res = await Promise.race([
+        fetch(url, {
+          method: 'POST',
+          mode: 'cors',
+          credentials: 'omit',
+          headers: { Authorization: `Bearer ${options.publishableKey}`, 'Content-Type': 'application/json' },
+          body,
+          signal: abort.signal,
+        }),
+        deadline,
+      ]);
       const answer = (await Promise.race([res.json(), deadline])) as Partial<DeviceToken> & { message?: string };
       if (!res.ok || typeof answer.device_token !== 'string' || typeof answer.expires_at !== 'string') {
         return warn(`POST /v1/device answered ${res.status}${answer.message ? `: ${answer.message}` : ''}`);

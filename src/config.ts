@@ -248,7 +248,11 @@ function httpConfig(read: EnvReader) {
 // The outside facts a verdict gathers (src/signals/): resolvers, RDAP, the intel files, deadlines.
 function signalsConfig(read: EnvReader) {
   return {
-    dnsServers: read.str('DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsServers: read
+      .str('DNS_SERVERS', '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     rdapBaseUrl: read.env.RDAP_BASE_URL ? read.url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined,
     intelDir: read.str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
     signalDeadlineMs: read.int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
@@ -318,8 +322,10 @@ function crossCheckProblems(config: Config): string[] {
   const problems: string[] = [];
   const { pgStatementTimeoutMs: statementMs, pgQueryTimeoutMs: clientMs } = config;
   if (statementMs >= clientMs) {
-    problems.push(`PG_STATEMENT_TIMEOUT_MS (${statementMs}) must be below PG_QUERY_TIMEOUT_MS (${clientMs}), `
-      + 'so Postgres aborts a statement before the client gives up on it');
+    problems.push(
+      `PG_STATEMENT_TIMEOUT_MS (${statementMs}) must be below PG_QUERY_TIMEOUT_MS (${clientMs}), ` +
+        'so Postgres aborts a statement before the client gives up on it',
+    );
   }
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
@@ -350,7 +356,10 @@ function secretsKeys(env: NodeJS.ProcessEnv, problems: string[]): Buffer[] {
   };
   if (env.SECRETS_KEY) parse('SECRETS_KEY', env.SECRETS_KEY);
   else if (env.SECRETS_PREVIOUS_KEYS) problems.push('SECRETS_PREVIOUS_KEYS needs SECRETS_KEY, the key that seals from now on');
-  const previousKeys = (env.SECRETS_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const previousKeys = (env.SECRETS_PREVIOUS_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   for (const previous of previousKeys) parse('SECRETS_PREVIOUS_KEYS', previous);
   return keys;
 }

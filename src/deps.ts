@@ -100,12 +100,19 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   let warming: Promise<void> | undefined;
   let warm = false;
   const graphOutbox = overrides.graphOutbox ?? createGraphOutbox(db);
-  const graphWriter = overrides.graphWriter ?? createGraphWriter({ config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger, graphOutbox, clock }, { expireEveryMs: config.graphExpirySweepMs });
-  const emailSignals = overrides.emailSignals ?? createEmailSignals({
-    mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
-    domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
-    now: () => clock.now(),
-  });
+  const graphWriter =
+    overrides.graphWriter ??
+    createGraphWriter(
+      { config: { databaseUrl: config.databaseDirectUrl }, graph, cypher, logger, graphOutbox, clock },
+      { expireEveryMs: config.graphExpirySweepMs },
+    );
+  const emailSignals =
+    overrides.emailSignals ??
+    createEmailSignals({
+      mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
+      domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
+      now: () => clock.now(),
+    });
   const deps: Deps = {
     config,
     logger,
@@ -125,7 +132,12 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     metrics: overrides.metrics ?? createMetrics(),
     graphOutbox,
     graphWriter,
-    warmup: overrides.warmup ?? (() => (warming ??= warmUp(deps).finally(() => { warm = true; }))),
+    warmup:
+      overrides.warmup ??
+      (() =>
+        (warming ??= warmUp(deps).finally(() => {
+          warm = true;
+        }))),
     warmState: () => (warm ? 'warm' : warming ? 'warming' : 'cold'),
     clock,
     passwords: overrides.passwords ?? argon2Passwords,
@@ -165,7 +177,11 @@ async function warmUp(deps: Deps): Promise<void> {
     step('redis', loadVelocityScript(deps.redis)),
     step('device keys', deps.secrets.deviceKeys.reload()),
     step('keys and lists', Promise.all([deps.keys.whenLoaded(5_000), deps.lists.whenLoaded(5_000)])),
-    deps.policies.load().catch((err: Error) => deps.logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are')),
+    deps.policies
+      .load()
+      .catch((err: Error) =>
+        deps.logger.error({ err: err.message }, 'policies not loaded: the shipped default is in force until they are'),
+      ),
   ]);
   warmEngine(deps.engine.rules, deps.engine.policy);
   deps.logger.info({ ms: Math.round(performance.now() - started) }, 'warmed up');

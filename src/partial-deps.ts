@@ -32,7 +32,9 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
   if (wanted.has('cypher')) built.cypher = (await import('./graph/cypher-catalog.js')).loadCypher();
   if (wanted.has('graph')) {
     const driver = (await import('./graph/create-graph-driver.js')).createGraphDriver(config);
-    built.graph = config.otelEndpoint ? (await import('./tracing/traced-graph-driver.js')).tracedGraphDriver(driver, built.cypher!) : driver;
+    built.graph = config.otelEndpoint
+      ? (await import('./tracing/traced-graph-driver.js')).tracedGraphDriver(driver, built.cypher!)
+      : driver;
   }
   if (wanted.has('analystGraph')) built.analystGraph = (await import('./graph/analyst-graph.js')).createAnalystGraph(config);
   if (wanted.has('graphOutbox')) built.graphOutbox = (await import('./graph/graph-outbox.js')).createGraphOutbox(built.db!);
@@ -40,7 +42,8 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
     const { createVault, masterKeyOf } = await import('./vault/vault.js');
     built.vault = createVault(built.db!, config.secretsKeys.map(masterKeyOf));
   }
-  if (wanted.has('boss')) built.boss = (await import('./jobs/job-queue.js')).createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
+  if (wanted.has('boss'))
+    built.boss = (await import('./jobs/job-queue.js')).createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   if (wanted.has('ipIntel')) built.ipIntel = (await import('./signals/ip/ip-intel.js')).createIpIntel({ dir: config.intelDir, logger });
 
   const { db, graph, analystGraph, boss } = built;

@@ -107,7 +107,10 @@ export async function serve(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.port;
-  deps.logger.info({ host: deps.config.host, port, node: process.version }, `doorman listening on http://${deps.config.host}:${port} (Node.js ${process.version})`);
+  deps.logger.info(
+    { host: deps.config.host, port, node: process.version },
+    `doorman listening on http://${deps.config.host}:${port} (Node.js ${process.version})`,
+  );
   const metrics = await startMetricsServer(deps);
   if (options.graphWriter !== false) await deps.graphWriter.start();
   await warming;
@@ -124,7 +127,14 @@ export async function serve(
     clearInterval(housekeeping);
     await drain(server, traffic);
     deps.logger.info('requests drained');
-    await Promise.allSettled([intelWatch.close(), deviceKeyWatch.close(), policyWatch.close(), keyWatch.close(), listWatch.close(), background.stop()]);
+    await Promise.allSettled([
+      intelWatch.close(),
+      deviceKeyWatch.close(),
+      policyWatch.close(),
+      keyWatch.close(),
+      listWatch.close(),
+      background.stop(),
+    ]);
     // deps.close flushes the graph writer, lets a job in progress finish, closes the pools.
     await deps.close();
     await metrics.close();

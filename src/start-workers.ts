@@ -22,7 +22,9 @@ const RETENTION_CRON = '17 * * * *';
 export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void> }> {
   await deps.boss.start();
   await ensureQueues(deps.boss);
-  await deps.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 2 }, (jobs) => runBacktestJobs(deps, jobs));
+  await deps.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 2 }, (jobs) =>
+    runBacktestJobs(deps, jobs),
+  );
   const queue = QUEUES.webhookDelivery.name;
   // fetch takes jobs with SKIP LOCKED, like the pollers: a job is never handed to two workers.
   let draining = false;
@@ -34,14 +36,16 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
       while (!closed) {
         const jobs = await deps.boss.fetch<DeliveryJob>(queue, { batchSize: 4 });
         if (!jobs || jobs.length === 0) return;
-        await Promise.all(jobs.map(async (job) => {
-          try {
-            await deliverWebhook(deps, job.data);
-            await deps.boss.complete(queue, job.id);
-          } catch (err) {
-            await deps.boss.fail(queue, job.id, { message: String(err) });
-          }
-        }));
+        await Promise.all(
+          jobs.map(async (job) => {
+            try {
+              await deliverWebhook(deps, job.data);
+              await deps.boss.complete(queue, job.id);
+            } catch (err) {
+              await deps.boss.fail(queue, job.id, { message: String(err) });
+            }
+          }),
+        );
       }
     } catch (err) {
       deps.logger.warn({ err: String(err) }, 'webhook fetch failed; the pollers go on');

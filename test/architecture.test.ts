@@ -52,19 +52,34 @@ const OWNERS: Record<string, string> = {
 // tables that hold it, inside their own transactions (never graph_outbox: that is the graph's).
 const LIFECYCLE_WRITES: Record<string, string[]> = {
   'src/lifecycle/retention-store.ts': ['events', 'feedback'],
-  'src/lifecycle/erasure-store.ts': ['events', 'reviews', 'idempotency_keys', 'feedback', 'list_entries', 'webhook_deliveries', 'webhook_attempts'],
+  'src/lifecycle/erasure-store.ts': [
+    'events',
+    'reviews',
+    'idempotency_keys',
+    'feedback',
+    'list_entries',
+    'webhook_deliveries',
+    'webhook_attempts',
+  ],
 };
 
 // SQL write statements in a file's text: the table each INSERT, UPDATE, DELETE or TRUNCATE names.
 const writtenTables = (text: string): string[] =>
-  [...text.matchAll(/\b(?:INSERT\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+([a-z_]+)\b/g)].map((m) => m[1]!)
+  [...text.matchAll(/\b(?:INSERT\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+([a-z_]+)\b/g)]
+    .map((m) => m[1]!)
     .filter((t) => t !== 'of' && t !== 'set');
 
 // Cypher files that write (a clause that creates, changes or removes), by catalog name.
-const writingCypher = (): string[] => walk('cypher', '.cypher')
-  .filter((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('//'))
-    .some((l) => /\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/.test(l)))
-  .map((f) => path.relative('cypher', f).replace(/\.cypher$/, ''));
+const writingCypher = (): string[] =>
+  walk('cypher', '.cypher')
+    .filter((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => !l.trimStart().startsWith('//'))
+        .some((l) => /\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/.test(l)),
+    )
+    .map((f) => path.relative('cypher', f).replace(/\.cypher$/, ''));
 
 interface ImportGraph {
   files: number;
@@ -82,29 +97,49 @@ const UPWARD_IMPORTS_ALLOWED: string[] = [];
 describe('architecture', () => {
   it('lets only src/graph/ write the graph outbox and Neo4j (rule 13)', () => {
     const writers = writingCypher();
-    expect(writers, 'the writer\'s statements are found').to.include.members(['graph/apply-links', 'graph/apply-marks', 'graph/delete-scope-batch', 'writer/fence-lane']);
+    expect(writers, "the writer's statements are found").to.include.members([
+      'graph/apply-links',
+      'graph/apply-marks',
+      'graph/delete-scope-batch',
+      'writer/fence-lane',
+    ]);
     const problems: string[] = [];
     for (const file of walk('src', '.ts').filter((f) => !f.startsWith(path.join('src', 'graph') + path.sep))) {
       const text = fs.readFileSync(file, 'utf8');
       if (writtenTables(text).includes('graph_outbox')) problems.push(`${file} writes graph_outbox`);
-      for (const m of text.matchAll(/cypher\.get\('([^']+)'\)/g)) if (writers.includes(m[1]!)) problems.push(`${file} runs ${m[1]}, which writes`);
+      for (const m of text.matchAll(/cypher\.get\('([^']+)'\)/g))
+        if (writers.includes(m[1]!)) problems.push(`${file} runs ${m[1]}, which writes`);
       if (/\.executeWrite\(|session\.WRITE|routing\.WRITE/.test(text)) problems.push(`${file} opens a write transaction on Neo4j`);
-      for (const m of text.matchAll(/executeQuery\(\s*['`]([^'`]*)['`]/g)) if (/\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/i.test(m[1]!)) problems.push(`${file} writes Cypher inline`);
+      for (const m of text.matchAll(/executeQuery\(\s*['`]([^'`]*)['`]/g))
+        if (/\b(CREATE|MERGE|SET|DELETE|REMOVE)\b/i.test(m[1]!)) problems.push(`${file} writes Cypher inline`);
     }
     expect(problems).to.deep.equal([]);
   });
 
-  it('writes each table only in its owner\'s store, lifecycle/ being the one listed exception (rule 14)', () => {
-    const tables = [...new Set(walk('migrations', '.sql').flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)].map((m) => m[1]!)))]
-      .filter((t) => !['pgmigrations'].includes(t));
-    const dropped = walk('migrations', '.sql').flatMap((f) => [...fs.readFileSync(f, 'utf8').split('-- Down Migration')[0]!.matchAll(/DROP TABLE (?:IF EXISTS )?([a-z_]+)/g)].map((m) => m[1]!));
+  it("writes each table only in its owner's store, lifecycle/ being the one listed exception (rule 14)", () => {
+    const tables = [
+      ...new Set(
+        walk('migrations', '.sql').flatMap((f) =>
+          [...fs.readFileSync(f, 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)].map((m) => m[1]!),
+        ),
+      ),
+    ].filter((t) => !['pgmigrations'].includes(t));
+    const dropped = walk('migrations', '.sql').flatMap((f) =>
+      [
+        ...fs
+          .readFileSync(f, 'utf8')
+          .split('-- Down Migration')[0]!
+          .matchAll(/DROP TABLE (?:IF EXISTS )?([a-z_]+)/g),
+      ].map((m) => m[1]!),
+    );
     expect(Object.keys(OWNERS).sort(), 'every table has an owner').to.deep.equal(tables.filter((t) => !dropped.includes(t)).sort());
     const problems: string[] = [];
     for (const file of walk('src', '.ts')) {
       for (const table of writtenTables(fs.readFileSync(file, 'utf8'))) {
         const owner = OWNERS[table];
         if (owner === undefined) problems.push(`${file} writes ${table}, a table no migration creates`);
-        else if (owner !== file && !LIFECYCLE_WRITES[file]?.includes(table)) problems.push(`${file} writes ${table}, whose owner is ${owner}`);
+        else if (owner !== file && !LIFECYCLE_WRITES[file]?.includes(table))
+          problems.push(`${file} writes ${table}, whose owner is ${owner}`);
       }
     }
     expect(problems).to.deep.equal([]);
@@ -145,9 +180,15 @@ describe('architecture', () => {
   });
 
   it('lets only the composition root and the CLI take Deps: every room declares its own ports (rule 9)', () => {
-    const root = ['src/deps.ts', 'src/partial-deps.ts', 'src/app.ts', 'src/server.ts', 'src/start-workers.ts'].map((f) => path.normalize(f));
+    const root = ['src/deps.ts', 'src/partial-deps.ts', 'src/app.ts', 'src/server.ts', 'src/start-workers.ts'].map((f) =>
+      path.normalize(f),
+    );
     const importers = walk('src', '.ts')
-      .filter((f) => /from '(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'|import\('(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'\)/.test(fs.readFileSync(f, 'utf8')))
+      .filter((f) =>
+        /from '(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'|import\('(?:\.{1,2}\/)+(?:deps|partial-deps)\.js'\)/.test(
+          fs.readFileSync(f, 'utf8'),
+        ),
+      )
       .filter((f) => !root.includes(f) && !f.startsWith(path.join('src', 'cli') + path.sep));
     expect(importers).to.deep.equal([]);
   });
@@ -195,7 +236,8 @@ describe('architecture', () => {
   it('refers to nothing outside the repository: no path that climbs out of it, no outside document', () => {
     const root = path.resolve('.');
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
-      .split('\0').filter((f) => f && fs.existsSync(f) && !/(^|\/)package-lock\.json$|\.(png|svg|ico|woff2?|gz)$/.test(f));
+      .split('\0')
+      .filter((f) => f && fs.existsSync(f) && !/(^|\/)package-lock\.json$|\.(png|svg|ico|woff2?|gz)$/.test(f));
     expect(files.length).to.be.greaterThan(100);
     // Documents of the workplace around the repository, named in ways a clone cannot follow.
     const outside = [/\b(?:design|spec|shared)\/[\w.-]+\.md\b/, /\bhouse (?:rule|style)\b/i, /(?:^|[\s'"`(])\/work\//];
@@ -210,10 +252,11 @@ describe('architecture', () => {
         }
         for (const pattern of outside) if (pattern.test(line)) problems.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
         // A Markdown document named in prose (a document, or a comment in code) is one of ours.
-        const prose = file.endsWith('.md') ? line : /(?:^|\s)(?:\/\/|#|--|\*)\s?(.*)$/.exec(line)?.[1] ?? '';
+        const prose = file.endsWith('.md') ? line : (/(?:^|\s)(?:\/\/|#|--|\*)\s?(.*)$/.exec(line)?.[1] ?? '');
         for (const doc of prose.matchAll(/[\w./-]*\b[\w-]+\.md\b/g)) {
           const name = doc[0].replace(/^\.\//, '');
-          if (!files.some((f) => f === name || f.endsWith(`/${name}`) || path.basename(f) === path.basename(name))) problems.push(`${file}:${i + 1}: names ${name}, which is not in the repository`);
+          if (!files.some((f) => f === name || f.endsWith(`/${name}`) || path.basename(f) === path.basename(name)))
+            problems.push(`${file}:${i + 1}: names ${name}, which is not in the repository`);
         }
       });
     }
@@ -222,14 +265,21 @@ describe('architecture', () => {
 
   it('leaves every ignored folder out of the mutation sandbox (Stryker copies the checkout)', async () => {
     const { default: stryker } = (await import(path.resolve('stryker.config.mjs'))) as { default: { ignorePatterns: string[] } };
-    const ignored = fs.readFileSync('.gitignore', 'utf8').split('\n').map((l) => l.trim().replace(/^\/|\/$/g, ''))
+    const ignored = fs
+      .readFileSync('.gitignore', 'utf8')
+      .split('\n')
+      .map((l) => l.trim().replace(/^\/|\/$/g, ''))
       .filter((l) => l && !l.startsWith('#') && l !== 'node_modules');
     expect(ignored).to.include.members(['.venv', '.stack', 'dist']);
     expect(stryker.ignorePatterns).to.include.members(ignored);
     // What the scripts have created in this checkout so far is ignored, hence left out.
     const present = execFileSync('git', ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory'], { encoding: 'utf8' })
-      .split('\n').filter(Boolean).map((p) => p.replace(/\/$/, '').split('/')[0]!).filter((p) => p !== 'node_modules' && !p.startsWith('clients'));
-    const covered = (p: string) => stryker.ignorePatterns.some((pattern) => pattern === p || (pattern.startsWith('*') && p.endsWith(pattern.slice(1))));
+      .split('\n')
+      .filter(Boolean)
+      .map((p) => p.replace(/\/$/, '').split('/')[0]!)
+      .filter((p) => p !== 'node_modules' && !p.startsWith('clients'));
+    const covered = (p: string) =>
+      stryker.ignorePatterns.some((pattern) => pattern === p || (pattern.startsWith('*') && p.endsWith(pattern.slice(1))));
     expect([...new Set(present)].filter((p) => !covered(p))).to.deep.equal([]);
   });
 });

@@ -90,8 +90,11 @@ describe('the CLI before a command runs', function () {
       [['--json', 'nosuch'], 2, /^error: unknown command 'nosuch'/],
       [['--json', 'key', 'create', '--tenant', 'ten_x', '--mode', 'test'], 2, /^error: required option '--kind <kind>' not specified/],
       // The choices offered are the lists room's kinds, every one.
-      [['list', 'add', '--tenant', 'ten_x', '--mode', 'live', '--list', 'block', '--kind', 'phone', '--value', 'v'], 2,
-        new RegExp(`^error: option '--kind <kind>' argument 'phone' is invalid\\. Allowed choices are ${LIST_KINDS.join(', ')}\\.`)],
+      [
+        ['list', 'add', '--tenant', 'ten_x', '--mode', 'live', '--list', 'block', '--kind', 'phone', '--value', 'v'],
+        2,
+        new RegExp(`^error: option '--kind <kind>' argument 'phone' is invalid\\. Allowed choices are ${LIST_KINDS.join(', ')}\\.`),
+      ],
     ];
     for (const [args, code, said] of cases) {
       const r = await doorman(...args);
@@ -121,7 +124,9 @@ describe('the CLI before a command runs', function () {
     const { tenantId } = await createTenant(testDeps().db, 'CLI startup');
     const r = await doorman('--json', 'key', 'create', '--tenant', tenantId, '--kind', 'secret', '--mode', 'test');
     expect(r.code, r.stderr).to.equal(0);
-    expect(JSON.parse(r.stdout)).to.have.property('key').that.matches(/^sk_test_/);
+    expect(JSON.parse(r.stdout))
+      .to.have.property('key')
+      .that.matches(/^sk_test_/);
     expect(r.clients).to.deep.equal(['pg']);
     expect(stores.postgres.accepted).to.be.greaterThan(0);
     expect({ redis: stores.redis.accepted, neo4j: stores.neo4j.accepted }).to.deep.equal({ redis: 0, neo4j: 0 });

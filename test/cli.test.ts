@@ -47,7 +47,10 @@ describe('doorman CLI', function () {
     }
     expect((await request(app).get('/v1/events').set(bearer(out.keys.sk_live))).status).to.equal(200);
     expect((await request(app).get('/v1/events').set(bearer(out.keys.sk_test))).status).to.equal(200);
-    const device = await request(app).post('/v1/device').set(bearer(out.keys.pk_live)).send({ components: { a: 1 } });
+    const device = await request(app)
+      .post('/v1/device')
+      .set(bearer(out.keys.pk_live))
+      .send({ components: { a: 1 } });
     expect(device.status).to.equal(200);
   });
 
@@ -74,7 +77,18 @@ describe('doorman CLI', function () {
 
   it('treats an unknown tenant alike in every scoped command: one line, not_found, non-zero exit', async () => {
     for (const args of [
-      ['policy', 'history'], ['policy', 'show'], ['policy', 'replay', '--all'], ['policy', 'shadow', 'clear'], ['policy', 'backtest-result', 'bkt_x'], ['review', 'list'], ['webhook', 'show'], ['graph', 'rebuild'], ['graph', 'recluster'], ['graph', 'explain', 'evt_x'], ['feedback', 'list'], ['feedback', 'retract', 'fbk_x', '--note', 'n'],
+      ['policy', 'history'],
+      ['policy', 'show'],
+      ['policy', 'replay', '--all'],
+      ['policy', 'shadow', 'clear'],
+      ['policy', 'backtest-result', 'bkt_x'],
+      ['review', 'list'],
+      ['webhook', 'show'],
+      ['graph', 'rebuild'],
+      ['graph', 'recluster'],
+      ['graph', 'explain', 'evt_x'],
+      ['feedback', 'list'],
+      ['feedback', 'retract', 'fbk_x', '--note', 'n'],
     ]) {
       const { stdout, stderr, code } = await doorman('--json', ...args, '--tenant', 'ten_nope', '--mode', 'live');
       expect(code, args.join(' ')).to.not.equal(0);

@@ -48,14 +48,17 @@ describe('stored events', () => {
       }
     });
 
-    it('shows only the calling key\'s tenant and mode', async () => {
+    it("shows only the calling key's tenant and mode", async () => {
       expect((await get('/v1/events', h.tenant.keys.sk_live)).body.events).to.deep.equal([]);
     });
   });
 
   describe('PATCH /v1/events/{id}', () => {
     const patch = (id: string, body: unknown, key = h.tenant.keys.sk_test) =>
-      request(h.app).patch(`/v1/events/${id}`).set(bearer(key)).send(body as object);
+      request(h.app)
+        .patch(`/v1/events/${id}`)
+        .set(bearer(key))
+        .send(body as object);
 
     it('binds once, accepts the same value again, and refuses a different one with 409 conflict', async () => {
       const id = ids[0]!;

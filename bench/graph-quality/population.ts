@@ -161,8 +161,17 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     // Gmail addresses come with dots and plus tags as people type them.
     const local = provider === 'gmail.com' && r.chance(0.3) ? `${name.slice(0, 2)}.${name.slice(2)}+${r.int(1, 9)}` : name;
     const p: Person = {
-      id, account: `u${params.seed}_${id}`, email: `${local}@${provider}`, ip: `100.${64 + (id >> 16)}.${(id >> 8) & 255}.${id & 255}`,
-      honest, setting, group, identity: {}, card: `card_${params.seed}_${id}`, cardFunding: r.chance(0.5) ? 'credit' : 'debit', ...extra,
+      id,
+      account: `u${params.seed}_${id}`,
+      email: `${local}@${provider}`,
+      ip: `100.${64 + (id >> 16)}.${(id >> 8) & 255}.${id & 255}`,
+      honest,
+      setting,
+      group,
+      identity: {},
+      card: `card_${params.seed}_${id}`,
+      cardFunding: r.chance(0.5) ? 'credit' : 'debit',
+      ...extra,
     };
     people.push(p);
     return p;
@@ -177,20 +186,42 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     if (r.chance(0.4)) {
       t += r.int(1, 48) * 3_600_000;
       events.push({ at: t, person: p.id, body: { event_type: 'trial_start', ...base }, device });
-      if (r.chance(0.5)) events.push({ at: t + 14 * DAY, person: p.id, body: { event_type: 'trial_convert', external_user_id: p.account, email: p.email, ...(Object.keys(identity).length > 0 && { identity }) } });
+      if (r.chance(0.5))
+        events.push({
+          at: t + 14 * DAY,
+          person: p.id,
+          body: {
+            event_type: 'trial_convert',
+            external_user_id: p.account,
+            email: p.email,
+            ...(Object.keys(identity).length > 0 && { identity }),
+          },
+        });
     }
     if (r.chance(0.5)) {
       events.push({
-        at: start + r.int(1, 20) * DAY, person: p.id, device,
-        body: { event_type: 'checkout_attempt', ...base, payment: { card_fingerprint: p.card, card_country: 'us', card_funding: p.cardFunding, amount: r.int(500, 9000), currency: 'usd' } },
+        at: start + r.int(1, 20) * DAY,
+        person: p.id,
+        device,
+        body: {
+          event_type: 'checkout_attempt',
+          ...base,
+          payment: { card_fingerprint: p.card, card_country: 'us', card_funding: p.cardFunding, amount: r.int(500, 9000), currency: 'usd' },
+        },
       });
     }
     for (let i = r.int(2, 6); i > 0; i--) {
       const at = start + r.int(1, Math.max(1, Math.floor((span - start) / DAY))) * DAY + r.int(0, 600) * MIN;
-      if (at < span) events.push({ at, person: p.id, body: { event_type: 'login', external_user_id: p.account, ip: p.ip, ...(Object.keys(identity).length > 0 && { identity }) }, device });
+      if (at < span)
+        events.push({
+          at,
+          person: p.id,
+          body: { event_type: 'login', external_user_id: p.account, ip: p.ip, ...(Object.keys(identity).length > 0 && { identity }) },
+          device,
+        });
     }
   };
-  const someStart = () => r.int(0, Math.floor(span * 0.8 / MIN)) * MIN;
+  const someStart = () => r.int(0, Math.floor((span * 0.8) / MIN)) * MIN;
 
   // Households: home wifi and an IP-like home value; some a family phone, some a family tablet.
   for (let h = 0; h < params.households; h++) {
@@ -203,7 +234,12 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     for (let i = r.int(...params.householdSize); i > 0; i--) {
       const p = newPerson('household', group, true, { identity: phone ? { phone } : {} });
       // Members join over weeks (a partner, a teenager), rarely the same day.
-      honestLife(p, Math.min(span - DAY, first + r.int(0, 21) * DAY + r.int(0, 600) * MIN), home, tablet && r.chance(0.7) ? tablet : undefined);
+      honestLife(
+        p,
+        Math.min(span - DAY, first + r.int(0, 21) * DAY + r.int(0, 600) * MIN),
+        home,
+        tablet && r.chance(0.7) ? tablet : undefined,
+      );
     }
   }
   // Offices: an office network, people signing up from work over the weeks; each alone in truth.
@@ -217,11 +253,13 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
   // Kiosks (one device many use) and public hotspots (one network many use).
   for (let k = 0; k < params.kiosks; k++) {
     const device = `kiosk-${params.seed}-${k}`;
-    for (let i = 0; i < params.kioskUsers; i++) honestLife(newPerson('kiosk', `kiosk-person-${people.length}`, true), someStart(), {}, device);
+    for (let i = 0; i < params.kioskUsers; i++)
+      honestLife(newPerson('kiosk', `kiosk-person-${people.length}`, true), someStart(), {}, device);
   }
   for (let k = 0; k < params.hotspots; k++) {
     const wifi = `hotspot-${params.seed}-${k}`;
-    for (let i = 0; i < params.hotspotUsers; i++) honestLife(newPerson('hotspot', `hotspot-person-${people.length}`, true), someStart(), { wifi });
+    for (let i = 0; i < params.hotspotUsers; i++)
+      honestLife(newPerson('hotspot', `hotspot-person-${people.length}`, true), someStart(), { wifi });
   }
   // Loners, some with their own phone; recycled numbers, typos, placeholders and the test card.
   const loners: Person[] = [];
@@ -242,7 +280,8 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     b.email = a.email.replace(/^(.)/, (c) => (c === 'x' ? 'y' : 'x'));
   }
   for (let i = 0; i < params.placeholderPhones; i++) loners[200 + i]!.identity = { phone: '0000000000' };
-  for (let i = 0; i < params.placeholderEmails; i++) loners[250 + i]!.identity = { ...loners[250 + i]!.identity, backup_email: 'test@example.com' };
+  for (let i = 0; i < params.placeholderEmails; i++)
+    loners[250 + i]!.identity = { ...loners[250 + i]!.identity, backup_email: 'test@example.com' };
   for (let i = 0; i < params.testCardUsers; i++) loners[300 + i]!.card = 'card_tenant_test';
   loners.forEach((p, i) => {
     // The second holder of a recycled number gets it weeks after the first.
@@ -257,7 +296,8 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     const size = r.int(...params.ringSize);
     const device = r.chance(0.6) ? `ring-device-${params.seed}-${g}` : undefined;
     const phone = r.chance(0.5) ? `+1888${params.seed}${String(g).padStart(4, '0')}` : undefined;
-    const cards = r.chance(0.7) || (!device && !phone) ? Array.from({ length: r.int(1, 3) }, (_, i) => `ring-card-${params.seed}-${g}-${i}`) : [];
+    const cards =
+      r.chance(0.7) || (!device && !phone) ? Array.from({ length: r.int(1, 3) }, (_, i) => `ring-card-${params.seed}-${g}-${i}`) : [];
     shared[group] = { ...(device && { device }), ...(phone && { phone }), ...(cards.length > 0 && { card: cards.join(',') }) };
     const burst = r.chance(params.burstRings);
     // Every member signs up (and does most of what it does) within the span: a patient ring
@@ -275,12 +315,44 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
       events.push({ at: t + r.int(1, 30) * MIN, person: p.id, body: { event_type: 'trial_start', ...base }, device });
       const tag = `checkout-${tags++}`;
       events.push({
-        at: t + r.int(31, 120) * MIN, person: p.id, device, tag,
-        body: { event_type: 'checkout_attempt', ...base, payment: { card_fingerprint: p.card, card_country: r.pick(['us', 'gb', 'br']), card_funding: p.cardFunding, amount: r.int(500, 9000), currency: 'usd' } },
+        at: t + r.int(31, 120) * MIN,
+        person: p.id,
+        device,
+        tag,
+        body: {
+          event_type: 'checkout_attempt',
+          ...base,
+          payment: {
+            card_fingerprint: p.card,
+            card_country: r.pick(['us', 'gb', 'br']),
+            card_funding: p.cardFunding,
+            amount: r.int(500, 9000),
+            currency: 'usd',
+          },
+        },
       });
-      if (r.chance(params.ringChargebacks)) feedback.push({ at: t + r.int(5, 15) * DAY, subject: { kind: 'event_id', value: '' }, outcome: 'chargeback', mistaken: false, eventTag: tag });
-      for (let j = r.int(1, 4); j > 0; j--) events.push({ at: t + r.int(1, 20) * DAY, person: p.id, body: { event_type: 'login', external_user_id: p.account, ip: base.ip, ...(phone && { identity: { phone } }) }, device });
-      if (r.chance(params.ringFeedback)) feedback.push({ at: t + r.int(1, params.feedbackDelayDays) * DAY, subject: { kind: 'external_user_id', value: p.account }, outcome: 'confirmed_abuse', mistaken: false });
+      if (r.chance(params.ringChargebacks))
+        feedback.push({
+          at: t + r.int(5, 15) * DAY,
+          subject: { kind: 'event_id', value: '' },
+          outcome: 'chargeback',
+          mistaken: false,
+          eventTag: tag,
+        });
+      for (let j = r.int(1, 4); j > 0; j--)
+        events.push({
+          at: t + r.int(1, 20) * DAY,
+          person: p.id,
+          body: { event_type: 'login', external_user_id: p.account, ip: base.ip, ...(phone && { identity: { phone } }) },
+          device,
+        });
+      if (r.chance(params.ringFeedback))
+        feedback.push({
+          at: t + r.int(1, params.feedbackDelayDays) * DAY,
+          subject: { kind: 'external_user_id', value: p.account },
+          outcome: 'confirmed_abuse',
+          mistaken: false,
+        });
     }
     ringMembers.set(group, members);
   }
@@ -288,14 +360,25 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
   // Account takeovers: an attacker logs into an honest account from a new device and address.
   const honest = people.filter((p) => p.honest && (p.setting === 'loner' || p.setting === 'household'));
   for (let i = 0; i < params.takeovers; i++) {
-    const victim = honest[Math.floor((i + 0.5) * honest.length / params.takeovers)]!;
-    events.push({ at: span - r.int(1, 7) * DAY, person: victim.id, attack: true, device: `attacker-${params.seed}-${i}`, body: { event_type: 'login', external_user_id: victim.account, ip: `100.97.0.${i + 1}` } });
+    const victim = honest[Math.floor(((i + 0.5) * honest.length) / params.takeovers)]!;
+    events.push({
+      at: span - r.int(1, 7) * DAY,
+      person: victim.id,
+      attack: true,
+      device: `attacker-${params.seed}-${i}`,
+      body: { event_type: 'login', external_user_id: victim.account, ip: `100.97.0.${i + 1}` },
+    });
   }
   // Mistaken marks: honest people reported as abusive, late.
   for (const p of people) {
     if (!p.honest || !r.chance(params.mistakenMarks)) continue;
     const first = Math.min(...events.filter((e) => e.person === p.id).map((e) => e.at));
-    feedback.push({ at: first + r.int(1, params.feedbackDelayDays) * DAY, subject: { kind: 'external_user_id', value: p.account }, outcome: 'confirmed_abuse', mistaken: true });
+    feedback.push({
+      at: first + r.int(1, params.feedbackDelayDays) * DAY,
+      subject: { kind: 'external_user_id', value: p.account },
+      outcome: 'confirmed_abuse',
+      mistaken: true,
+    });
   }
 
   const inSpan = events.filter((e) => e.at < span).sort((a, b) => a.at - b.at || a.person - b.person);

@@ -35,24 +35,41 @@ function scaled(scale: number, seed: number): Partial<PopulationParams> {
   const n = (x: number) => Math.max(1, Math.round(x * scale));
   const p = DEFAULT_PARAMS;
   return {
-    seed, households: n(p.households), offices: n(p.offices), kiosks: n(p.kiosks), hotspots: n(p.hotspots), loners: Math.max(400, n(p.loners)),
-    rings: n(p.rings), takeovers: n(p.takeovers),
+    seed,
+    households: n(p.households),
+    offices: n(p.offices),
+    kiosks: n(p.kiosks),
+    hotspots: n(p.hotspots),
+    loners: Math.max(400, n(p.loners)),
+    rings: n(p.rings),
+    takeovers: n(p.takeovers),
   };
 }
 
-export async function runGraphQuality(options: { label?: string; seed?: number; scale?: number; env?: NodeJS.ProcessEnv } = {}): Promise<GraphQualityResult> {
+export async function runGraphQuality(
+  options: { label?: string; seed?: number; scale?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<GraphQualityResult> {
   const started = Date.now();
   const label = options.label ?? 'latest';
   const pop = generatePopulation(scaled(options.scale ?? 1, options.seed ?? 1));
-  log(`${pop.people.length} people, ${pop.events.length} events, ${pop.feedback.length} feedback reports over ${pop.params.weeks} weeks (seed ${pop.params.seed})`);
+  log(
+    `${pop.people.length} people, ${pop.events.length} events, ${pop.feedback.length} feedback reports over ${pop.params.weeks} weeks (seed ${pop.params.seed})`,
+  );
 
   const dns = await startDnsStandIn(Object.fromEntries(DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
   const base = Date.parse('2026-01-05T00:00:00Z');
   let now = base;
   const clock = { now: () => new Date(now) };
   const config = loadConfig({
-    ...process.env, ...options.env, DNS_SERVERS: dns.server, RATE_LIMIT_PER_MINUTE: '10000000', AUTH_FAILURES_PER_IP: '1000000',
-    TRUST_PROXY: 'loopback', SIGNAL_DEADLINE_MS: '2000', METRICS_PORT: '0', LOG_LEVEL: 'warn',
+    ...process.env,
+    ...options.env,
+    DNS_SERVERS: dns.server,
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    AUTH_FAILURES_PER_IP: '1000000',
+    TRUST_PROXY: 'loopback',
+    SIGNAL_DEADLINE_MS: '2000',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
   });
   const deps = createDeps(config, { logger: pino({ level: 'warn' }), clock });
   await deps.warmup();
@@ -64,16 +81,19 @@ export async function runGraphQuality(options: { label?: string; seed?: number; 
   const sk = tenant.keys.sk_test;
   const post = async (route: string, key: string, body: unknown, ip?: string) => {
     const res = await fetch(`${origin}${route}`, {
-      method: 'POST', body: JSON.stringify(body),
+      method: 'POST',
+      body: JSON.stringify(body),
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(ip && { 'x-forwarded-for': ip }) },
     });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${route} answered ${res.status}: ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) as Record<string, unknown> : {};
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   };
   const settle = async () => {
     for (let i = 0; i < 3000; i++) {
-      const { rows } = await deps.db.query('SELECT 1 FROM graph_outbox WHERE tenant_id = $1 AND failed_at IS NULL LIMIT 1', [tenant.tenantId]);
+      const { rows } = await deps.db.query('SELECT 1 FROM graph_outbox WHERE tenant_id = $1 AND failed_at IS NULL LIMIT 1', [
+        tenant.tenantId,
+      ]);
       if (rows.length === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -109,8 +129,12 @@ export async function runGraphQuality(options: { label?: string; seed?: number; 
       const res = await post('/v1/verdict', sk, body, ip);
       if (e.tag) eventIds.set(e.tag, String(res.id));
       decisions.push({
-        person: e.person, at: e.at, eventType: String(e.body.event_type), attack: e.attack === true,
-        verdict: String(res.verdict), reasons: res.reasons as Decision['reasons'],
+        person: e.person,
+        at: e.at,
+        eventType: String(e.body.event_type),
+        attack: e.attack === true,
+        verdict: String(res.verdict),
+        reasons: res.reasons as Decision['reasons'],
       });
       if ((i + 1) % 2000 === 0) log(`${i + 1} of ${pop.events.length} events`);
     }
@@ -120,11 +144,19 @@ export async function runGraphQuality(options: { label?: string; seed?: number; 
       `MATCH (a:Account {tenantId: $t, mode: 'test'}) OPTIONAL MATCH (a)-[:IN]->(c:Cluster) RETURN a.externalId AS account, c.id AS cluster`,
       { t: tenant.tenantId },
     );
-    const clusterOf = new Map(records.filter((r) => r.get('cluster') !== null).map((r) => [r.get('account') as string, r.get('cluster') as string]));
+    const clusterOf = new Map(
+      records.filter((r) => r.get('cluster') !== null).map((r) => [r.get('account') as string, r.get('cluster') as string]),
+    );
     const scores = score(pop, decisions, clusterOf, confirmations);
     const result: GraphQualityResult = {
-      label, code: process.env.BENCH_CODE_LABEL ?? 'this checkout', params: pop.params, people: pop.people.length, events: pop.events.length,
-      feedback: pop.feedback.length, seconds: Math.round((Date.now() - started) / 1000), scores,
+      label,
+      code: process.env.BENCH_CODE_LABEL ?? 'this checkout',
+      params: pop.params,
+      people: pop.people.length,
+      events: pop.events.length,
+      feedback: pop.feedback.length,
+      seconds: Math.round((Date.now() - started) / 1000),
+      scores,
     };
     const dir = path.resolve('bench/graph-quality/results');
     fs.mkdirSync(dir, { recursive: true });
@@ -150,6 +182,10 @@ if (process.argv[1]?.endsWith('run-graph-quality.ts')) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? process.argv[i + 1] : undefined;
   };
-  const result = await runGraphQuality({ label: arg('label'), seed: arg('seed') ? Number(arg('seed')) : undefined, scale: arg('scale') ? Number(arg('scale')) : undefined });
+  const result = await runGraphQuality({
+    label: arg('label'),
+    seed: arg('seed') ? Number(arg('seed')) : undefined,
+    scale: arg('scale') ? Number(arg('scale')) : undefined,
+  });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

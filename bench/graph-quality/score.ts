@@ -13,7 +13,14 @@ export interface Decision {
   reasons: { code: string; detail?: Record<string, unknown> }[];
 }
 
-export const CLUSTER_CODES = ['identity_cluster', 'cluster_confirmed_abuse', 'velocity_cluster_trials', 'cluster_chargeback', 'velocity_distinct_cards', 'velocity_card_countries'];
+export const CLUSTER_CODES = [
+  'identity_cluster',
+  'cluster_confirmed_abuse',
+  'velocity_cluster_trials',
+  'cluster_chargeback',
+  'velocity_distinct_cards',
+  'velocity_card_countries',
+];
 
 // A cluster reason that took effect: on a verdict that is not allow, not informational
 // (identity_cluster only at its review step, which names its `rule`).
@@ -50,7 +57,12 @@ export interface Scores {
 
 const rate = (n: number, d: number) => (d === 0 ? 0 : Math.round((n / d) * 10_000) / 10_000);
 
-export function score(pop: Population, decisions: Decision[], clusterOf: Map<string, string>, confirmations: { at: number; account: string; mistaken: boolean }[]): Scores {
+export function score(
+  pop: Population,
+  decisions: Decision[],
+  clusterOf: Map<string, string>,
+  confirmations: { at: number; account: string; mistaken: boolean }[],
+): Scores {
   const byId = new Map(pop.people.map((p) => [p.id, p]));
   const honest = pop.people.filter((p) => p.honest);
   const markedByMistake = new Set(confirmations.filter((c) => c.mistaken).map((c) => c.account));

@@ -36,13 +36,15 @@ export const deliberateFailures: Deliberate[] = [
   },
   {
     check: 'positive_data_acceptance',
-    reason: 'GET /v1/events takes only a next_cursor it issued as `cursor`: the schema can say "string", not "one of ours"; a forged one is 400.',
+    reason:
+      'GET /v1/events takes only a next_cursor it issued as `cursor`: the schema can say "string", not "one of ours"; a forged one is 400.',
     matches: (f) => f.operation === 'GET /v1/events' && f.status === 400 && f.body.includes('"/cursor"'),
   },
   {
     check: 'positive_data_acceptance',
-    reason: 'No string or key may hold a NUL or an unpaired surrogate, and JSON nests at most 32 levels (README, "Our choices"): '
-      + 'Postgres cannot store a NUL, a lone surrogate would come back changed.',
+    reason:
+      'No string or key may hold a NUL or an unpaired surrogate, and JSON nests at most 32 levels (README, "Our choices"): ' +
+      'Postgres cannot store a NUL, a lone surrogate would come back changed.',
     matches: (f) => f.status === 400 && onlyTextRuleIssues(f.body),
   },
 ];

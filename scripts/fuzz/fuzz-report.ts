@@ -66,7 +66,10 @@ export function readFuzzReport(dir: string): FuzzReport {
         if (check.status !== 'failure' || !check.failure_info) continue;
         const { code, title, operation } = check.failure_info.failure;
         report.failed.push({
-          check: check.name, code, title, operation: operation || recorder.label,
+          check: check.name,
+          code,
+          title,
+          operation: operation || recorder.label,
           method: interaction.request.method,
           status: interaction.response?.status_code ?? 0,
           body: decode(interaction.response?.content).slice(0, 2000),

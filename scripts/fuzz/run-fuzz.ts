@@ -42,14 +42,27 @@ async function startServer(port: number, dnsPort: number): Promise<ChildProcess>
   const child = spawn('node', ['bin/doorman.js', 'serve'], {
     cwd: repoDir,
     env: {
-      ...process.env, DOORMAN_FROM_SOURCE: '1', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '10000000', AUTH_FAILURES_PER_IP: '10000000', DNS_SERVERS: `127.0.0.1:${dnsPort}`, PG_POOL_MAX: '8',
+      ...process.env,
+      DOORMAN_FROM_SOURCE: '1',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      AUTH_FAILURES_PER_IP: '10000000',
+      DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+      PG_POOL_MAX: '8',
     },
     stdio: ['ignore', serverLog, serverLog],
   });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && child.exitCode === null) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   child.kill('SIGKILL');
@@ -59,9 +72,27 @@ async function startServer(port: number, dnsPort: number): Promise<ChildProcess>
 // One schemathesis run; resolves with its exit code, or 'timeout' once it was ended at the limit.
 function runSchemathesis(base: string, seed: number, dir: string, keys: { sk_test: string; pk_test: string }): Promise<number | 'timeout'> {
   const args = [
-    '--config-file', path.join(repoDir, 'scripts/fuzz/schemathesis.toml'), 'run', `${base}/v1/openapi.json`,
-    '--checks', 'all', '--phases', 'examples,coverage,fuzzing,stateful', '--seed', String(seed), '--max-examples', String(examples),
-    '--workers', process.env.FUZZ_WORKERS ?? '2', '--generation-database', 'none', '--report', 'json,ndjson', '--report-dir', dir, '--no-color',
+    '--config-file',
+    path.join(repoDir, 'scripts/fuzz/schemathesis.toml'),
+    'run',
+    `${base}/v1/openapi.json`,
+    '--checks',
+    'all',
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--seed',
+    String(seed),
+    '--max-examples',
+    String(examples),
+    '--workers',
+    process.env.FUZZ_WORKERS ?? '2',
+    '--generation-database',
+    'none',
+    '--report',
+    'json,ndjson',
+    '--report-dir',
+    dir,
+    '--no-color',
   ];
   const out = fs.openSync(path.join(dir, 'schemathesis.log'), 'w');
   const child = spawn(process.env.SCHEMATHESIS_BIN ?? 'st', args, {
@@ -70,8 +101,14 @@ function runSchemathesis(base: string, seed: number, dir: string, keys: { sk_tes
     stdio: ['ignore', out, out],
   });
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { child.kill('SIGTERM'); resolve('timeout'); }, runLimitMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve(code ?? 1); });
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      resolve('timeout');
+    }, runLimitMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code ?? 1);
+    });
   });
 }
 
@@ -110,14 +147,18 @@ async function main(): Promise<number> {
       const runStarted = Date.now();
       const code = await runSchemathesis(`http://127.0.0.1:${port}`, seed, dir, tenant.keys);
       if (code === 'timeout' || code > 1) {
-        log(`seed ${seed}: schemathesis ${code === 'timeout' ? `ran past ${runLimitMs / 1000} s` : `exited ${code}`} (see ${dir}/schemathesis.log)`);
+        log(
+          `seed ${seed}: schemathesis ${code === 'timeout' ? `ran past ${runLimitMs / 1000} s` : `exited ${code}`} (see ${dir}/schemathesis.log)`,
+        );
         failed = true;
         continue;
       }
       const report = readFuzzReport(dir);
       cases += report.generated;
-      log(`seed ${seed}: ${report.generated} cases generated, ${report.sent} requests checked, ${report.failed.length} failed checks, `
-        + `${report.unanswered.length} unanswered, ${Math.round((Date.now() - runStarted) / 1000)} s`);
+      log(
+        `seed ${seed}: ${report.generated} cases generated, ${report.sent} requests checked, ${report.failed.length} failed checks, ` +
+          `${report.unanswered.length} unanswered, ${Math.round((Date.now() - runStarted) / 1000)} s`,
+      );
       const { gating } = printFindings(report.failed);
       for (const error of report.unanswered) log(`  UNANSWERED: ${error}`);
       for (const error of report.fuzzerErrors) log(`  fuzzer error (not the server's, not gating): ${error}`);
@@ -130,8 +171,10 @@ async function main(): Promise<number> {
   } finally {
     server.kill('SIGTERM');
   }
-  log(`${cases} cases in ${Math.round((Date.now() - started) / 1000)} s; seeds ${seeds.join(', ')} (rerun with FUZZ_SEED=${seeds[1]}); `
-    + `${failed ? 'FAILED' : 'no server error'}`);
+  log(
+    `${cases} cases in ${Math.round((Date.now() - started) / 1000)} s; seeds ${seeds.join(', ')} (rerun with FUZZ_SEED=${seeds[1]}); ` +
+      `${failed ? 'FAILED' : 'no server error'}`,
+  );
   return failed ? 1 : 0;
 }
 

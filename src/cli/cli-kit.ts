@@ -18,7 +18,11 @@ export interface RunOptions {
   needsSecretsKey?: boolean;
 }
 // Runs the action with only the named parts of Deps (src/partial-deps.ts), closed after it.
-export type WithDeps = <K extends PartName>(parts: readonly K[], fn: (deps: PartialDeps<K>, ...args: any[]) => Promise<void>, options?: Pick<RunOptions, 'needsSecretsKey'>) => Action;
+export type WithDeps = <K extends PartName>(
+  parts: readonly K[],
+  fn: (deps: PartialDeps<K>, ...args: any[]) => Promise<void>,
+  options?: Pick<RunOptions, 'needsSecretsKey'>,
+) => Action;
 // Runs the action with every client (createDeps): serve, worker, migrate and the commands that
 // start a graph writer of their own.
 export type WithAllDeps = (fn: (deps: Deps, ...args: any[]) => Promise<void>, options?: RunOptions) => Action;

@@ -42,7 +42,9 @@ const print: Printer = (json, human) => {
 async function setUp(options: RunOptions): Promise<{ config: Config; logger: Logger }> {
   const config = loadConfig();
   if (options.needsSecretsKey && config.secretsKeys.length === 0) {
-    throw new ConfigError(['SECRETS_KEY is required: 32 random bytes in base64, kept outside the database (`doorman secrets new-key` prints one; `npm start` writes one into .env)']);
+    throw new ConfigError([
+      'SECRETS_KEY is required: 32 random bytes in base64, kept outside the database (`doorman secrets new-key` prints one; `npm start` writes one into .env)',
+    ]);
   }
   const { createLogger } = await import('../logger.js');
   const logger = options.keepOpen ? createLogger(config.logLevel) : createLogger(isJson() ? 'warn' : config.logLevel, true);
@@ -52,30 +54,34 @@ async function setUp(options: RunOptions): Promise<{ config: Config; logger: Log
 // Runs a command with the parts of deps it names, always closing them; errors become one line on
 // stderr. Nothing of a store is loaded before the action runs: `--help` and a usage error never
 // get this far.
-const withDeps: WithDeps = (parts, fn, options = {}) => async (...args) => {
-  const { config, logger } = await setUp(options);
-  const { createPartialDeps } = await import('../partial-deps.js');
-  const deps = await createPartialDeps(config, logger, parts);
-  try {
-    await fn(deps, ...args);
-  } finally {
-    await deps.close();
-  }
-};
+const withDeps: WithDeps =
+  (parts, fn, options = {}) =>
+  async (...args) => {
+    const { config, logger } = await setUp(options);
+    const { createPartialDeps } = await import('../partial-deps.js');
+    const deps = await createPartialDeps(config, logger, parts);
+    try {
+      await fn(deps, ...args);
+    } finally {
+      await deps.close();
+    }
+  };
 
 // The same with every client (createDeps). A command that seals or opens stored secrets as a
 // matter of course (serve, worker, migrate) refuses to start without the master key, instead of
 // failing at its first webhook or device token.
-const withAllDeps: WithAllDeps = (fn, options = {}) => async (...args) => {
-  const { config, logger } = await setUp(options);
-  const { createDeps } = await import('../deps.js');
-  const deps: Deps = createDeps(config, { logger });
-  try {
-    await fn(deps, ...args);
-  } finally {
-    if (!options.keepOpen) await deps.close();
-  }
-};
+const withAllDeps: WithAllDeps =
+  (fn, options = {}) =>
+  async (...args) => {
+    const { config, logger } = await setUp(options);
+    const { createDeps } = await import('../deps.js');
+    const deps: Deps = createDeps(config, { logger });
+    try {
+      await fn(deps, ...args);
+    } finally {
+      if (!options.keepOpen) await deps.close();
+    }
+  };
 
 program
   .command('version')
@@ -89,17 +95,25 @@ program
   .command('migrate')
   .description('apply Postgres migrations and the Neo4j schema (idempotent)')
   .action(
-    withAllDeps(async (deps) => {
-      const [{ migrateJobQueue, migratePostgres }, { migrateGraph }, { sealPlainSecrets }] = await Promise.all([
-        import('../db/migrate.js'), import('../graph/graph-schema.js'), import('../lifecycle/seal-stored-secrets.js'),
-      ]);
-      const applied = await migratePostgres(deps.config, deps.logger);
-      await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
-      const statements = await migrateGraph(deps.graph, deps.cypher);
-      // Secrets stored before sealing existed are sealed now (idempotent).
-      const sealed = await sealPlainSecrets(deps);
-      print({ ok: true }, `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured${sealed ? `; ${sealed} stored secrets sealed` : ''}`);
-    }, { needsSecretsKey: true }),
+    withAllDeps(
+      async (deps) => {
+        const [{ migrateJobQueue, migratePostgres }, { migrateGraph }, { sealPlainSecrets }] = await Promise.all([
+          import('../db/migrate.js'),
+          import('../graph/graph-schema.js'),
+          import('../lifecycle/seal-stored-secrets.js'),
+        ]);
+        const applied = await migratePostgres(deps.config, deps.logger);
+        await migrateJobQueue(deps.config.databaseDirectUrl, deps.logger);
+        const statements = await migrateGraph(deps.graph, deps.cypher);
+        // Secrets stored before sealing existed are sealed now (idempotent).
+        const sealed = await sealPlainSecrets(deps);
+        print(
+          { ok: true },
+          `Postgres: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}; Neo4j: ${statements} schema statements ensured${sealed ? `; ${sealed} stored secrets sealed` : ''}`,
+        );
+      },
+      { needsSecretsKey: true },
+    ),
   );
 
 program
@@ -108,34 +122,42 @@ program
   .option('--no-worker', 'do not run the job workers (webhook deliveries) in this process')
   .option('--no-graph-writer', 'leave the graph outbox to other processes (e.g. dedicated `doorman worker`s)')
   .action(
-    withAllDeps(async (deps, opts: { worker: boolean; graphWriter: boolean }) => {
-      const [{ serve }, { startWorkers }] = await Promise.all([import('../server.js'), import('../start-workers.js')]);
-      let workers: { close(): Promise<void> } | undefined;
-      await serve(deps, { stop: async () => workers?.close() }, { graphWriter: opts.graphWriter });
-      if (opts.worker) workers = await startWorkers(deps);
-    }, { keepOpen: true, needsSecretsKey: true }),
+    withAllDeps(
+      async (deps, opts: { worker: boolean; graphWriter: boolean }) => {
+        const [{ serve }, { startWorkers }] = await Promise.all([import('../server.js'), import('../start-workers.js')]);
+        let workers: { close(): Promise<void> } | undefined;
+        await serve(deps, { stop: async () => workers?.close() }, { graphWriter: opts.graphWriter });
+        if (opts.worker) workers = await startWorkers(deps);
+      },
+      { keepOpen: true, needsSecretsKey: true },
+    ),
   );
 
 program
   .command('worker')
   .description('run only the background work: the graph writer and the job workers')
   .action(
-    withAllDeps(async (deps) => {
-      const [{ onShutdown }, { startWorkers }, { startMetricsServer }] = await Promise.all([
-        import('../server.js'), import('../start-workers.js'), import('../metrics/metrics-server.js'),
-      ]);
-      const metrics = await startMetricsServer(deps);
-      await deps.graphWriter.start();
-      const workers = await startWorkers(deps);
-      // Said once the workers poll: supervisors and tests wait for this line.
-      deps.logger.info({ pid: process.pid }, 'job workers started');
-      // The current job finishes, the graph writer flushes, the pools close; then exit 0.
-      onShutdown(deps, async () => {
-        await workers.close();
-        await deps.close();
-        await metrics.close();
-      });
-    }, { keepOpen: true, needsSecretsKey: true }),
+    withAllDeps(
+      async (deps) => {
+        const [{ onShutdown }, { startWorkers }, { startMetricsServer }] = await Promise.all([
+          import('../server.js'),
+          import('../start-workers.js'),
+          import('../metrics/metrics-server.js'),
+        ]);
+        const metrics = await startMetricsServer(deps);
+        await deps.graphWriter.start();
+        const workers = await startWorkers(deps);
+        // Said once the workers poll: supervisors and tests wait for this line.
+        deps.logger.info({ pid: process.pid }, 'job workers started');
+        // The current job finishes, the graph writer flushes, the pools close; then exit 0.
+        onShutdown(deps, async () => {
+          await workers.close();
+          await deps.close();
+          await metrics.close();
+        });
+      },
+      { keepOpen: true, needsSecretsKey: true },
+    ),
   );
 
 const tenant = program.command('tenant').description('tenants');
@@ -149,7 +171,10 @@ tenant
       const { tenantId, keys } = await createTenant(deps.db, opts.name);
       print(
         { tenant_id: tenantId, keys },
-        [`Tenant ${tenantId} (${opts.name}). Keys are shown once; store them now:`, ...Object.entries(keys).map(([k, v]) => `  ${k.padEnd(8)} ${v}`)].join('\n'),
+        [
+          `Tenant ${tenantId} (${opts.name}). Keys are shown once; store them now:`,
+          ...Object.entries(keys).map(([k, v]) => `  ${k.padEnd(8)} ${v}`),
+        ].join('\n'),
       );
     }),
   );
@@ -188,12 +213,26 @@ program
   .addOption(new Option('--kind <kind>', 'identifier kind').choices([...LIST_KINDS]).makeOptionMandatory())
   .requiredOption('--value <value>', 'the identifier')
   .action(
-    withDeps(['db'], async (deps, action: string, opts: { tenant: string; mode: 'live' | 'test'; list: 'allow' | 'block'; kind: ListKind; value: string }) => {
-      if (action !== 'add' && action !== 'remove') throw AppError.invalid([{ path: 'action', message: 'must be add or remove' }]);
-      const { changeList } = await import('../lists/manage-lists.js');
-      await changeList(deps.db, { tenantId: opts.tenant, mode: opts.mode }, { action, list: opts.list, kind: opts.kind, value: opts.value });
-      print({ ok: true }, `${action === 'add' ? 'Added' : 'Removed'} ${opts.kind} ${opts.value} ${action === 'add' ? 'to' : 'from'} the ${opts.mode} ${opts.list} list.`);
-    }),
+    withDeps(
+      ['db'],
+      async (
+        deps,
+        action: string,
+        opts: { tenant: string; mode: 'live' | 'test'; list: 'allow' | 'block'; kind: ListKind; value: string },
+      ) => {
+        if (action !== 'add' && action !== 'remove') throw AppError.invalid([{ path: 'action', message: 'must be add or remove' }]);
+        const { changeList } = await import('../lists/manage-lists.js');
+        await changeList(
+          deps.db,
+          { tenantId: opts.tenant, mode: opts.mode },
+          { action, list: opts.list, kind: opts.kind, value: opts.value },
+        );
+        print(
+          { ok: true },
+          `${action === 'add' ? 'Added' : 'Removed'} ${opts.kind} ${opts.value} ${action === 'add' ? 'to' : 'from'} the ${opts.mode} ${opts.list} list.`,
+        );
+      },
+    ),
   );
 
 program
@@ -207,7 +246,10 @@ program
       // Load here first, so a broken folder fails this command instead of silently in the fleet.
       const loaded = await deps.ipIntel.reload();
       await requestIntelReload(deps);
-      print({ ok: true, counts: loaded.counts, skipped: loaded.skipped }, `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`);
+      print(
+        { ok: true, counts: loaded.counts, skipped: loaded.skipped },
+        `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`,
+      );
     }),
   );
 
@@ -225,7 +267,10 @@ program
     withDeps(['db', 'clock', 'vault'], async (deps) => {
       const { rotateDeviceKey } = await import('../devices/rotate-device-key.js');
       const { kid } = await rotateDeviceKey(deps);
-      print({ kid }, `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`);
+      print(
+        { kid },
+        `New device-token signing key ${kid}; every instance signs with it from now on. The previous key verifies for ${deps.config.deviceTokenTtlSeconds} s more.`,
+      );
     }),
   );
 registerPolicyCommands(program, kit);
@@ -241,12 +286,18 @@ secrets
   .command('rotate-key')
   .description('re-wrap every data key under SECRETS_KEY (set the old key in SECRETS_PREVIOUS_KEYS everywhere first)')
   .action(
-    withDeps(['db', 'vault'], async (deps) => {
-      const { rotateMasterKey } = await import('../lifecycle/seal-stored-secrets.js');
-      const rotated = await rotateMasterKey(deps);
-      print({ ok: true, secrets: rotated.secrets, data_keys: rotated.dataKeys, rewrapped: rotated.rewrapped },
-        `${rotated.secrets} stored secrets are now under master key ${deps.vault.masters[0]!.kid} (${rotated.rewrapped} of ${rotated.dataKeys} data keys re-wrapped); SECRETS_PREVIOUS_KEYS can be emptied.`);
-    }, { needsSecretsKey: true }),
+    withDeps(
+      ['db', 'vault'],
+      async (deps) => {
+        const { rotateMasterKey } = await import('../lifecycle/seal-stored-secrets.js');
+        const rotated = await rotateMasterKey(deps);
+        print(
+          { ok: true, secrets: rotated.secrets, data_keys: rotated.dataKeys, rewrapped: rotated.rewrapped },
+          `${rotated.secrets} stored secrets are now under master key ${deps.vault.masters[0]!.kid} (${rotated.rewrapped} of ${rotated.dataKeys} data keys re-wrapped); SECRETS_PREVIOUS_KEYS can be emptied.`,
+        );
+      },
+      { needsSecretsKey: true },
+    ),
   );
 
 function describe(err: unknown): string {

@@ -16,14 +16,23 @@ import { consoleEvent } from './event-detail.js';
 const EVENTS = 50;
 const IDENTIFIERS = 200;
 
-async function graphSide(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
+async function graphSide(
+  deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' | 'logger'>,
+  scope: Scope,
+  account: string,
+): Promise<{ identifiers: Identifier[]; cluster: ClusterFacts | null } | 'unavailable'> {
   try {
-    const { records } = await deps.graph.executeQuery(deps.cypher.get('console/account-identifiers'), { ...scope, account, limit: neo4j.int(IDENTIFIERS) }, {
-      routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
-    });
+    const { records } = await deps.graph.executeQuery(
+      deps.cypher.get('console/account-identifiers'),
+      { ...scope, account, limit: neo4j.int(IDENTIFIERS) },
+      {
+        routing: neo4j.routing.READ,
+        transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
+      },
+    );
     const row = records[0]?.toObject();
     if (!row) return { identifiers: [], cluster: null };
-    const cluster = row.clusterId ? (await clusterFacts(deps, scope, row.clusterId as string)) ?? null : null;
+    const cluster = row.clusterId ? ((await clusterFacts(deps, scope, row.clusterId as string)) ?? null) : null;
     return { identifiers: row.identifiers as Identifier[], cluster };
   } catch (err) {
     deps.logger.warn({ err: String(err) }, 'console: account graph side unavailable');
@@ -31,10 +40,22 @@ async function graphSide(deps: Pick<ConsoleDeps, 'graph' | 'cypher' | 'config' |
   }
 }
 
-export async function accountDetail(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope, account: string): Promise<AccountDetail> {
+export async function accountDetail(
+  deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>,
+  scope: Scope,
+  account: string,
+): Promise<AccountDetail> {
   const [page, stats, feedback, graph] = await Promise.all([
     listEvents(deps.db, scope, { limit: EVENTS, externalUserId: account }),
-    deps.db.query<{ events: number; allow: number; review: number; block: number; first_at: Date | null; last_at: Date | null; emails: string[] | null }>(
+    deps.db.query<{
+      events: number;
+      allow: number;
+      review: number;
+      block: number;
+      first_at: Date | null;
+      last_at: Date | null;
+      emails: string[] | null;
+    }>(
       `SELECT count(*)::int AS events, count(*) FILTER (WHERE verdict = 'allow')::int AS allow,
               count(*) FILTER (WHERE verdict = 'review')::int AS review, count(*) FILTER (WHERE verdict = 'block')::int AS block,
               min(created_at) AS first_at, max(created_at) AS last_at,

@@ -13,7 +13,8 @@ export const PICTURE_LIMITS = { limit: 200, hubLimit: 50, eventLimit: 100 };
 
 async function read(deps: GraphDeps, name: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
   const { records } = await deps.graph.executeQuery(deps.cypher.get(name), params, {
-    routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
+    routing: neo4j.routing.READ,
+    transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs },
   });
   return records.map((r) => r.toObject());
 }
@@ -42,8 +43,12 @@ export async function clusterFacts(deps: GraphDeps, scope: Scope, clusterId: str
 
 export async function clusterPicture(deps: GraphDeps, scope: Scope, clusterId: string, skip: number): Promise<GraphPicture | undefined> {
   const rows = await read(deps, 'console/cluster-picture', {
-    ...scope, clusterId, skip: neo4j.int(skip), limit: neo4j.int(PICTURE_LIMITS.limit),
-    hubLimit: neo4j.int(PICTURE_LIMITS.hubLimit), eventLimit: neo4j.int(PICTURE_LIMITS.eventLimit),
+    ...scope,
+    clusterId,
+    skip: neo4j.int(skip),
+    limit: neo4j.int(PICTURE_LIMITS.limit),
+    hubLimit: neo4j.int(PICTURE_LIMITS.hubLimit),
+    eventLimit: neo4j.int(PICTURE_LIMITS.eventLimit),
   });
   return rows[0] as GraphPicture | undefined;
 }
@@ -57,18 +62,40 @@ export interface ReviewCluster {
 }
 
 // The cluster of each queued review's event, for the queue's sizes, filter and marker.
-export async function reviewClusters(deps: GraphDeps, scope: Scope, reviews: { eventId: string; queuedAt: Date }[]): Promise<Map<string, ReviewCluster>> {
+export async function reviewClusters(
+  deps: GraphDeps,
+  scope: Scope,
+  reviews: { eventId: string; queuedAt: Date }[],
+): Promise<Map<string, ReviewCluster>> {
   if (reviews.length === 0) return new Map();
-  const rows = await read(deps, 'console/review-clusters', { ...scope, reviews: reviews.map((r) => ({ eventId: r.eventId, queuedAt: r.queuedAt.getTime() })) });
-  return new Map(rows.map((r) => [r.eventId as string, {
-    clusterId: r.clusterId as string, accounts: Number(r.accounts), confirmedAbuse: Boolean(r.confirmedAbuse), confirmedAt: r.confirmedAt === null ? null : Number(r.confirmedAt),
-  }]));
+  const rows = await read(deps, 'console/review-clusters', {
+    ...scope,
+    reviews: reviews.map((r) => ({ eventId: r.eventId, queuedAt: r.queuedAt.getTime() })),
+  });
+  return new Map(
+    rows.map((r) => [
+      r.eventId as string,
+      {
+        clusterId: r.clusterId as string,
+        accounts: Number(r.accounts),
+        confirmedAbuse: Boolean(r.confirmedAbuse),
+        confirmedAt: r.confirmedAt === null ? null : Number(r.confirmedAt),
+      },
+    ]),
+  );
 }
 
 // The clusters the accounts first seen in a window made (every account new) or grew.
-export async function clusterGrowth(deps: GraphDeps, scope: Scope, accounts: string[]): Promise<{ made: { id: string; accounts: number }[]; grown: { id: string; accounts: number; fresh: number }[] }> {
+export async function clusterGrowth(
+  deps: GraphDeps,
+  scope: Scope,
+  accounts: string[],
+): Promise<{ made: { id: string; accounts: number }[]; grown: { id: string; accounts: number; fresh: number }[] }> {
   if (accounts.length === 0) return { made: [], grown: [] };
   const rows = await read(deps, 'console/cluster-growth', { ...scope, accounts });
   const all = rows.map((r) => ({ id: r.clusterId as string, accounts: Number(r.accounts), fresh: Number(r.fresh) }));
-  return { made: all.filter((c) => c.fresh >= c.accounts).map(({ id, accounts: n }) => ({ id, accounts: n })), grown: all.filter((c) => c.fresh < c.accounts) };
+  return {
+    made: all.filter((c) => c.fresh >= c.accounts).map(({ id, accounts: n }) => ({ id, accounts: n })),
+    grown: all.filter((c) => c.fresh < c.accounts),
+  };
 }

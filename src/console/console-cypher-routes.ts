@@ -17,7 +17,11 @@ import type { CypherHistory, CypherRunResult, CypherSettings, FreeFormRoles, Ok,
 const mayRunFreeForm = (req: Request, roles: Role): boolean => req.console!.analyst.role === 'admin' || roles === 'analyst';
 
 async function requireFreeForm(deps: Pick<ConsoleDeps, 'db'>, req: Request): Promise<void> {
-  if (!mayRunFreeForm(req, await freeFormRoles(deps.db, req.console!.scope.tenantId))) throw new AppError('forbidden', "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.");
+  if (!mayRunFreeForm(req, await freeFormRoles(deps.db, req.console!.scope.tenantId)))
+    throw new AppError(
+      'forbidden',
+      "This tenant's admins allow free-form Cypher to admins only; the saved queries are open to every analyst.",
+    );
 }
 
 export function consoleCypherRoutes(deps: ConsoleDeps): Router {
@@ -28,7 +32,8 @@ export function consoleCypherRoutes(deps: ConsoleDeps): Router {
     res.json({
       allowed: mayRunFreeForm(req, roles),
       free_form_roles: roles,
-      row_cap: deps.config.graphQueryRowCap, timeout_ms: deps.config.graphQueryTimeoutMs,
+      row_cap: deps.config.graphQueryRowCap,
+      timeout_ms: deps.config.graphQueryTimeoutMs,
       schema: { labels: GRAPH_WORDS.labels, relationship_types: GRAPH_WORDS.relationshipTypes, property_keys: GRAPH_WORDS.propertyKeys },
     } satisfies CypherSettings);
   });
@@ -46,10 +51,24 @@ export function consoleCypherRoutes(deps: ConsoleDeps): Router {
     res.json({
       history: entries.map((e) => {
         // The run's audit entry as runAnalystCypher writes it.
-        const d = e.detail as { text: string; params?: Record<string, unknown>; rows?: number; ms?: number; refused?: { reason?: string }; error?: string };
+        const d = e.detail as {
+          text: string;
+          params?: Record<string, unknown>;
+          rows?: number;
+          ms?: number;
+          refused?: { reason?: string };
+          error?: string;
+        };
         return {
-          at: e.at.toISOString(), mode: e.mode, query: d.text, params: d.params ?? {}, saved_query: e.subject,
-          rows: d.rows ?? null, ms: d.ms ?? null, refused: d.refused?.reason ?? null, error: d.error ?? null,
+          at: e.at.toISOString(),
+          mode: e.mode,
+          query: d.text,
+          params: d.params ?? {},
+          saved_query: e.subject,
+          rows: d.rows ?? null,
+          ms: d.ms ?? null,
+          refused: d.refused?.reason ?? null,
+          error: d.error ?? null,
         };
       }),
     } satisfies CypherHistory);
@@ -58,7 +77,11 @@ export function consoleCypherRoutes(deps: ConsoleDeps): Router {
   router.post('/cypher/saved', ...jsonBody(64 * 1024), async (req, res) => {
     await requireFreeForm(deps, req);
     const body = consoleValidated('SaveQueryBody', req.body);
-    const saved = await saveTenantQuery(deps, actorOf(req.console!), { id: body.id, description: body.description ?? '', text: body.query });
+    const saved = await saveTenantQuery(deps, actorOf(req.console!), {
+      id: body.id,
+      description: body.description ?? '',
+      text: body.query,
+    });
     res.status(201).json({ id: saved.id, parameters: saved.parameters } satisfies QuerySaved);
   });
 
@@ -66,7 +89,8 @@ export function consoleCypherRoutes(deps: ConsoleDeps): Router {
   router.delete('/cypher/saved/:id', async (req, res) => {
     const s = req.console!;
     const q = await findTenantQuery(deps.db, s.scope.tenantId, String(req.params.id));
-    if (q && s.analyst.role !== 'admin' && q.createdBy !== s.analyst.email) throw new AppError('forbidden', 'Only its author or an admin may delete a saved query.');
+    if (q && s.analyst.role !== 'admin' && q.createdBy !== s.analyst.email)
+      throw new AppError('forbidden', 'Only its author or an admin may delete a saved query.');
     await removeTenantQuery(deps, actorOf(s), String(req.params.id));
     res.json({ ok: true } satisfies Ok);
   });

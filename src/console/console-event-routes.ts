@@ -33,13 +33,25 @@ export function consoleEventRoutes(deps: ConsoleDeps): Router {
       res.json({ events: event ? [consoleEvent(event)] : [] } satisfies EventSearchPage);
       return;
     }
-    const identity = q.identity ? { kind: q.identity.slice(0, q.identity.indexOf('=')).trim(), value: q.identity.slice(q.identity.indexOf('=') + 1).trim() } : undefined;
+    const identity = q.identity
+      ? { kind: q.identity.slice(0, q.identity.indexOf('=')).trim(), value: q.identity.slice(q.identity.indexOf('=') + 1).trim() }
+      : undefined;
     const page = await listEvents(deps.db, scope, {
-      limit: q.limit, verdict: q.verdict, eventType: q.event_type, externalUserId: q.external_user_id, ...emailFilter(q.email),
-      ip: q.ip, cardFingerprint: q.card, identity, reason: q.reason, reviewStatus: q.review,
-      resolvedFrom: q.resolved_from ? new Date(q.resolved_from) : undefined, resolvedTo: q.resolved_to ? new Date(q.resolved_to) : undefined,
+      limit: q.limit,
+      verdict: q.verdict,
+      eventType: q.event_type,
+      externalUserId: q.external_user_id,
+      ...emailFilter(q.email),
+      ip: q.ip,
+      cardFingerprint: q.card,
+      identity,
+      reason: q.reason,
+      reviewStatus: q.review,
+      resolvedFrom: q.resolved_from ? new Date(q.resolved_from) : undefined,
+      resolvedTo: q.resolved_to ? new Date(q.resolved_to) : undefined,
       ...(q.feedback && { feedback: { outcome: q.feedback, from: new Date(q.feedback_from!), to: new Date(q.feedback_to!) } }),
-      from: q.from ? new Date(q.from) : undefined, to: q.to ? new Date(q.to) : undefined,
+      from: q.from ? new Date(q.from) : undefined,
+      to: q.to ? new Date(q.to) : undefined,
       after: q.cursor ? decodeCursor(q.cursor) : undefined,
     });
     const last = page.events.at(-1);
@@ -51,11 +63,11 @@ export function consoleEventRoutes(deps: ConsoleDeps): Router {
 
   // An account's page: its events, identifiers, cluster and feedback (account-detail.ts).
   router.get('/accounts/:externalId', async (req, res) => {
-    res.json(await accountDetail(deps, req.console!.scope, String(req.params.externalId)) satisfies AccountDetail);
+    res.json((await accountDetail(deps, req.console!.scope, String(req.params.externalId))) satisfies AccountDetail);
   });
 
   router.get('/events/:id', async (req, res) => {
-    res.json(await eventDetail(deps, req.console!.scope, String(req.params.id)) satisfies EventDetail);
+    res.json((await eventDetail(deps, req.console!.scope, String(req.params.id))) satisfies EventDetail);
   });
 
   return router;

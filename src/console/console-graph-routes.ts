@@ -17,7 +17,8 @@ import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
 import type { ClusterId, ClusterPicture, Evidence, QueryList, QueryResult as WireResult } from './generated/console-wire.js';
 
-const noCluster = (what: string) => new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
+const noCluster = (what: string) =>
+  new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
 
 // A spreadsheet must not run what a cell says: cells that start like a formula get a quote.
 const cell = (v: unknown): string => {
@@ -35,7 +36,11 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
     if (!picture) throw new AppError('not_found', `No cluster ${String(req.params.id)}.`);
     // From Postgres, what the graph does not keep: each drawn event's verdict and review state,
     // and the addresses as received behind each normalised email identifier.
-    const events = await findEvents(deps.db, scope, picture.events.map((e) => e.id));
+    const events = await findEvents(
+      deps.db,
+      scope,
+      picture.events.map((e) => e.id),
+    );
     const byId = new Map(events.map((e) => [e.id, e]));
     const received = new Map<string, Set<string>>();
     for (const e of events) {
@@ -44,8 +49,14 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
     }
     res.json({
       ...picture,
-      nodes: picture.nodes.map((n) => (n.kind === 'email' && received.has(String(n.value)) ? { ...n, received: [...received.get(String(n.value))!].sort() } : n)),
-      events: picture.events.map((e) => ({ ...e, verdict: byId.get(e.id)?.verdict ?? null, review: byId.get(e.id)?.review?.status ?? null })),
+      nodes: picture.nodes.map((n) =>
+        n.kind === 'email' && received.has(String(n.value)) ? { ...n, received: [...received.get(String(n.value))!].sort() } : n,
+      ),
+      events: picture.events.map((e) => ({
+        ...e,
+        verdict: byId.get(e.id)?.verdict ?? null,
+        review: byId.get(e.id)?.review?.status ?? null,
+      })),
       skip,
     } satisfies ClusterPicture);
   });
@@ -59,7 +70,7 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   // Why this event's cluster is what it is: every mark on it with the path from the event to its
   // subject, which the cluster picture highlights ("why is this account here?").
   router.get('/events/:id/evidence', async (req, res) => {
-    res.json(await markEvidence(deps, req.console!.scope, String(req.params.id)) satisfies Evidence);
+    res.json((await markEvidence(deps, req.console!.scope, String(req.params.id))) satisfies Evidence);
   });
 
   router.get('/accounts/:externalId/cluster', async (req, res) => {
@@ -71,12 +82,30 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).
   router.get('/queries', async (req, res) => {
     const tenantId = req.console!.scope.tenantId;
-    const reviewed = savedQueries(deps, tenantId).map((q) => ({ id: q.id, description: q.description, parameters: q.parameters, returns: q.returns, own: false as const }));
-    const own = (await listTenantQueries(deps.db, tenantId)).filter((q) => !reviewed.some((r) => r.id === q.id)).map((q) => ({
-      id: q.id, description: q.description, parameters: q.parameters.map((name) => ({ name, hint: '' })), returns: '', own: true as const,
-      query: q.cypher, created_by: q.createdBy, created_at: q.createdAt.toISOString(),
+    const reviewed = savedQueries(deps, tenantId).map((q) => ({
+      id: q.id,
+      description: q.description,
+      parameters: q.parameters,
+      returns: q.returns,
+      own: false as const,
     }));
-    res.json({ queries: [...reviewed, ...own], row_cap: deps.config.consoleQueryRowCap, timeout_ms: deps.config.consoleQueryTimeoutMs } satisfies QueryList);
+    const own = (await listTenantQueries(deps.db, tenantId))
+      .filter((q) => !reviewed.some((r) => r.id === q.id))
+      .map((q) => ({
+        id: q.id,
+        description: q.description,
+        parameters: q.parameters.map((name) => ({ name, hint: '' })),
+        returns: '',
+        own: true as const,
+        query: q.cypher,
+        created_by: q.createdBy,
+        created_at: q.createdAt.toISOString(),
+      }));
+    res.json({
+      queries: [...reviewed, ...own],
+      row_cap: deps.config.consoleQueryRowCap,
+      timeout_ms: deps.config.consoleQueryTimeoutMs,
+    } satisfies QueryList);
   });
 
   const run = async (req: Request, params: Record<string, unknown>): Promise<QueryResult> => {
@@ -94,7 +123,7 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   };
 
   router.post('/queries/:id/run', ...jsonBody(16 * 1024), async (req, res) => {
-    res.json(await run(req, consoleValidated('QueryParams', req.body)) satisfies WireResult);
+    res.json((await run(req, consoleValidated('QueryParams', req.body))) satisfies WireResult);
   });
 
   router.get('/queries/:id/csv', async (req, res) => {

@@ -21,7 +21,11 @@ function shell(): string | undefined {
   } catch {
     return undefined;
   }
-  const v = createHash('sha256').update(bundle).update(fs.readFileSync(path.join(CONSOLE_DIST, 'console.css'))).digest('hex').slice(0, 12);
+  const v = createHash('sha256')
+    .update(bundle)
+    .update(fs.readFileSync(path.join(CONSOLE_DIST, 'console.css')))
+    .digest('hex')
+    .slice(0, 12);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -25,7 +25,13 @@ export function consoleApi(deps: ConsoleDeps, validator: RequestValidator): Rout
   api.use(noStore, sameOriginOnly);
   api.use(consoleAuthRoutes(deps));
   api.use(requireSession(deps), requireCsrf);
-  api.use(reviewQueueRoutes(deps, validator), consoleEventRoutes(deps), consoleGraphRoutes(deps), consoleCypherRoutes(deps), overviewRoutes(deps));
+  api.use(
+    reviewQueueRoutes(deps, validator),
+    consoleEventRoutes(deps),
+    consoleGraphRoutes(deps),
+    consoleCypherRoutes(deps),
+    overviewRoutes(deps),
+  );
   return api;
 }
 

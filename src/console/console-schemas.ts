@@ -13,9 +13,11 @@ type Taken<K extends 'body' | 'query'> = {
   [R in keyof Routes]: Routes[R] extends { readonly [k in K]: infer N } ? N : never;
 }[keyof Routes];
 export type RequestName = Taken<'body'> | Taken<'query'>;
-const REQUESTS = [...new Set(Object.values(CONSOLE_ROUTES).flatMap((r): WireName[] => [
-  ...('body' in r ? [r.body] : []), ...('query' in r ? [r.query] : []),
-]))];
+const REQUESTS = [
+  ...new Set(
+    Object.values(CONSOLE_ROUTES).flatMap((r): WireName[] => [...('body' in r ? [r.body] : []), ...('query' in r ? [r.query] : [])]),
+  ),
+];
 
 const bodies = new Ajv2020({ allErrors: true, strict: false });
 // Query strings arrive as strings: coerced and given their defaults in place (pass a copy).
@@ -52,8 +54,14 @@ export function consoleValidated<N extends RequestName>(name: N, value: unknown,
   const check = compiled[from][name]!;
   if (check(value)) return value as ConsoleWire[N];
   const issues = (check.errors ?? []).map((e) => {
-    const key = (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty ?? (e.params as { missingProperty?: string }).missingProperty;
-    return { path: key ? `${e.instancePath}/${key}` : e.instancePath, message: e.keyword === 'additionalProperties' ? 'unknown field' : e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid') };
+    const key =
+      (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty ??
+      (e.params as { missingProperty?: string }).missingProperty;
+    return {
+      path: key ? `${e.instancePath}/${key}` : e.instancePath,
+      message:
+        e.keyword === 'additionalProperties' ? 'unknown field' : e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
+    };
   });
   throw AppError.invalid(issues);
 }

@@ -21,11 +21,18 @@ const orNull = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] 
 const list = (items: Schema): Schema => ({ type: 'array', items });
 // A closed object: the first map's properties are required, the second's optional.
 const closed = (required: Record<string, Schema>, optional: Record<string, Schema> = {}, description?: string): Schema => ({
-  type: 'object', ...(description && { description }), additionalProperties: false,
-  required: Object.keys(required), properties: { ...required, ...optional },
+  type: 'object',
+  ...(description && { description }),
+  additionalProperties: false,
+  required: Object.keys(required),
+  properties: { ...required, ...optional },
 });
 // An object whose keys are data (a map); its values may be anything JSON unless given.
-const open = (description: string, values?: Schema): Schema => ({ type: 'object', description, ...(values && { additionalProperties: values }) });
+const open = (description: string, values?: Schema): Schema => ({
+  type: 'object',
+  description,
+  ...(values && { additionalProperties: values }),
+});
 
 const str: Schema = { type: 'string' };
 const int: Schema = { type: 'integer' };
@@ -34,7 +41,7 @@ const bool: Schema = { type: 'boolean' };
 const yes: Schema = { const: true };
 const time: Schema = { type: 'string', format: 'date-time' };
 // Epoch milliseconds, as the graph keeps times.
-const epochMs: Schema = { type: 'number', description: 'Epoch milliseconds (the graph\'s time).' };
+const epochMs: Schema = { type: 'number', description: "Epoch milliseconds (the graph's time)." };
 const text = (maxLength: number, minLength = 1): Schema => ({ type: 'string', minLength, maxLength });
 const mode: Schema = { enum: ['live', 'test'] };
 const eventTypeFilter: Schema = { enum: ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'] };
@@ -46,10 +53,17 @@ const byWindow = (values: Schema): Schema => closed(Object.fromEntries(WINDOWS.m
 // The console's row of an event: the public StoredEvent plus the email (the console is the
 // tenant's own). Its detail adds what the request carried (EventDetail.event).
 const EVENT_ROW_REQUIRED = {
-  id: str, event_type: str, verdict: ref('Verdict'), reasons: list(ref('Reason')), policy_version: str, created_at: time,
+  id: str,
+  event_type: str,
+  verdict: ref('Verdict'),
+  reasons: list(ref('Reason')),
+  policy_version: str,
+  created_at: time,
 };
 const EVENT_ROW_OPTIONAL = {
-  external_user_id: str, recommended_action: str, context: open('The `context` sent with the verdict call, as stored.'),
+  external_user_id: str,
+  recommended_action: str,
+  context: open('The `context` sent with the verdict call, as stored.'),
   review: closed({ status: ref('ReviewStatus') }, { final_verdict: ref('FinalVerdict'), resolved_at: time }),
   email: str,
 };
@@ -57,7 +71,12 @@ const EVENT_ROW_OPTIONAL = {
 // The tenant's own saved query (from the Cypher page) and a reviewed one (cypher/analyst/).
 const QUERY_INFO = { id: str, description: str, parameters: list(closed({ name: str, hint: str })), returns: str };
 
-const RESULT = { columns: list(str), rows: list(open('One row: column name to value (nodes, paths and maps as the driver\'s JSON).')), truncated: bool, ms: num };
+const RESULT = {
+  columns: list(str),
+  rows: list(open("One row: column name to value (nodes, paths and maps as the driver's JSON).")),
+  truncated: bool,
+  ms: num,
+};
 
 export const CONSOLE_WIRE_ID = 'doorman:console-wire';
 
@@ -66,248 +85,506 @@ export const CONSOLE_WIRE = {
   $id: CONSOLE_WIRE_ID,
   $defs: {
     // ---- Requests: bodies and query strings (validated by console-schemas.ts). ----
-    SignInBody: { type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email: text(320), password: text(256) } },
-    WelcomeBody: { type: 'object', additionalProperties: false, required: ['token', 'password'], properties: { token: text(100), password: text(256, 0) } },
+    SignInBody: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'password'],
+      properties: { email: text(320), password: text(256) },
+    },
+    WelcomeBody: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['token', 'password'],
+      properties: { token: text(100), password: text(256, 0) },
+    },
     ModeBody: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: ref('Mode') } },
     ResolveBody: {
-      type: 'object', additionalProperties: false, required: ['resolution'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['resolution'],
       properties: { resolution: ref('Resolution'), note: text(2000, 0) },
     },
     QueryParams: {
-      type: 'object', description: 'A saved query\'s parameters by name (the body of a run, the query string of its CSV).',
-      additionalProperties: text(512, 0), properties: { limit: { type: 'integer', minimum: 1 } },
+      type: 'object',
+      description: "A saved query's parameters by name (the body of a run, the query string of its CSV).",
+      additionalProperties: text(512, 0),
+      properties: { limit: { type: 'integer', minimum: 1 } },
     },
     EventSearchQuery: {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       // The feedback filter is a window's: its bounds come with it.
       dependentRequired: { feedback: ['feedback_from', 'feedback_to'] },
       properties: {
-        id: text(100), external_user_id: text(256), email: text(320), verdict: ref('Verdict'),
-        ip: text(64), card: text(256), identity: { type: 'string', minLength: 3, maxLength: 600, pattern: '^[^=]+=.+$' }, reason: text(64),
+        id: text(100),
+        external_user_id: text(256),
+        email: text(320),
+        verdict: ref('Verdict'),
+        ip: text(64),
+        card: text(256),
+        identity: { type: 'string', minLength: 3, maxLength: 600, pattern: '^[^=]+=.+$' },
+        reason: text(64),
         review: { enum: ['pending', 'approved', 'denied', 'none'] },
-        resolved_from: time, resolved_to: time,
+        resolved_from: time,
+        resolved_to: time,
         feedback: { enum: ['confirmed_abuse', 'false_positive', 'chargeback', 'retracted'] },
-        feedback_from: time, feedback_to: time,
+        feedback_from: time,
+        feedback_to: time,
         event_type: eventTypeFilter,
-        from: time, to: time,
-        cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+        from: time,
+        to: time,
+        cursor: text(200),
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
       },
     },
     ReviewQueueQuery: {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: {
-        cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        event_type: eventTypeFilter, reason: text(64),
-        older_than_minutes: { type: 'integer', minimum: 0, maximum: 525_600 }, newer_than_minutes: { type: 'integer', minimum: 1, maximum: 525_600 },
-        min_accounts: { type: 'integer', minimum: 2, maximum: 1_000_000 }, text: text(320), confirmed: { enum: ['1'] },
+        cursor: text(200),
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        event_type: eventTypeFilter,
+        reason: text(64),
+        older_than_minutes: { type: 'integer', minimum: 0, maximum: 525_600 },
+        newer_than_minutes: { type: 'integer', minimum: 1, maximum: 525_600 },
+        min_accounts: { type: 'integer', minimum: 2, maximum: 1_000_000 },
+        text: text(320),
+        confirmed: { enum: ['1'] },
       },
     },
     ResolveManyBody: {
-      type: 'object', additionalProperties: false, required: ['event_ids', 'resolution'],
-      properties: { event_ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(100) }, resolution: ref('Resolution'), note: text(2000, 0) },
+      type: 'object',
+      additionalProperties: false,
+      required: ['event_ids', 'resolution'],
+      properties: {
+        event_ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(100) },
+        resolution: ref('Resolution'),
+        note: text(2000, 0),
+      },
     },
     UndoMarksBody: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
-    PageQuery: { type: 'object', additionalProperties: false, properties: { cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
-    FeedbackSearchQuery: { type: 'object', additionalProperties: false, properties: { external_user_id: text(256), email: text(320), event_id: text(100) } },
+    PageQuery: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { cursor: text(200), limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+    },
+    FeedbackSearchQuery: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { external_user_id: text(256), email: text(320), event_id: text(100) },
+    },
     RetractBody: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
     CypherRunBody: {
-      type: 'object', additionalProperties: false, required: ['query'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['query'],
       properties: {
         query: text(16_384),
         params: {
-          type: 'object', description: 'Parameter values are JSON: strings, numbers, booleans, lists, maps.',
-          maxProperties: 50, propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
+          type: 'object',
+          description: 'Parameter values are JSON: strings, numbers, booleans, lists, maps.',
+          maxProperties: 50,
+          propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' },
         },
       },
     },
     SaveQueryBody: {
-      type: 'object', additionalProperties: false, required: ['id', 'query'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'query'],
       properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }, description: text(500, 0), query: text(16_384) },
     },
-    CypherSettingsBody: { type: 'object', additionalProperties: false, required: ['free_form_roles'], properties: { free_form_roles: ref('Role') } },
+    CypherSettingsBody: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['free_form_roles'],
+      properties: { free_form_roles: ref('Role') },
+    },
 
     // ---- Words shared by requests and answers. ----
     Mode: mode,
     Role: { enum: ['analyst', 'admin'] },
     Verdict: { enum: ['allow', 'review', 'block'] },
-    FinalVerdict: { enum: ['allow', 'block'], description: 'A resolved review\'s verdict: approved is allow, denied is block.' },
+    FinalVerdict: { enum: ['allow', 'block'], description: "A resolved review's verdict: approved is allow, denied is block." },
     Resolution: { enum: ['approved', 'denied'] },
     ReviewStatus: { enum: ['pending', 'approved', 'denied'] },
     Outcome: { enum: ['confirmed_abuse', 'false_positive', 'chargeback'] },
-    WindowName: { enum: WINDOWS, description: 'The overview\'s windows: the last 24 h, the 24 h before, the same 24 h a week earlier.' },
+    WindowName: { enum: WINDOWS, description: "The overview's windows: the last 24 h, the 24 h before, the same 24 h a week earlier." },
     ErrorBody: closed(
-      { error: { enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'idempotency_conflict', 'conflict', 'rate_limited', 'internal'] }, message: str },
+      {
+        error: {
+          enum: [
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'idempotency_conflict',
+            'conflict',
+            'rate_limited',
+            'internal',
+          ],
+        },
+        message: str,
+      },
       { details: open('Per error: `issues` (path and message) for invalid_request, `retry_after_seconds` for rate_limited, ...') },
       'Every error, as the public API answers it.',
     ),
     Ok: closed({ ok: yes }),
 
     // ---- Answers: the door and the analyst (auth/console-auth-routes.ts). ----
-    Me: closed({
-      analyst_id: str, email: str, role: ref('Role'), tenant_id: str, tenant_name: str, mode: ref('Mode'),
-      csrf_token: { type: 'string', description: 'Sent back in X-CSRF-Token on every state-changing request.' },
-      idle_minutes: int,
-    }, {}, 'The signed-in analyst, their tenant and mode.'),
+    Me: closed(
+      {
+        analyst_id: str,
+        email: str,
+        role: ref('Role'),
+        tenant_id: str,
+        tenant_name: str,
+        mode: ref('Mode'),
+        csrf_token: { type: 'string', description: 'Sent back in X-CSRF-Token on every state-changing request.' },
+        idle_minutes: int,
+      },
+      {},
+      'The signed-in analyst, their tenant and mode.',
+    ),
     ModeSwitched: closed({ ok: yes, mode: ref('Mode') }),
 
     // ---- Events and accounts (console-event-routes.ts, event-detail.ts, account-detail.ts). ----
     Reason: closed({ code: str }, { detail: open('Specific to the code: flat scalars (linked_accounts, count, threshold, ...).') }),
     EventRow: closed(EVENT_ROW_REQUIRED, EVENT_ROW_OPTIONAL, 'An event as the console lists it: the public StoredEvent plus its email.'),
     EventSearchPage: closed({ events: list(ref('EventRow')) }, { next_cursor: str }, 'Events newest first, a page at a time.'),
-    DetailedEvent: closed({
-      ...EVENT_ROW_REQUIRED,
-      identity: open('Other identifiers the request sent (phone, wallet, ...).', str),
-      payment: orNull(open('The payment the request sent (card fingerprint, funding, country, amount, ...).')),
-      ip: orNull(str), user_agent: orNull(str),
-    }, EVENT_ROW_OPTIONAL, 'An event row with what its request carried.'),
-    EventDetail: closed({
-      event: ref('DetailedEvent'),
-      signals: open('The signals the engine saw, as it saw them.'),
-      earlier: closed({
-        by: { enum: ['external_user_id', 'email', null], description: 'What the earlier events share with this one (null: it names neither).' },
-        events: list(ref('EventRow')),
-      }),
-      cluster: { anyOf: [ref('ClusterFacts'), { type: 'null' }, { const: 'unavailable' }], description: 'null: it linked nothing yet.' },
-    }, {
-      review: closed({
-        status: ref('ReviewStatus'), resolved_at: orNull(time), resolved_by: orNull(str), note: orNull(str),
-        marks_retracted: orNull(closed({ at: time, by: str, note: str })),
-      }, {}, 'Absent when the verdict was not review.'),
-    }, 'One event as an analyst reads it.'),
+    DetailedEvent: closed(
+      {
+        ...EVENT_ROW_REQUIRED,
+        identity: open('Other identifiers the request sent (phone, wallet, ...).', str),
+        payment: orNull(open('The payment the request sent (card fingerprint, funding, country, amount, ...).')),
+        ip: orNull(str),
+        user_agent: orNull(str),
+      },
+      EVENT_ROW_OPTIONAL,
+      'An event row with what its request carried.',
+    ),
+    EventDetail: closed(
+      {
+        event: ref('DetailedEvent'),
+        signals: open('The signals the engine saw, as it saw them.'),
+        earlier: closed({
+          by: {
+            enum: ['external_user_id', 'email', null],
+            description: 'What the earlier events share with this one (null: it names neither).',
+          },
+          events: list(ref('EventRow')),
+        }),
+        cluster: { anyOf: [ref('ClusterFacts'), { type: 'null' }, { const: 'unavailable' }], description: 'null: it linked nothing yet.' },
+      },
+      {
+        review: closed(
+          {
+            status: ref('ReviewStatus'),
+            resolved_at: orNull(time),
+            resolved_by: orNull(str),
+            note: orNull(str),
+            marks_retracted: orNull(closed({ at: time, by: str, note: str })),
+          },
+          {},
+          'Absent when the verdict was not review.',
+        ),
+      },
+      'One event as an analyst reads it.',
+    ),
     VerdictCounts: closed({ allow: int, review: int, block: int }),
-    Identifier: closed({
-      kind: str, value: str, hub: bool, accounts: int, firstSeenAt: orNull(epochMs), lastSeenAt: orNull(epochMs),
-      expired: { type: 'boolean', description: 'The account\'s link to it expired.' },
-    }, {}, 'An identifier an account links to in the graph.'),
-    AccountDetail: closed({
-      external_user_id: str, events_total: int, verdicts: ref('VerdictCounts'), first_seen_at: orNull(time), last_seen_at: orNull(time),
-      emails: list(str), events: list(ref('EventRow')),
-      identifiers: { anyOf: [list(ref('Identifier')), { const: 'unavailable' }] },
-      cluster: { anyOf: [ref('ClusterFacts'), { type: 'null' }, { const: 'unavailable' }] },
-      feedback: list(ref('FeedbackEntry')),
-    }, { next_cursor: str }, 'One account (external user id) on its page.'),
+    Identifier: closed(
+      {
+        kind: str,
+        value: str,
+        hub: bool,
+        accounts: int,
+        firstSeenAt: orNull(epochMs),
+        lastSeenAt: orNull(epochMs),
+        expired: { type: 'boolean', description: "The account's link to it expired." },
+      },
+      {},
+      'An identifier an account links to in the graph.',
+    ),
+    AccountDetail: closed(
+      {
+        external_user_id: str,
+        events_total: int,
+        verdicts: ref('VerdictCounts'),
+        first_seen_at: orNull(time),
+        last_seen_at: orNull(time),
+        emails: list(str),
+        events: list(ref('EventRow')),
+        identifiers: { anyOf: [list(ref('Identifier')), { const: 'unavailable' }] },
+        cluster: { anyOf: [ref('ClusterFacts'), { type: 'null' }, { const: 'unavailable' }] },
+        feedback: list(ref('FeedbackEntry')),
+      },
+      { next_cursor: str },
+      'One account (external user id) on its page.',
+    ),
 
     // ---- The review queue and feedback (review-queue-routes.ts). ----
-    ReviewRow: closed({
-      event_id: str, event_type: str, reasons: list(ref('Reason')), created_at: time, age_seconds: int, policy_version: str,
-    }, {
-      external_user_id: str, email: str,
-      cluster: closed({
-        id: str, accounts: int, confirmed_abuse: bool,
-        confirmed_since_queued_at: { ...orNull(time), description: 'The newest confirmed_abuse mark on the cluster made after the review was queued.' },
-      }),
-    }, 'A pending review in the queue.'),
-    ReviewQueue: closed({
-      pending: int, oldest_created_at: orNull(time),
-      graph: { enum: ['ok', 'unavailable'], description: 'unavailable: the graph did not answer, so the reviews carry no cluster.' },
-      reviews: list(ref('ReviewRow')),
-    }, { next_cursor: str }, 'Pending reviews, oldest first.'),
+    ReviewRow: closed(
+      {
+        event_id: str,
+        event_type: str,
+        reasons: list(ref('Reason')),
+        created_at: time,
+        age_seconds: int,
+        policy_version: str,
+      },
+      {
+        external_user_id: str,
+        email: str,
+        cluster: closed({
+          id: str,
+          accounts: int,
+          confirmed_abuse: bool,
+          confirmed_since_queued_at: {
+            ...orNull(time),
+            description: 'The newest confirmed_abuse mark on the cluster made after the review was queued.',
+          },
+        }),
+      },
+      'A pending review in the queue.',
+    ),
+    ReviewQueue: closed(
+      {
+        pending: int,
+        oldest_created_at: orNull(time),
+        graph: { enum: ['ok', 'unavailable'], description: 'unavailable: the graph did not answer, so the reviews carry no cluster.' },
+        reviews: list(ref('ReviewRow')),
+      },
+      { next_cursor: str },
+      'Pending reviews, oldest first.',
+    ),
     Resolved: closed({ ok: yes, final_verdict: ref('FinalVerdict'), resolved_at: time, delivery_id: str }),
-    ResolveManyAnswer: closed({
-      resolved: int,
-      results: list({
-        anyOf: [
-          closed({ event_id: str, ok: yes, final_verdict: ref('FinalVerdict'), delivery_id: str }),
-          closed({ event_id: str, ok: { const: false }, error: { enum: ['conflict', 'not_found'] }, message: str }),
-        ],
-      }),
-    }, {}, 'One answer per review: one resolved meanwhile is reported, not an error for the rest.'),
+    ResolveManyAnswer: closed(
+      {
+        resolved: int,
+        results: list({
+          anyOf: [
+            closed({ event_id: str, ok: yes, final_verdict: ref('FinalVerdict'), delivery_id: str }),
+            closed({ event_id: str, ok: { const: false }, error: { enum: ['conflict', 'not_found'] }, message: str }),
+          ],
+        }),
+      },
+      {},
+      'One answer per review: one resolved meanwhile is reported, not an error for the rest.',
+    ),
     MarksUndone: closed({ ok: yes, marks_retracted_at: time }),
     FeedbackEntry: closed({
-      feedback_id: str, outcome: ref('Outcome'), subject: closed({ kind: { enum: ['event_id', 'external_user_id', 'email'] }, value: str }),
-      note: orNull(str), created_at: time, retracted_at: orNull(time), retract_note: orNull(str),
+      feedback_id: str,
+      outcome: ref('Outcome'),
+      subject: closed({ kind: { enum: ['event_id', 'external_user_id', 'email'] }, value: str }),
+      note: orNull(str),
+      created_at: time,
+      retracted_at: orNull(time),
+      retract_note: orNull(str),
     }),
     FeedbackRecorded: closed({ ok: yes }, { duplicate: yes }, 'As POST /v1/feedback answers.'),
     FeedbackList: closed({ feedback: list(ref('FeedbackEntry')) }),
     FeedbackRetracted: closed({ ok: yes, feedback: ref('FeedbackEntry') }),
 
     // ---- The graph: clusters, marks, saved queries (console-graph-routes.ts, cluster-picture.ts, mark-evidence.ts). ----
-    ClusterFacts: closed({
-      id: str, accounts: int, size: int, confirmedAbuse: bool, falsePositive: bool, chargebacks: int,
-      suppressed: { ...list(str), description: 'Reason codes a false positive suppresses for the cluster.' },
-      lastTrialStartAt: orNull(epochMs), convertedAt: orNull(epochMs),
-    }, {}, 'An identity cluster\'s facts, as the graph keeps them (camelCase).'),
-    PictureNode: closed({
-      key: str, label: { enum: ['account', 'identifier'] }, kind: str, value: str,
-      accounts: orNull(int), anonymous: orNull(int), hub: bool, linking: bool, history: orNull(bool),
-      firstSeenAt: orNull(epochMs), lastSeenAt: orNull(epochMs),
-    }, { received: { ...list(str), description: 'An email identifier\'s addresses as the drawn events carried them.' } }),
-    PictureEvent: closed({ key: str, id: str, type: str, at: epochMs, verdict: orNull(ref('Verdict')), review: orNull(ref('ReviewStatus')) }),
+    ClusterFacts: closed(
+      {
+        id: str,
+        accounts: int,
+        size: int,
+        confirmedAbuse: bool,
+        falsePositive: bool,
+        chargebacks: int,
+        suppressed: { ...list(str), description: 'Reason codes a false positive suppresses for the cluster.' },
+        lastTrialStartAt: orNull(epochMs),
+        convertedAt: orNull(epochMs),
+      },
+      {},
+      "An identity cluster's facts, as the graph keeps them (camelCase).",
+    ),
+    PictureNode: closed(
+      {
+        key: str,
+        label: { enum: ['account', 'identifier'] },
+        kind: str,
+        value: str,
+        accounts: orNull(int),
+        anonymous: orNull(int),
+        hub: bool,
+        linking: bool,
+        history: orNull(bool),
+        firstSeenAt: orNull(epochMs),
+        lastSeenAt: orNull(epochMs),
+      },
+      { received: { ...list(str), description: "An email identifier's addresses as the drawn events carried them." } },
+    ),
+    PictureEvent: closed({
+      key: str,
+      id: str,
+      type: str,
+      at: epochMs,
+      verdict: orNull(ref('Verdict')),
+      review: orNull(ref('ReviewStatus')),
+    }),
     PictureEdge: closed({ from: str, to: str, type: { enum: ['LINKED', 'BY', 'USED'] } }),
-    ClusterPicture: closed({
-      cluster: ref('ClusterFacts'), nodes: list(ref('PictureNode')), events: list(ref('PictureEvent')), edges: list(ref('PictureEdge')),
-      drawnMembers: int, skip: int,
-    }, {}, 'One bounded page of a cluster, to draw.'),
+    ClusterPicture: closed(
+      {
+        cluster: ref('ClusterFacts'),
+        nodes: list(ref('PictureNode')),
+        events: list(ref('PictureEvent')),
+        edges: list(ref('PictureEdge')),
+        drawnMembers: int,
+        skip: int,
+      },
+      {},
+      'One bounded page of a cluster, to draw.',
+    ),
     ClusterId: closed({ cluster_id: str }),
-    Mark: closed({
-      feedback_id: orNull(str), outcome: ref('Outcome'), subject_kind: str, marked_at: time,
-      via: { ...orNull(list(str)), description: 'The identifiers between the event\'s account and the subject (null: no live path).' },
-      path: { ...orNull(list(str)), description: 'The path\'s nodes as the cluster picture keys them (null: no live path).' },
-      subject_value: orNull(str), note: orNull(str), reported_by: str,
-    }, { review_event_id: str }, 'A mark standing on a cluster, with who reported it and what they said.'),
-    Evidence: closed({
-      event_id: str, cluster: orNull(closed({ id: str, accounts: int })), marks: list(ref('Mark')),
-    }, {}, 'Why an event\'s cluster is what it is: each mark standing on it, with its path and reporter.'),
-    QueryList: closed({
-      queries: list({
-        anyOf: [
-          closed({ ...QUERY_INFO, own: { const: false } }),
-          closed({ ...QUERY_INFO, own: yes, query: str, created_by: str, created_at: time }),
-        ],
-      }),
-      row_cap: int, timeout_ms: int,
-    }, {}, 'The reviewed saved queries, then the tenant\'s own.'),
-    QueryResult: closed(RESULT, {
-      normalised: open('Parameters the server changed before running (a saved query\'s $email, as the graph keeps it).', closed({ given: str, used: str })),
-      guardMs: { type: 'number', description: 'A tenant\'s own saved query only: the guard\'s cost.' },
-    }, 'A saved query\'s rows.'),
+    Mark: closed(
+      {
+        feedback_id: orNull(str),
+        outcome: ref('Outcome'),
+        subject_kind: str,
+        marked_at: time,
+        via: { ...orNull(list(str)), description: "The identifiers between the event's account and the subject (null: no live path)." },
+        path: { ...orNull(list(str)), description: "The path's nodes as the cluster picture keys them (null: no live path)." },
+        subject_value: orNull(str),
+        note: orNull(str),
+        reported_by: str,
+      },
+      { review_event_id: str },
+      'A mark standing on a cluster, with who reported it and what they said.',
+    ),
+    Evidence: closed(
+      {
+        event_id: str,
+        cluster: orNull(closed({ id: str, accounts: int })),
+        marks: list(ref('Mark')),
+      },
+      {},
+      "Why an event's cluster is what it is: each mark standing on it, with its path and reporter.",
+    ),
+    QueryList: closed(
+      {
+        queries: list({
+          anyOf: [
+            closed({ ...QUERY_INFO, own: { const: false } }),
+            closed({ ...QUERY_INFO, own: yes, query: str, created_by: str, created_at: time }),
+          ],
+        }),
+        row_cap: int,
+        timeout_ms: int,
+      },
+      {},
+      "The reviewed saved queries, then the tenant's own.",
+    ),
+    QueryResult: closed(
+      RESULT,
+      {
+        normalised: open(
+          "Parameters the server changed before running (a saved query's $email, as the graph keeps it).",
+          closed({ given: str, used: str }),
+        ),
+        guardMs: { type: 'number', description: "A tenant's own saved query only: the guard's cost." },
+      },
+      "A saved query's rows.",
+    ),
 
     // ---- Analysts' own Cypher (console-cypher-routes.ts). ----
     CypherSettings: closed({
       allowed: { type: 'boolean', description: 'Whether this analyst may run free-form Cypher.' },
-      free_form_roles: ref('Role'), row_cap: int, timeout_ms: int,
+      free_form_roles: ref('Role'),
+      row_cap: int,
+      timeout_ms: int,
       schema: closed({ labels: list(str), relationship_types: list(str), property_keys: list(str) }),
     }),
     CypherRunResult: closed({ ...RESULT, guard_ms: num }),
-    CypherHistory: closed({
-      history: list(closed({
-        at: time, mode: ref('Mode'), query: str, params: open('The parameters as sent.'), saved_query: orNull(str),
-        rows: orNull(int), ms: orNull(num), refused: orNull(str), error: orNull(str),
-      })),
-    }, {}, 'The analyst\'s own runs, newest first.'),
+    CypherHistory: closed(
+      {
+        history: list(
+          closed({
+            at: time,
+            mode: ref('Mode'),
+            query: str,
+            params: open('The parameters as sent.'),
+            saved_query: orNull(str),
+            rows: orNull(int),
+            ms: orNull(num),
+            refused: orNull(str),
+            error: orNull(str),
+          }),
+        ),
+      },
+      {},
+      "The analyst's own runs, newest first.",
+    ),
     QuerySaved: closed({ id: str, parameters: list(str) }),
     FreeFormRoles: closed({ free_form_roles: ref('Role') }),
 
     // ---- The overview and the audit log (overview-routes.ts, overview-store.ts). ----
-    ActivityCounts: closed(Object.fromEntries(['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'policies'].map((k) => [k, int]))),
+    ActivityCounts: closed(
+      Object.fromEntries(
+        ['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'policies'].map((k) => [k, int]),
+      ),
+    ),
     Delivery: closed({
-      delivery_id: str, event_id: str, status: { enum: ['pending', 'delivered', 'failed'] }, attempts: int,
-      last_status_code: orNull(int), last_error: orNull(str), next_attempt_at: orNull(time), created_at: time, delivered_at: orNull(time),
+      delivery_id: str,
+      event_id: str,
+      status: { enum: ['pending', 'delivered', 'failed'] },
+      attempts: int,
+      last_status_code: orNull(int),
+      last_error: orNull(str),
+      next_attempt_at: orNull(time),
+      created_at: time,
+      delivered_at: orNull(time),
     }),
-    Overview: closed({
-      since: time, hours: int,
-      verdicts_per_hour: list(closed({ hour: time, allow: int, review: int, block: int })),
-      top_reasons: list(closed({ code: str, events: int })),
-      windows: list(closed({ name: ref('WindowName'), from: time, to: time })),
-      compare: closed({
-        verdicts: byWindow(ref('VerdictCounts')),
-        reasons: list(closed({ code: str, counts: byWindow(int) })),
-        activity: byWindow(ref('ActivityCounts')),
-        clusters: byWindow({ ...orNull(closed({ made: int, grown: int, capped: bool })), description: 'null: the graph did not answer.' }),
-        publications: list(closed({ policy_version: str, published_at: time, note: orNull(str) })),
-      }),
-      clusters_today: orNull(closed({ made: list(closed({ id: str, accounts: int })), grown: list(closed({ id: str, accounts: int, fresh: int })) })),
-      backlog: closed({ pending: int, oldest_created_at: orNull(time) }),
-      webhook: closed({
-        endpoint: orNull(closed({ url: str, enabled: bool })),
-        last_24h: closed({ pending: int, delivered: int, failed: int, retrying: int }),
-        failed: list(ref('Delivery')),
-      }),
-    }, {}, 'The selected mode\'s last 24 h, and what changed against the day before and last week.'),
+    Overview: closed(
+      {
+        since: time,
+        hours: int,
+        verdicts_per_hour: list(closed({ hour: time, allow: int, review: int, block: int })),
+        top_reasons: list(closed({ code: str, events: int })),
+        windows: list(closed({ name: ref('WindowName'), from: time, to: time })),
+        compare: closed({
+          verdicts: byWindow(ref('VerdictCounts')),
+          reasons: list(closed({ code: str, counts: byWindow(int) })),
+          activity: byWindow(ref('ActivityCounts')),
+          clusters: byWindow({
+            ...orNull(closed({ made: int, grown: int, capped: bool })),
+            description: 'null: the graph did not answer.',
+          }),
+          publications: list(closed({ policy_version: str, published_at: time, note: orNull(str) })),
+        }),
+        clusters_today: orNull(
+          closed({ made: list(closed({ id: str, accounts: int })), grown: list(closed({ id: str, accounts: int, fresh: int })) }),
+        ),
+        backlog: closed({ pending: int, oldest_created_at: orNull(time) }),
+        webhook: closed({
+          endpoint: orNull(closed({ url: str, enabled: bool })),
+          last_24h: closed({ pending: int, delivered: int, failed: int, retrying: int }),
+          failed: list(ref('Delivery')),
+        }),
+      },
+      {},
+      "The selected mode's last 24 h, and what changed against the day before and last week.",
+    ),
     Redelivered: closed({ ok: yes, delivery_id: str }),
-    AuditPage: closed({
-      entries: list(closed({ id: str, at: time, mode: ref('Mode'), analyst: str, action: str, subject: orNull(str), detail: open('What the action did.') })),
-    }, { next_cursor: str }, 'The audit log, newest first.'),
+    AuditPage: closed(
+      {
+        entries: list(
+          closed({
+            id: str,
+            at: time,
+            mode: ref('Mode'),
+            analyst: str,
+            action: str,
+            subject: orNull(str),
+            detail: open('What the action did.'),
+          }),
+        ),
+      },
+      { next_cursor: str },
+      'The audit log, newest first.',
+    ),
   },
 } as const satisfies Schema & { $defs: Record<string, Schema> };
 

@@ -35,8 +35,20 @@ export async function markEvidence(deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cyp
     marks: explained.marks.map((m) => {
       const f = m.feedback_id ? byFeedback.get(m.feedback_id) : undefined;
       const r = m.review_event_id ? byReview.get(m.review_event_id) : undefined;
-      if (f) return { ...m, subject_value: f.subject_value, note: f.note, reported_by: f.analyst ? `analyst ${f.analyst}` : 'the API (POST /v1/feedback)' };
-      if (r) return { ...m, subject_value: r.external_user_id ?? m.review_event_id!, note: r.note, reported_by: r.resolved_by ? `review by ${r.resolved_by}` : 'a review' };
+      if (f)
+        return {
+          ...m,
+          subject_value: f.subject_value,
+          note: f.note,
+          reported_by: f.analyst ? `analyst ${f.analyst}` : 'the API (POST /v1/feedback)',
+        };
+      if (r)
+        return {
+          ...m,
+          subject_value: r.external_user_id ?? m.review_event_id!,
+          note: r.note,
+          reported_by: r.resolved_by ? `review by ${r.resolved_by}` : 'a review',
+        };
       return { ...m, subject_value: null, note: null, reported_by: 'unknown' };
     }),
   };

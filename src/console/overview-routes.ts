@@ -24,11 +24,20 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
     const scope = req.console!.scope;
     const since = new Date(deps.clock.now().getTime() - HOURS * 3_600_000);
     const [perHour, reasons, backlog, deliveries, failed, endpoint, changed] = await Promise.all([
-      verdictsPerHour(deps.db, scope, since), topReasonCodes(deps.db, scope, since, 10), reviewBacklog(deps.db, scope),
-      deliveryCounts(deps.db, scope, since), webhookDeliveries(deps, scope, 'failed', 20), findEndpoint(deps.db, scope), whatChanged(deps, scope),
+      verdictsPerHour(deps.db, scope, since),
+      topReasonCodes(deps.db, scope, since, 10),
+      reviewBacklog(deps.db, scope),
+      deliveryCounts(deps.db, scope, since),
+      webhookDeliveries(deps, scope, 'failed', 20),
+      findEndpoint(deps.db, scope),
+      whatChanged(deps, scope),
     ]);
     res.json({
-      since: since.toISOString(), hours: HOURS, verdicts_per_hour: perHour, top_reasons: reasons, ...changed,
+      since: since.toISOString(),
+      hours: HOURS,
+      verdicts_per_hour: perHour,
+      top_reasons: reasons,
+      ...changed,
       backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
       webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
     } satisfies Overview);
@@ -47,7 +56,15 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
     const page = await listAudit(deps.db, req.console!.scope.tenantId, q.limit, before && { at: before.createdAt, id: before.id });
     const last = page.entries.at(-1);
     res.json({
-      entries: page.entries.map((e) => ({ id: e.id, at: e.at.toISOString(), mode: e.mode, analyst: e.analystEmail, action: e.action, subject: e.subject, detail: e.detail })),
+      entries: page.entries.map((e) => ({
+        id: e.id,
+        at: e.at.toISOString(),
+        mode: e.mode,
+        analyst: e.analystEmail,
+        action: e.action,
+        subject: e.subject,
+        detail: e.detail,
+      })),
       ...(page.more && last && { next_cursor: encodeCursor({ createdAt: last.at, id: last.id }) }),
     } satisfies AuditPage);
   });

@@ -67,7 +67,12 @@ export async function verdictsByWindow(db: Queryable, scope: Scope, ws: Window[]
   return Object.fromEntries(rows.map((r) => [r.name, { allow: r.allow, review: r.review, block: r.block }]));
 }
 
-export async function reasonsByWindow(db: Queryable, scope: Scope, ws: Window[], limit: number): Promise<{ code: string; counts: Record<string, number> }[]> {
+export async function reasonsByWindow(
+  db: Queryable,
+  scope: Scope,
+  ws: Window[],
+  limit: number,
+): Promise<{ code: string; counts: Record<string, number> }[]> {
   const w = windowsSql(ws, 3);
   const { rows } = await db.query<{ name: string; code: string; events: number }>(
     `SELECT w.name, r->>'code' AS code, count(*)::int AS events
@@ -82,7 +87,12 @@ export async function reasonsByWindow(db: Queryable, scope: Scope, ws: Window[],
   const first = ws[0]!.name;
   return [...codes.entries()]
     .map(([code, counts]) => ({ code, counts: Object.fromEntries(ws.map((x) => [x.name, counts[x.name] ?? 0])) }))
-    .sort((a, b) => (b.counts[first]! - a.counts[first]!) || Math.max(...Object.values(b.counts)) - Math.max(...Object.values(a.counts)) || a.code.localeCompare(b.code))
+    .sort(
+      (a, b) =>
+        b.counts[first]! - a.counts[first]! ||
+        Math.max(...Object.values(b.counts)) - Math.max(...Object.values(a.counts)) ||
+        a.code.localeCompare(b.code),
+    )
     .slice(0, limit);
 }
 
@@ -117,7 +127,12 @@ export async function publications(db: Queryable, scope: Scope, since: Date): Pr
 
 // The accounts first seen in a window (their first event falls in it), at most `cap`: the graph
 // tells which clusters they made or grew.
-export async function accountsFirstSeen(db: Queryable, scope: Scope, w: Window, cap: number): Promise<{ accounts: string[]; capped: boolean }> {
+export async function accountsFirstSeen(
+  db: Queryable,
+  scope: Scope,
+  w: Window,
+  cap: number,
+): Promise<{ accounts: string[]; capped: boolean }> {
   const { rows } = await db.query<{ external_user_id: string }>(
     `SELECT DISTINCT e.external_user_id FROM events e
       WHERE e.tenant_id = $1 AND e.mode = $2 AND e.created_at >= $3 AND e.created_at < $4 AND e.external_user_id IS NOT NULL

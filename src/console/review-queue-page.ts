@@ -58,10 +58,13 @@ export async function reviewQueuePage(deps: QueueDeps, scope: Scope, query: Queu
   let more = false;
   let backlog: ReviewQueuePage['backlog'] | undefined;
   for (let scanned = 0; scanned < (byGraph ? SCAN_PAGES : 1); scanned++) {
-    const [reviews, b] = await timings.time('db', Promise.all([
-      listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, query.filter),
-      backlog ? Promise.resolve(backlog) : reviewBacklog(deps.db, scope),
-    ]));
+    const [reviews, b] = await timings.time(
+      'db',
+      Promise.all([
+        listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, query.filter),
+        backlog ? Promise.resolve(backlog) : reviewBacklog(deps.db, scope),
+      ]),
+    );
     backlog = b;
     const page = reviews.slice(0, size);
     const clusters = await clustersOf(deps, scope, page, byGraph, timings);
@@ -88,18 +91,32 @@ export async function reviewQueuePage(deps: QueueDeps, scope: Scope, query: Queu
 // Each review's cluster, or undefined when the graph did not answer (an error when a cluster filter
 // needs it).
 async function clustersOf(
-  deps: QueueDeps, scope: Scope, page: PendingReview[], byGraph: boolean, timings: Timings,
+  deps: QueueDeps,
+  scope: Scope,
+  page: PendingReview[],
+  byGraph: boolean,
+  timings: Timings,
 ): Promise<Map<string, ReviewCluster> | undefined> {
   try {
-    return await timings.time('graph', reviewClusters(deps, scope, page.map((r) => ({ eventId: r.eventId, queuedAt: r.createdAt }))));
+    return await timings.time(
+      'graph',
+      reviewClusters(
+        deps,
+        scope,
+        page.map((r) => ({ eventId: r.eventId, queuedAt: r.createdAt })),
+      ),
+    );
   } catch (err) {
     deps.logger.warn({ err: String(err) }, 'console: review clusters unavailable');
-    if (byGraph) throw AppError.unavailable('The identity graph did not answer, so the queue cannot be filtered by cluster now; clear the cluster filters or try again.');
+    if (byGraph)
+      throw AppError.unavailable(
+        'The identity graph did not answer, so the queue cannot be filtered by cluster now; clear the cluster filters or try again.',
+      );
     return undefined;
   }
 }
 
 // A review without a cluster counts as its one account, never confirmed.
 const fits = (query: QueueQuery, cluster: ReviewCluster | undefined): boolean =>
-  (query.minAccounts === undefined || (cluster?.accounts ?? 1) >= query.minAccounts)
-  && (!query.confirmedSinceQueued || Boolean(cluster?.confirmedAt));
+  (query.minAccounts === undefined || (cluster?.accounts ?? 1) >= query.minAccounts) &&
+  (!query.confirmedSinceQueued || Boolean(cluster?.confirmedAt));

@@ -19,7 +19,14 @@ import { reviewQueuePage, type QueuedReview, type QueueQuery } from './review-qu
 import { actorOf } from '../audit/audit-store.js';
 import { consoleValidated, type ValidatedQuery } from './console-schemas.js';
 import type {
-  FeedbackList, FeedbackRecorded, FeedbackRetracted, MarksUndone, Resolved, ResolveManyAnswer, ReviewQueue, ReviewRow,
+  FeedbackList,
+  FeedbackRecorded,
+  FeedbackRetracted,
+  MarksUndone,
+  Resolved,
+  ResolveManyAnswer,
+  ReviewQueue,
+  ReviewRow,
 } from './generated/console-wire.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -28,7 +35,9 @@ const BODY_LIMIT = 16 * 1024;
 function queueQuery(q: ValidatedQuery<'ReviewQueueQuery'>, now: number): QueueQuery {
   return {
     filter: {
-      eventType: q.event_type, reason: q.reason, text: q.text,
+      eventType: q.event_type,
+      reason: q.reason,
+      text: q.text,
       ...(q.older_than_minutes !== undefined && { queuedBefore: new Date(now - q.older_than_minutes * 60_000) }),
       ...(q.newer_than_minutes !== undefined && { queuedAfter: new Date(now - q.newer_than_minutes * 60_000) }),
     },
@@ -40,12 +49,19 @@ function queueQuery(q: ValidatedQuery<'ReviewQueueQuery'>, now: number): QueueQu
 }
 
 const reviewRow = ({ review: r, cluster }: QueuedReview, now: number): ReviewRow => ({
-  event_id: r.eventId, event_type: r.eventType, reasons: r.reasons, created_at: r.createdAt.toISOString(),
-  age_seconds: Math.max(0, Math.round((now - r.createdAt.getTime()) / 1000)), policy_version: r.policyVersion,
-  ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }), ...(r.email !== undefined && { email: r.email }),
+  event_id: r.eventId,
+  event_type: r.eventType,
+  reasons: r.reasons,
+  created_at: r.createdAt.toISOString(),
+  age_seconds: Math.max(0, Math.round((now - r.createdAt.getTime()) / 1000)),
+  policy_version: r.policyVersion,
+  ...(r.externalUserId !== undefined && { external_user_id: r.externalUserId }),
+  ...(r.email !== undefined && { email: r.email }),
   ...(cluster && {
     cluster: {
-      id: cluster.clusterId, accounts: cluster.accounts, confirmed_abuse: cluster.confirmedAbuse,
+      id: cluster.clusterId,
+      accounts: cluster.accounts,
+      confirmed_abuse: cluster.confirmedAbuse,
       confirmed_since_queued_at: cluster.confirmedAt === null ? null : new Date(cluster.confirmedAt).toISOString(),
     },
   }),
@@ -85,7 +101,11 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
     for (const eventId of body.event_ids) {
       try {
         const resolved = await resolveReview(deps, session.scope, {
-          eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email, audited: { actor: actorOf(session), bulk: true },
+          eventId,
+          resolution: body.resolution,
+          note: body.note || undefined,
+          resolvedBy: session.analyst.email,
+          audited: { actor: actorOf(session), bulk: true },
         });
         results.push({ event_id: eventId, ok: true, final_verdict: resolved.finalVerdict, delivery_id: resolved.deliveryId });
       } catch (err) {
@@ -100,7 +120,12 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
   router.post('/reviews/:eventId/undo-marks', ...jsonBody(BODY_LIMIT), async (req, res) => {
     const body = consoleValidated('UndoMarksBody', req.body);
     const session = req.console!;
-    const done = await undoReviewMarks(deps, session.scope, { eventId: String(req.params.eventId), note: body.note, actor: actorOf(session), role: session.analyst.role });
+    const done = await undoReviewMarks(deps, session.scope, {
+      eventId: String(req.params.eventId),
+      note: body.note,
+      actor: actorOf(session),
+      role: session.analyst.role,
+    });
     res.json({ ok: true, marks_retracted_at: done.retractedAt.toISOString() } satisfies MarksUndone);
   });
 
@@ -109,10 +134,17 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
     const session = req.console!;
     const eventId = String(req.params.eventId);
     const resolved = await resolveReview(deps, session.scope, {
-      eventId, resolution: body.resolution, note: body.note || undefined, resolvedBy: session.analyst.email, audited: { actor: actorOf(session) },
+      eventId,
+      resolution: body.resolution,
+      note: body.note || undefined,
+      resolvedBy: session.analyst.email,
+      audited: { actor: actorOf(session) },
     });
     res.json({
-      ok: true, final_verdict: resolved.finalVerdict, resolved_at: resolved.resolvedAt.toISOString(), delivery_id: resolved.deliveryId,
+      ok: true,
+      final_verdict: resolved.finalVerdict,
+      resolved_at: resolved.resolvedAt.toISOString(),
+      delivery_id: resolved.deliveryId,
     } satisfies Resolved);
   });
 
@@ -128,7 +160,11 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
   // retractions: what `doorman feedback list` prints.
   router.get('/feedback', async (req, res) => {
     const q = consoleValidated('FeedbackSearchQuery', { ...req.query }, 'query');
-    const rows = await listFeedback(deps.db, req.console!.scope, { externalUserId: q.external_user_id, email: q.email, eventId: q.event_id });
+    const rows = await listFeedback(deps.db, req.console!.scope, {
+      externalUserId: q.external_user_id,
+      email: q.email,
+      eventId: q.event_id,
+    });
     res.json({ feedback: rows } satisfies FeedbackList);
   });
 

@@ -14,11 +14,14 @@ const NEW_ACCOUNTS_CAP = 5_000;
 
 // The store answers for the windows it is given; the wire names the three.
 const byWindow = <T>(values: Record<string, T>): Record<WindowName, T> => ({
-  today: values.today!, yesterday: values.yesterday!, last_week: values.last_week!,
+  today: values.today!,
+  yesterday: values.yesterday!,
+  last_week: values.last_week!,
 });
 
 export async function whatChanged(
-  deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>, scope: Scope,
+  deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>,
+  scope: Scope,
 ): Promise<Pick<Overview, 'windows' | 'compare' | 'clusters_today'>> {
   const now = deps.clock.now().getTime();
   const windows: (Window & { name: WindowName })[] = [
@@ -36,21 +39,28 @@ export async function whatChanged(
     }
   };
   const [verdicts, reasons, activity, published, growth] = await Promise.all([
-    verdictsByWindow(deps.db, scope, windows), reasonsByWindow(deps.db, scope, windows, 15), activityByWindow(deps.db, scope, windows),
-    publications(deps.db, scope, windows[2]!.from), Promise.all(windows.map(growthIn)),
+    verdictsByWindow(deps.db, scope, windows),
+    reasonsByWindow(deps.db, scope, windows, 15),
+    activityByWindow(deps.db, scope, windows),
+    publications(deps.db, scope, windows[2]!.from),
+    Promise.all(windows.map(growthIn)),
   ]);
-  const clusters = Object.fromEntries(windows.map((w, i) => {
-    const g = growth[i];
-    return [w.name, g ? { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped } : null];
-  }));
+  const clusters = Object.fromEntries(
+    windows.map((w, i) => {
+      const g = growth[i];
+      return [w.name, g ? { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped } : null];
+    }),
+  );
   const newest = growth[0]?.growth ?? null;
   return {
     windows: windows.map((w) => ({ name: w.name, from: w.from.toISOString(), to: w.to.toISOString() })),
     compare: {
-      verdicts: byWindow(verdicts), reasons: reasons.map((r) => ({ code: r.code, counts: byWindow(r.counts) })), activity: byWindow(activity),
-      clusters: byWindow(clusters), publications: published,
+      verdicts: byWindow(verdicts),
+      reasons: reasons.map((r) => ({ code: r.code, counts: byWindow(r.counts) })),
+      activity: byWindow(activity),
+      clusters: byWindow(clusters),
+      publications: published,
     },
     clusters_today: newest && { made: newest.made.slice(0, 10), grown: newest.grown.slice(0, 10) },
   };
 }
-

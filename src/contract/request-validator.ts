@@ -33,8 +33,12 @@ export function createRequestValidator(): RequestValidator {
 
 function newAjv(forQueries: boolean): Ajv2020 {
   const ajv = new Ajv2020({
-    strict: true, allErrors: true, verbose: true, allowUnionTypes: true,
-    coerceTypes: forQueries, useDefaults: forQueries,
+    strict: true,
+    allErrors: true,
+    verbose: true,
+    allowUnionTypes: true,
+    coerceTypes: forQueries,
+    useDefaults: forQueries,
   });
   addFormats(ajv);
   // The document's own top-level keys and our schema extension are annotations, not keywords to enforce.
@@ -81,9 +85,13 @@ function toIssues(errors: ErrorObject[]): ValidationIssue[] {
   // An anyOf failure speaks for its branches; an `if` failure only says its `then` failed, which is reported itself;
   // a propertyNames failure is reported through the inner error that names the key.
   const alternatives = errors.filter((error) => error.keyword === 'anyOf');
-  const isBranchNoise = (error: ErrorObject) => alternatives.some((alternative) =>
-    error !== alternative && error.schemaPath.startsWith(`${alternative.schemaPath}/`)
-    && error.instancePath.startsWith(alternative.instancePath));
+  const isBranchNoise = (error: ErrorObject) =>
+    alternatives.some(
+      (alternative) =>
+        error !== alternative &&
+        error.schemaPath.startsWith(`${alternative.schemaPath}/`) &&
+        error.instancePath.startsWith(alternative.instancePath),
+    );
   const issues = new Map<string, string>();
   for (const error of errors) {
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || isBranchNoise(error)) continue;
@@ -95,9 +103,10 @@ function toIssues(errors: ErrorObject[]): ValidationIssue[] {
 
 function pathOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
-  const key = error.propertyName
-    ?? (error.keyword === 'additionalProperties' ? params.additionalProperty : undefined)
-    ?? (error.keyword === 'required' ? params.missingProperty : undefined);
+  const key =
+    error.propertyName ??
+    (error.keyword === 'additionalProperties' ? params.additionalProperty : undefined) ??
+    (error.keyword === 'required' ? params.missingProperty : undefined);
   return typeof key === 'string' ? `${error.instancePath}/${escapePointer(key)}` : error.instancePath;
 }
 
@@ -114,21 +123,36 @@ function ruleMessage(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-message'];
   switch (error.keyword) {
-    case 'additionalProperties': return 'unknown field';
-    case 'required': return 'is required';
-    case 'type': return `must be ${String(params.type).split(',').map(withArticle).join(' or ')}`;
-    case 'enum': return `must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
-    case 'const': return `must be ${JSON.stringify(params.allowedValue)}`;
-    case 'minLength': return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters`;
-    case 'maxLength': return `must be at most ${params.limit} characters`;
-    case 'minimum': return `must be at least ${params.limit}`;
-    case 'maximum': return `must be at most ${params.limit}`;
-    case 'exclusiveMinimum': return `must be greater than ${params.limit}`;
-    case 'exclusiveMaximum': return `must be less than ${params.limit}`;
-    case 'pattern': return typeof custom === 'string' ? custom : `must match ${params.pattern}`;
-    case 'format': return typeof custom === 'string' ? custom : `must be a valid ${params.format}`;
-    case 'anyOf': return typeof custom === 'string' ? custom : 'does not match any allowed form';
-    default: return error.message ?? 'is invalid';
+    case 'additionalProperties':
+      return 'unknown field';
+    case 'required':
+      return 'is required';
+    case 'type':
+      return `must be ${String(params.type).split(',').map(withArticle).join(' or ')}`;
+    case 'enum':
+      return `must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters`;
+    case 'maxLength':
+      return `must be at most ${params.limit} characters`;
+    case 'minimum':
+      return `must be at least ${params.limit}`;
+    case 'maximum':
+      return `must be at most ${params.limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${params.limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${params.limit}`;
+    case 'pattern':
+      return typeof custom === 'string' ? custom : `must match ${params.pattern}`;
+    case 'format':
+      return typeof custom === 'string' ? custom : `must be a valid ${params.format}`;
+    case 'anyOf':
+      return typeof custom === 'string' ? custom : 'does not match any allowed form';
+    default:
+      return error.message ?? 'is invalid';
   }
 }
 

@@ -23,7 +23,10 @@ export interface AnnouncedMemory {
   // Untrusted until the owner's load (started here) finishes: an announcement asked for it.
   reload(): void;
   whenLoaded(ms: number): Promise<void>;
-  watch(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; logger: Logger }, onAnnouncement: (payload: string) => void): { close(): Promise<void> };
+  watch(
+    deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; logger: Logger },
+    onAnnouncement: (payload: string) => void,
+  ): { close(): Promise<void> };
 }
 
 // A load that failed is tried again this much later, while still listening.
@@ -87,11 +90,18 @@ export function announcedMemory(channel: string, what: string, load: (generation
     async whenLoaded(ms) {
       if (!firstLoad) return;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([firstLoad, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+      await Promise.race([
+        firstLoad,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, ms);
+        }),
+      ]);
       clearTimeout(timer);
     },
     watch(deps, onAnnouncement) {
-      firstLoad = new Promise<void>((resolve) => { markFirst = resolve; });
+      firstLoad = new Promise<void>((resolve) => {
+        markFirst = resolve;
+      });
       failed = (err) => deps.logger.error({ err: err.message }, `${what} not loaded; each lookup reads Postgres meanwhile`);
       const own = listen(deps, channel, onAnnouncement, {
         onListening: () => {

@@ -99,9 +99,11 @@ export function listen(
       if (t - provenAt > bound) return drop(`no heartbeat for ${bound} ms`);
       if (beating) return;
       beating = true;
-      c.query('SELECT pg_notify($1, $2)', [own, String(t)]).catch(() => undefined).finally(() => {
-        beating = false;
-      });
+      c.query('SELECT pg_notify($1, $2)', [own, String(t)])
+        .catch(() => undefined)
+        .finally(() => {
+          beating = false;
+        });
     }, every);
     timer.unref();
 
@@ -131,11 +133,17 @@ export function listen(
         await c.connect();
         const listenedAt = now();
         // The server gives up on a vanished client in seconds too (see above).
-        await c.query([
-          `SET idle_session_timeout = ${Math.max(10_000, 3 * bound)}`, 'SET tcp_user_timeout = 10000',
-          'SET tcp_keepalives_idle = 5', 'SET tcp_keepalives_interval = 2', 'SET tcp_keepalives_count = 3',
-          `LISTEN ${pg.escapeIdentifier(channel)}`, `LISTEN ${pg.escapeIdentifier(own)}`,
-        ].join('; '));
+        await c.query(
+          [
+            `SET idle_session_timeout = ${Math.max(10_000, 3 * bound)}`,
+            'SET tcp_user_timeout = 10000',
+            'SET tcp_keepalives_idle = 5',
+            'SET tcp_keepalives_interval = 2',
+            'SET tcp_keepalives_count = 3',
+            `LISTEN ${pg.escapeIdentifier(channel)}`,
+            `LISTEN ${pg.escapeIdentifier(own)}`,
+          ].join('; '),
+        );
         if (dead) return;
         // Whatever committed before the LISTEN is the listener's catch-up to read (onListening).
         up = true;

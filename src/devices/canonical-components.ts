@@ -80,7 +80,12 @@ function trimmed(name: string, value: unknown): unknown {
 export function canonicalComponents(components: Record<string, unknown>): string {
   const tooDeep = Object.keys(components).filter((name) => !depthWithin(components[name], MAX_DEPTH));
   if (tooDeep.length > 0) {
-    throw AppError.invalid(tooDeep.map((name) => ({ path: `/components/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `is nested deeper than ${MAX_DEPTH} levels` })));
+    throw AppError.invalid(
+      tooDeep.map((name) => ({
+        path: `/components/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        message: `is nested deeper than ${MAX_DEPTH} levels`,
+      })),
+    );
   }
   const kept: Record<string, Json> = {};
   for (const name of Object.keys(components).sort()) {

@@ -46,11 +46,13 @@ export function createDeviceKeyRing(db: Queryable, vault: Vault, onBackgroundErr
       await createFirstSigningKey(db, vault);
       rows = await loadSigningKeys(db, vault);
     }
-    const imported = await Promise.all(rows.map(async (r) => ({
-      kid: r.kid,
-      key: await webcrypto.subtle.importKey('raw', r.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
-      retiresAt: r.retiresAt,
-    })));
+    const imported = await Promise.all(
+      rows.map(async (r) => ({
+        kid: r.kid,
+        key: await webcrypto.subtle.importKey('raw', r.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+        retiresAt: r.retiresAt,
+      })),
+    );
     const next = new Map(imported.map((k) => [k.kid, k]));
     keys = next;
     current = [...next.values()].find((k) => k.retiresAt === null);

@@ -26,12 +26,14 @@ export async function loadSigningKeys(db: Queryable, vault: Vault): Promise<Stor
     `SELECT kid, secret, sealed, retires_at FROM device_signing_keys
       WHERE retires_at IS NULL OR retires_at > now() - interval '1 day'`,
   );
-  return Promise.all(rows.map(async (r) => ({
-    kid: r.kid,
-    // A row from before sealing holds the bytes in `secret` until `doorman migrate` seals it.
-    secret: r.sealed ? await vault.open(signingKeyHome(r.kid), r.sealed) : r.secret!,
-    retiresAt: r.retires_at,
-  })));
+  return Promise.all(
+    rows.map(async (r) => ({
+      kid: r.kid,
+      // A row from before sealing holds the bytes in `secret` until `doorman migrate` seals it.
+      secret: r.sealed ? await vault.open(signingKeyHome(r.kid), r.sealed) : r.secret!,
+      retiresAt: r.retires_at,
+    })),
+  );
 }
 
 // The first key, made by whichever instance needs one first; the unique index on the current

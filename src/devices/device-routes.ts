@@ -31,15 +31,10 @@ export function deviceRoutes(
   validator: RequestValidator,
 ): Router {
   const router = Router();
-  router.post(
-    '/v1/device',
-    authenticate(deps, 'publishable'),
-    ...jsonBody(deps.config.deviceBodyLimitBytes),
-    async (req, res) => {
-      const body = validated<{ components: Record<string, unknown> }>(validator, 'DeviceRequest', req.body);
-      const result = await issueDeviceToken(deps, req.scope!, body.components);
-      res.json({ device_token: result.deviceToken, expires_at: result.expiresAt.toISOString() });
-    },
-  );
+  router.post('/v1/device', authenticate(deps, 'publishable'), ...jsonBody(deps.config.deviceBodyLimitBytes), async (req, res) => {
+    const body = validated<{ components: Record<string, unknown> }>(validator, 'DeviceRequest', req.body);
+    const result = await issueDeviceToken(deps, req.scope!, body.components);
+    res.json({ device_token: result.deviceToken, expires_at: result.expiresAt.toISOString() });
+  });
   return router;
 }

@@ -16,11 +16,7 @@ const audience = (scope: Scope) => `${scope.tenantId}:${scope.mode}`;
 // cannot be reversed to its components. The key is never rotated (that would split every
 // device's history); signing keys are rotated instead.
 export function deriveDeviceId(idKey: Buffer, scope: Scope, components: Record<string, unknown>): string {
-  const mac = createHmac('sha256', idKey)
-    .update(audience(scope))
-    .update('\0')
-    .update(canonicalComponents(components))
-    .digest('hex');
+  const mac = createHmac('sha256', idKey).update(audience(scope)).update('\0').update(canonicalComponents(components)).digest('hex');
   return `dev_${mac.slice(0, 32)}`;
 }
 

@@ -29,25 +29,27 @@ export function sdkRoutes(file = SDK_BUNDLE): Router {
     }
     return bundle;
   };
-  const serve = (cacheControl: string): RequestHandler => (req, res) => {
-    const sdk = load();
-    if (!sdk) throw new AppError('not_found', 'The browser SDK is not built on this server: run `npm run build`.');
-    res.set({
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': cacheControl,
-      ETag: sdk.etag,
-      // A module script from another origin is fetched in CORS mode (and integrity checks need
-      // it). No credentials are involved, so any origin may read this static file.
-      'Access-Control-Allow-Origin': '*',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    res.send(sdk.body);
-  };
+  const serve =
+    (cacheControl: string): RequestHandler =>
+    (req, res) => {
+      const sdk = load();
+      if (!sdk) throw new AppError('not_found', 'The browser SDK is not built on this server: run `npm run build`.');
+      res.set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'Cache-Control': cacheControl,
+        ETag: sdk.etag,
+        // A module script from another origin is fetched in CORS mode (and integrity checks need
+        // it). No credentials are involved, so any origin may read this static file.
+        'Access-Control-Allow-Origin': '*',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      if (req.fresh) {
+        res.status(304).end();
+        return;
+      }
+      res.send(sdk.body);
+    };
   const router = Router();
   router.get('/sdk/doorman.js', serve(UNVERSIONED_CACHE));
   router.get('/sdk/v1/doorman.js', serve(VERSIONED_CACHE));

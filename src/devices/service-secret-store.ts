@@ -11,7 +11,10 @@ export async function loadOrCreateSecret(db: Queryable, vault: Vault, name: stri
     name,
     await vault.seal(serviceSecretHome(name), randomBytes(32)),
   ]);
-  const { rows } = await db.query<{ secret: Buffer | null; sealed: string | null }>('SELECT secret, sealed FROM service_secrets WHERE name = $1', [name]);
+  const { rows } = await db.query<{ secret: Buffer | null; sealed: string | null }>(
+    'SELECT secret, sealed FROM service_secrets WHERE name = $1',
+    [name],
+  );
   const row = rows[0];
   if (!row) throw new Error(`service secret ${name} missing after insert`);
   // A row from before sealing holds the bytes in `secret` until `doorman migrate` seals it.

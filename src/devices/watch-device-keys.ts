@@ -8,7 +8,9 @@ export const DEVICE_KEYS_CHANNEL = 'doorman_device_keys';
 
 export function watchDeviceKeys(deps: Pick<DeviceDeps, 'config' | 'secrets' | 'logger'>): { close(): Promise<void> } {
   const reload = () =>
-    void deps.secrets.deviceKeys.reload().catch((err: Error) => deps.logger.warn({ err: err.message }, 'device key reload failed; old keys kept'));
+    void deps.secrets.deviceKeys
+      .reload()
+      .catch((err: Error) => deps.logger.warn({ err: err.message }, 'device key reload failed; old keys kept'));
   // Load now, so the first verdict with a token does not pay for it.
   reload();
   return listen(deps, DEVICE_KEYS_CHANNEL, reload);

@@ -16,7 +16,7 @@ export interface Change {
 
 export interface Rule {
   code: string;
-  evaluate(signals: Signals, policy: RulePolicy): Omit<Finding, 'code' | 'effect'> & { effect?: Finding['effect'] } | undefined;
+  evaluate(signals: Signals, policy: RulePolicy): (Omit<Finding, 'code' | 'effect'> & { effect?: Finding['effect'] }) | undefined;
   // Asked only of a rule that fired; a change that does not give a milder verdict is dropped.
   relax?(signals: Signals, policy: RulePolicy): Change[];
 }

@@ -6,6 +6,10 @@ import type { Rule } from './rule.js';
 
 export function warmEngine(rules: readonly Rule[], policy: Policy): void {
   for (let i = 0; i < 500; i++) {
-    evaluate({ eventType: i % 2 ? 'signup' : 'checkout_attempt', velocity: { ipSignups: i % 30, cardAttempts: i % 9 }, missing: [] }, rules, policy);
+    evaluate(
+      { eventType: i % 2 ? 'signup' : 'checkout_attempt', velocity: { ipSignups: i % 30, cardAttempts: i % 9 }, missing: [] },
+      rules,
+      policy,
+    );
   }
 }

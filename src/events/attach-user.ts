@@ -37,8 +37,11 @@ export async function attachUser(deps: EventDeps, scope: Scope, input: { eventId
 
 // False when the policy was superseded (nothing written).
 async function bind(
-  deps: Pick<EventDeps, 'db' | 'config' | 'graphOutbox'>, scope: Scope, input: { eventId: string; externalUserId: string },
-  linkPolicy: GraphLinkPolicy | undefined, version: string | undefined,
+  deps: Pick<EventDeps, 'db' | 'config' | 'graphOutbox'>,
+  scope: Scope,
+  input: { eventId: string; externalUserId: string },
+  linkPolicy: GraphLinkPolicy | undefined,
+  version: string | undefined,
 ): Promise<boolean> {
   return inTransaction(deps.db, async (tx) => {
     const event = await lockBinding(tx, scope, input.eventId);
@@ -49,7 +52,12 @@ async function bind(
     }
     if (version !== undefined && (await isSuperseded(tx, scope, version))) return false;
     await bindExternalUser(tx, scope, input.eventId, input.externalUserId);
-    const link = linkOfStoredEvent(scope, { ...event, id: input.eventId, externalUserId: input.externalUserId }, deps.config.hubThreshold, linkPolicy);
+    const link = linkOfStoredEvent(
+      scope,
+      { ...event, id: input.eventId, externalUserId: input.externalUserId },
+      deps.config.hubThreshold,
+      linkPolicy,
+    );
     if (link) await deps.graphOutbox.accountLink(tx, scope, link);
     return true;
   });

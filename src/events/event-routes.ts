@@ -27,10 +27,7 @@ function eventIdOf(req: Request): string {
   return id;
 }
 
-export function eventRoutes(
-  deps: EventDeps & AuthDeps & { config: Pick<Config, 'bodyLimitBytes'> },
-  validator: RequestValidator,
-): Router {
+export function eventRoutes(deps: EventDeps & AuthDeps & { config: Pick<Config, 'bodyLimitBytes'> }, validator: RequestValidator): Router {
   const router = Router();
   const secret = authenticate(deps, 'secret');
 

@@ -10,8 +10,21 @@ import { RECEIVED_EVENT_COLUMNS, receivedEventOf, type ReceivedEvent, type Recei
 // The event as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md departure 2):
 // inserted for the row of `source` (if any), returning its id. The caller names its parameters.
 export function judgedEventCte(p: {
-  tenantId: string; mode: string; id: string; eventType: string; verdict: string; reasons: string; policyVersion: string; recommendedAction: string;
-  createdAt: string; externalUserId: string; email: string; request: string; signals: string; engineVersion: string; source: string;
+  tenantId: string;
+  mode: string;
+  id: string;
+  eventType: string;
+  verdict: string;
+  reasons: string;
+  policyVersion: string;
+  recommendedAction: string;
+  createdAt: string;
+  externalUserId: string;
+  email: string;
+  request: string;
+  signals: string;
+  engineVersion: string;
+  source: string;
 }): string {
   return `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version,
     recommended_action, created_at, external_user_id, email, request, signals, engine_version)
@@ -59,15 +72,18 @@ function fromRow(row: EventRow): StoredEvent {
     externalUserId: row.external_user_id ?? undefined,
     email: row.email ?? undefined,
     context: row.context ?? undefined,
-    ...(row.review_status !== null && { review: { status: row.review_status, ...(row.review_resolved_at && { resolvedAt: row.review_resolved_at }) } }),
+    ...(row.review_status !== null && {
+      review: { status: row.review_status, ...(row.review_resolved_at && { resolvedAt: row.review_resolved_at }) },
+    }),
   };
 }
 
 export async function findEvent(db: Queryable, scope: Scope, id: string): Promise<StoredEvent | undefined> {
-  const { rows } = await db.query<EventRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = $3`,
-    [scope.tenantId, scope.mode, id],
-  );
+  const { rows } = await db.query<EventRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE e.tenant_id = $1 AND e.mode = $2 AND e.id = $3`, [
+    scope.tenantId,
+    scope.mode,
+    id,
+  ]);
   return rows[0] && fromRow(rows[0]);
 }
 
@@ -125,7 +141,8 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
     where.push(`(lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = lower($${params.push(f.emailStartOrDomain)}))`);
   }
   if (f.ip) where.push(`e.request ? 'ip' AND e.request->>'ip' = $${params.push(f.ip)}`);
-  if (f.cardFingerprint) where.push(`e.request ? 'payment' AND e.request->'payment'->>'card_fingerprint' = $${params.push(f.cardFingerprint)}`);
+  if (f.cardFingerprint)
+    where.push(`e.request ? 'payment' AND e.request->'payment'->>'card_fingerprint' = $${params.push(f.cardFingerprint)}`);
   if (f.identity) where.push(`e.request->'identity' @> $${params.push(JSON.stringify({ [f.identity.kind]: f.identity.value }))}::jsonb`);
   if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
   if (f.reviewStatus === 'none') where.push('r.status IS NULL');
@@ -158,7 +175,11 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
 }
 
 // What the event was judged on: the request as received and the signals the engine saw.
-export async function eventInputs(db: Queryable, scope: Scope, id: string): Promise<{ request: Record<string, unknown>; signals: Record<string, unknown> } | undefined> {
+export async function eventInputs(
+  db: Queryable,
+  scope: Scope,
+  id: string,
+): Promise<{ request: Record<string, unknown>; signals: Record<string, unknown> } | undefined> {
   const { rows } = await db.query<{ request: Record<string, unknown>; signals: Record<string, unknown> }>(
     'SELECT request, signals FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3',
     [scope.tenantId, scope.mode, id],
@@ -177,5 +198,10 @@ export async function lockBinding(tx: Queryable, scope: Scope, id: string): Prom
 }
 
 export async function bindExternalUser(tx: Queryable, scope: Scope, id: string, externalUserId: string): Promise<void> {
-  await tx.query('UPDATE events SET external_user_id = $4 WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, id, externalUserId]);
+  await tx.query('UPDATE events SET external_user_id = $4 WHERE tenant_id = $1 AND mode = $2 AND id = $3', [
+    scope.tenantId,
+    scope.mode,
+    id,
+    externalUserId,
+  ]);
 }

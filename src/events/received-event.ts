@@ -50,18 +50,43 @@ export interface ReceivedEventRow {
 
 // The one mapping of a stored row to the domain (the wire's names end here).
 export const receivedEventOf = (r: ReceivedEventRow): ReceivedEvent => ({
-  id: r.id, eventType: r.event_type, createdAt: r.created_at, externalUserId: r.external_user_id ?? undefined,
-  email: r.request.email, ip: r.request.ip, identity: r.request.identity, cardFingerprint: r.request.payment?.card_fingerprint,
-  cardCountry: r.request.payment?.card_country, amount: r.request.payment?.amount, deviceId: r.device_id ?? undefined,
+  id: r.id,
+  eventType: r.event_type,
+  createdAt: r.created_at,
+  externalUserId: r.external_user_id ?? undefined,
+  email: r.request.email,
+  ip: r.request.ip,
+  identity: r.request.identity,
+  cardFingerprint: r.request.payment?.card_fingerprint,
+  cardCountry: r.request.payment?.card_country,
+  amount: r.request.payment?.amount,
+  deviceId: r.device_id ?? undefined,
   erased: r.request.erased === true,
 });
 
 // The one way a stored event becomes its link, under the scope's link policy in force: the PATCH
 // binding, the rebuild and the checker all call it, so they cannot disagree on what the graph
 // holds.
-export function linkOfStoredEvent(scope: Scope, e: ReceivedEvent, hubThreshold: number, linkPolicy: GraphLinkPolicy | undefined): GraphLink | undefined {
-  return graphLinkOf(scope, {
-    eventId: e.id, eventType: e.eventType, at: e.createdAt.getTime(), account: e.externalUserId, email: e.email, deviceId: e.deviceId,
-    card: e.cardFingerprint, cardCountry: e.cardFingerprint ? e.cardCountry : undefined, identity: e.identity,
-  }, hubThreshold, linkPolicy);
+export function linkOfStoredEvent(
+  scope: Scope,
+  e: ReceivedEvent,
+  hubThreshold: number,
+  linkPolicy: GraphLinkPolicy | undefined,
+): GraphLink | undefined {
+  return graphLinkOf(
+    scope,
+    {
+      eventId: e.id,
+      eventType: e.eventType,
+      at: e.createdAt.getTime(),
+      account: e.externalUserId,
+      email: e.email,
+      deviceId: e.deviceId,
+      card: e.cardFingerprint,
+      cardCountry: e.cardFingerprint ? e.cardCountry : undefined,
+      identity: e.identity,
+    },
+    hubThreshold,
+    linkPolicy,
+  );
 }

@@ -36,13 +36,32 @@ export interface FeedbackRow {
   retract_note: string | null;
 }
 
-const toRow = (r: { id: string; outcome: Outcome; subject_kind: SubjectKind; subject_value: string; note: string | null; created_at: Date; retracted_at: Date | null; retract_note: string | null }): FeedbackRow => ({
-  feedback_id: r.id, outcome: r.outcome, subject: { kind: r.subject_kind, value: r.subject_value }, note: r.note,
-  created_at: r.created_at.toISOString(), retracted_at: r.retracted_at?.toISOString() ?? null, retract_note: r.retract_note,
+const toRow = (r: {
+  id: string;
+  outcome: Outcome;
+  subject_kind: SubjectKind;
+  subject_value: string;
+  note: string | null;
+  created_at: Date;
+  retracted_at: Date | null;
+  retract_note: string | null;
+}): FeedbackRow => ({
+  feedback_id: r.id,
+  outcome: r.outcome,
+  subject: { kind: r.subject_kind, value: r.subject_value },
+  note: r.note,
+  created_at: r.created_at.toISOString(),
+  retracted_at: r.retracted_at?.toISOString() ?? null,
+  retract_note: r.retract_note,
 });
 
 // A scope's feedback, newest first (at most `limit`), optionally about one account, email or event.
-export async function listFeedback(db: Queryable, scope: Scope, filter: { externalUserId?: string; email?: string; eventId?: string }, limit = 100): Promise<FeedbackRow[]> {
+export async function listFeedback(
+  db: Queryable,
+  scope: Scope,
+  filter: { externalUserId?: string; email?: string; eventId?: string },
+  limit = 100,
+): Promise<FeedbackRow[]> {
   const { rows } = await db.query(
     `SELECT id, outcome, subject_kind, subject_value, note, created_at, retracted_at, retract_note FROM feedback
       WHERE tenant_id = $1 AND mode = $2
@@ -57,7 +76,13 @@ export async function listFeedback(db: Queryable, scope: Scope, filter: { extern
 
 // Marks one feedback row retracted; undefined when there is no such row in the scope. `already`
 // when it was retracted before (nothing changes).
-export async function retractOutcome(db: Queryable, scope: Scope, id: string, by: string, note: string): Promise<{ row: FeedbackRow; already: boolean } | undefined> {
+export async function retractOutcome(
+  db: Queryable,
+  scope: Scope,
+  id: string,
+  by: string,
+  note: string,
+): Promise<{ row: FeedbackRow; already: boolean } | undefined> {
   const { rows } = await db.query(
     `WITH target AS (SELECT * FROM feedback WHERE tenant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE),
      done AS (UPDATE feedback f SET retracted_at = now(), retracted_by = $4, retract_note = $5
@@ -84,7 +109,12 @@ export async function lockEventErased(tx: Queryable, scope: Scope, eventId: stri
   return rows[0]?.erased ?? false;
 }
 
-export async function subjectEvents(db: Queryable, scope: Scope, kind: SubjectKind, value: string): Promise<{ found: boolean; codes: string[] }> {
+export async function subjectEvents(
+  db: Queryable,
+  scope: Scope,
+  kind: SubjectKind,
+  value: string,
+): Promise<{ found: boolean; codes: string[] }> {
   const column = { event_id: 'id', external_user_id: 'external_user_id', email: 'lower(email)' }[kind];
   const { rows } = await db.query<{ codes: string[] | null; n: number }>(
     `SELECT count(*)::int AS n, array_agg(DISTINCT r->>'code') FILTER (WHERE r IS NOT NULL) AS codes

@@ -54,9 +54,18 @@ export async function recordFeedback(
   const events = await subjectEvents(deps.db, scope, kind, value);
   // An email Postgres knows only in another spelling (dots, a plus tag) may still be in the graph.
   if (!events.found && !(kind === 'email' && (await emailKnownToGraph(deps, scope, anchorValue)))) {
-    throw new AppError('not_found', kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`);
+    throw new AppError(
+      'not_found',
+      kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`,
+    );
   }
-  const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at: deps.clock.now(), codes: events.codes });
+  const mark = markOf(scope, {
+    source: 'feedback',
+    subject: input.subject,
+    outcome: input.outcome,
+    at: deps.clock.now(),
+    codes: events.codes,
+  });
   return inTransaction(deps.db, async (tx) => {
     const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
     // About an erased person's event: recorded, and no mark (the graph has forgotten them).

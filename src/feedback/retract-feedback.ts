@@ -21,7 +21,11 @@ export async function retractFeedback(
     if (!done.already) {
       const { subject, outcome } = done.row;
       await deps.graphOutbox.retract(tx, scope, feedbackMarkKey(subject.kind, subject.value, outcome), deps.clock.now());
-      await audit(tx, input.actor, 'feedback.retract', input.feedbackId, { outcome, subject: `${subject.kind}:${subject.value}`, note: input.note });
+      await audit(tx, input.actor, 'feedback.retract', input.feedbackId, {
+        outcome,
+        subject: `${subject.kind}:${subject.value}`,
+        note: input.note,
+      });
     }
     return done.row;
   });

@@ -55,14 +55,18 @@ type Parse = (text: string) => ParsedStatement[];
 // method of the class at run time; its type is private in the package's declarations, and the
 // parse tree is what the guard needs.
 let parser: Promise<Parse> | undefined;
-const loadParser = (): Promise<Parse> => (parser ??= import('@neo4j-cypher/language-support').then(({ CypherLanguageService }) => {
-  const service = new CypherLanguageService({ consoleCommandsEnabled: false }) as unknown as { parse(q: string): { statementsParsing: ParsedStatement[] } };
-  return (text: string) => service.parse(text).statementsParsing;
-}));
+const loadParser = (): Promise<Parse> =>
+  (parser ??= import('@neo4j-cypher/language-support').then(({ CypherLanguageService }) => {
+    const service = new CypherLanguageService({ consoleCommandsEnabled: false }) as unknown as {
+      parse(q: string): { statementsParsing: ParsedStatement[] };
+    };
+    return (text: string) => service.parse(text).statementsParsing;
+  }));
 
 export async function guardCypher(text: string, given: Record<string, unknown> = {}): Promise<GuardedCypher> {
   const parseStatements = await loadParser();
-  if (text.length > MAX_CYPHER_LENGTH) throw refused(`a statement longer than ${MAX_CYPHER_LENGTH} characters (the bound on its length)`, { line: 1, column: 1 });
+  if (text.length > MAX_CYPHER_LENGTH)
+    throw refused(`a statement longer than ${MAX_CYPHER_LENGTH} characters (the bound on its length)`, { line: 1, column: 1 });
   // Neo4j 5 decodes \uXXXX before it parses (even outside strings), so the text it runs could
   // differ from the text checked here: refused, whatever it spells.
   const escape = /\\u/i.exec(text);
@@ -81,14 +85,18 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
     throw err;
   }
   if (statements.length === 0) throw refused('an empty statement', { line: 1, column: 1 });
-  if (statements.length > 1) throw refused('several statements (send one at a time)', tokenAt(statements[1]!.tokens.find((t) => t.channel === 0)));
+  if (statements.length > 1)
+    throw refused('several statements (send one at a time)', tokenAt(statements[1]!.tokens.find((t) => t.channel === 0)));
   const statement = statements[0]!;
   const error = statement.syntaxErrors[0];
   if (error) throw refused(`a syntax error: ${error.message}`, position(text, error.offsets.start));
   if (statement.parser.numberOfSyntaxErrors > 0) {
     const [caught] = statement.errorTracker?.caughtExceptions?.values() ?? [];
     const token = caught?.offendingToken;
-    throw refused(token && !isEnd(token) ? `a syntax error near "${token.text}"` : 'an incomplete statement', token && !isEnd(token) ? tokenAt(token) : position(text, text.trimEnd().length));
+    throw refused(
+      token && !isEnd(token) ? `a syntax error near "${token.text}"` : 'an incomplete statement',
+      token && !isEnd(token) ? tokenAt(token) : position(text, text.trimEnd().length),
+    );
   }
 
   const rules = statement.parser.ruleNames;
@@ -102,7 +110,8 @@ export async function guardCypher(text: string, given: Record<string, unknown> =
   const visit = (tree: Tree): void => {
     // An error node is text the parser could not place: nothing unclassified runs.
     if (tree.symbol) {
-      if (tree.constructor.name === 'ErrorNode') throw refused(`text the parser could not classify ("${tree.symbol.text}")`, tokenAt(tree.symbol));
+      if (tree.constructor.name === 'ErrorNode')
+        throw refused(`text the parser could not classify ("${tree.symbol.text}")`, tokenAt(tree.symbol));
       return;
     }
     const rule = rules[tree.ruleIndex ?? -1] ?? '?';
@@ -181,7 +190,8 @@ function scopeNodePattern(node: Tree, rules: string[], before: Map<number, strin
   const keys = (map.children ?? []).filter((c) => rules[c.ruleIndex ?? -1] === 'propertyKeyName');
   for (const key of keys) {
     const name = unescape(textOf(key));
-    if ((SCOPE_PARAMETERS as readonly string[]).includes(name)) throw refused(`${name} in a pattern (the server sets the scope)`, tokenAt(key.start));
+    if ((SCOPE_PARAMETERS as readonly string[]).includes(name))
+      throw refused(`${name} in a pattern (the server sets the scope)`, tokenAt(key.start));
   }
   const open = map.children![0]!.symbol!;
   after.set(open.start, `${SCOPE_MAP}${keys.length > 0 ? ', ' : ''}`);

@@ -3,8 +3,22 @@
 // (cypher-guard.ts), its bounds (guard-bounds.ts) and its scope-first rewrite (scope-first.ts).
 import { AppError } from '../errors.js';
 
-export interface Token { text?: string; type: number; channel: number; start: number; stop: number; line: number; column: number }
-export interface Tree { symbol?: Token; ruleIndex?: number; children?: Tree[] | null; start?: Token | null; stop?: Token | null }
+export interface Token {
+  text?: string;
+  type: number;
+  channel: number;
+  start: number;
+  stop: number;
+  line: number;
+  column: number;
+}
+export interface Tree {
+  symbol?: Token;
+  ruleIndex?: number;
+  children?: Tree[] | null;
+  start?: Token | null;
+  stop?: Token | null;
+}
 
 export interface Refusal {
   reason: string;
@@ -13,12 +27,15 @@ export interface Refusal {
 }
 
 export const refused = (reason: string, at: { line: number; column: number }): AppError =>
-  new AppError('invalid_request', `Refused: ${reason} (line ${at.line}, column ${at.column}).`, { refusal: { reason, line: at.line, column: at.column } });
+  new AppError('invalid_request', `Refused: ${reason} (line ${at.line}, column ${at.column}).`, {
+    refusal: { reason, line: at.line, column: at.column },
+  });
 
 export const tokenAt = (t: Token | null | undefined) => ({ line: t?.line ?? 1, column: (t?.column ?? 0) + 1 });
 
 // A name as Neo4j reads it: backticks off, doubled backticks single.
-export const unescape = (name: string): string => (name.startsWith('`') && name.endsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
+export const unescape = (name: string): string =>
+  name.startsWith('`') && name.endsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name;
 
 // A name as Cypher text, whatever it holds.
 export const quoteName = (name: string): string => `\`${name.replace(/`/g, '``')}\``;

@@ -95,12 +95,19 @@ export function measureStatement(ctx: Tree, rules: string[], tokens: Token[]): S
 
 export function checkStatementSize(size: StatementSize): void {
   const at = tokenAt(null);
-  if (size.tokens > GUARD_BOUNDS.tokens) throw refused(`a statement of ${size.tokens} tokens (the bound is ${GUARD_BOUNDS.tokens} words, names, numbers and signs)`, at);
-  if (size.expressionDepth > GUARD_BOUNDS.expressionDepth) throw refused(`an expression nested ${size.expressionDepth} levels deep (the bound is ${GUARD_BOUNDS.expressionDepth})`, at);
-  if (size.subqueryDepth > GUARD_BOUNDS.subqueryDepth) throw refused(`subqueries nested ${size.subqueryDepth} deep (the bound is ${GUARD_BOUNDS.subqueryDepth})`, at);
-  if (size.subqueries > GUARD_BOUNDS.subqueries) throw refused(`${size.subqueries} subqueries (the bound is ${GUARD_BOUNDS.subqueries} in one statement)`, at);
+  if (size.tokens > GUARD_BOUNDS.tokens)
+    throw refused(`a statement of ${size.tokens} tokens (the bound is ${GUARD_BOUNDS.tokens} words, names, numbers and signs)`, at);
+  if (size.expressionDepth > GUARD_BOUNDS.expressionDepth)
+    throw refused(`an expression nested ${size.expressionDepth} levels deep (the bound is ${GUARD_BOUNDS.expressionDepth})`, at);
+  if (size.subqueryDepth > GUARD_BOUNDS.subqueryDepth)
+    throw refused(`subqueries nested ${size.subqueryDepth} deep (the bound is ${GUARD_BOUNDS.subqueryDepth})`, at);
+  if (size.subqueries > GUARD_BOUNDS.subqueries)
+    throw refused(`${size.subqueries} subqueries (the bound is ${GUARD_BOUNDS.subqueries} in one statement)`, at);
   if (size.relationshipPatterns > GUARD_BOUNDS.relationshipPatterns) {
-    throw refused(`${size.relationshipPatterns} relationship patterns (the bound is ${GUARD_BOUNDS.relationshipPatterns} in one statement)`, at);
+    throw refused(
+      `${size.relationshipPatterns} relationship patterns (the bound is ${GUARD_BOUNDS.relationshipPatterns} in one statement)`,
+      at,
+    );
   }
 }
 
@@ -111,10 +118,15 @@ export function checkParameters(params: Record<string, unknown>): void {
   if (names.length > GUARD_BOUNDS.parameters) throw refused(`${names.length} parameters (the bound is ${GUARD_BOUNDS.parameters})`, at);
   for (const name of names) {
     const deepest = nesting(params[name]);
-    if (deepest > GUARD_BOUNDS.parameterDepth) throw refused(`the parameter $${name} nested more than ${GUARD_BOUNDS.parameterDepth} levels deep (the bound is ${GUARD_BOUNDS.parameterDepth})`, at);
+    if (deepest > GUARD_BOUNDS.parameterDepth)
+      throw refused(
+        `the parameter $${name} nested more than ${GUARD_BOUNDS.parameterDepth} levels deep (the bound is ${GUARD_BOUNDS.parameterDepth})`,
+        at,
+      );
   }
   const bytes = Buffer.byteLength(JSON.stringify(params) ?? '', 'utf8');
-  if (bytes > GUARD_BOUNDS.parameterBytes) throw refused(`parameters of ${bytes} bytes as JSON (the bound is ${GUARD_BOUNDS.parameterBytes})`, at);
+  if (bytes > GUARD_BOUNDS.parameterBytes)
+    throw refused(`parameters of ${bytes} bytes as JSON (the bound is ${GUARD_BOUNDS.parameterBytes})`, at);
 }
 
 // How deep lists and maps nest in a value; iterative, and it stops counting past the bound.
@@ -152,7 +164,10 @@ export function checkRanges(ctx: Tree, rules: string[], given: Record<string, un
         const length = Math.max(0, Math.floor((end! - start!) / step) + 1);
         product *= Math.max(1, length);
         if (product > GUARD_BOUNDS.rangeElements) {
-          throw refused(`range() lists of ${product > 1e15 ? 'more than 10^15' : product} elements in all (the bound is ${GUARD_BOUNDS.rangeElements}, their lengths multiplied)`, tokenAt(t.start));
+          throw refused(
+            `range() lists of ${product > 1e15 ? 'more than 10^15' : product} elements in all (the bound is ${GUARD_BOUNDS.rangeElements}, their lengths multiplied)`,
+            tokenAt(t.start),
+          );
         }
       }
     }

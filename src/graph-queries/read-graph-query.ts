@@ -28,7 +28,12 @@ export interface QueryResult {
 export type PositionOf = (offset: number) => { line: number; column: number };
 
 export async function readGraphQuery(
-  graph: AnalystGraph, tenantId: string, text: string, params: Record<string, unknown>, limits: QueryLimits, positionOf?: PositionOf,
+  graph: AnalystGraph,
+  tenantId: string,
+  text: string,
+  params: Record<string, unknown>,
+  limits: QueryLimits,
+  positionOf?: PositionOf,
 ): Promise<QueryResult> {
   const started = performance.now();
   const rows: Record<string, unknown>[] = [];
@@ -85,7 +90,9 @@ export function plain(value: unknown): unknown {
   }
   if (isRelationship(value as object)) {
     const r = value as Relationship;
-    return { $rel: { id: r.elementId, type: r.type, start: r.startNodeElementId, end: r.endNodeElementId, properties: unscoped(r.properties) } };
+    return {
+      $rel: { id: r.elementId, type: r.type, start: r.startNodeElementId, end: r.endNodeElementId, properties: unscoped(r.properties) },
+    };
   }
   if (isPath(value as object)) {
     const p = value as { segments: { start: Node; relationship: Relationship; end: Node }[]; start: Node };
@@ -104,8 +111,11 @@ function unscoped(props: Record<string, unknown>): Record<string, unknown> {
   return plain(rest) as Record<string, unknown>;
 }
 
-const timedOut = (timeoutMs: number) => AppError.invalid([{ path: '', message: `ran past the ${timeoutMs} ms limit` }],
-  `The query ran past its ${timeoutMs} ms limit; narrow it (bound the path lengths, start from a known node).`);
+const timedOut = (timeoutMs: number) =>
+  AppError.invalid(
+    [{ path: '', message: `ran past the ${timeoutMs} ms limit` }],
+    `The query ran past its ${timeoutMs} ms limit; narrow it (bound the path lengths, start from a known node).`,
+  );
 
 // Neo4j's refusals in the analyst's words, with the line and column of the analyst's own text
 // where Neo4j names one. A client error is the analyst's to fix (400); so are the database errors
@@ -116,19 +126,25 @@ export function graphQueryError(err: unknown, timeoutMs: number, positionOf?: Po
   const message = String((err as { message?: string }).message ?? '');
   if (/TransactionTimedOut|Terminated/i.test(code)) return timedOut(timeoutMs);
   if (/OutOfMemory|MemoryLimit|MemoryPool/i.test(code)) {
-    return AppError.invalid([{ path: '', message: 'used more memory than a query may' }], 'The query used more memory than a query may (Neo4j db.memory.transaction.max); aggregate less or bound the paths.');
+    return AppError.invalid(
+      [{ path: '', message: 'used more memory than a query may' }],
+      'The query used more memory than a query may (Neo4j db.memory.transaction.max); aggregate less or bound the paths.',
+    );
   }
-  if (/AccessMode|ForbiddenOnReadOnly/i.test(code)) return new AppError('forbidden', 'This query tries to write; analyst queries run read-only.');
+  if (/AccessMode|ForbiddenOnReadOnly/i.test(code))
+    return new AppError('forbidden', 'This query tries to write; analyst queries run read-only.');
   const first = message.split('\n')[0]!.trim();
-  const analysts = /^Neo\.ClientError\./.test(code)
-    || /shortest path algorithm does not work when the start and end nodes are the same/i.test(message)
-    || /StackOverflow/i.test(message);
+  const analysts =
+    /^Neo\.ClientError\./.test(code) ||
+    /shortest path algorithm does not work when the start and end nodes are the same/i.test(message) ||
+    /StackOverflow/i.test(message);
   if (analysts) {
     const at = /\(line (\d+), column (\d+) \(offset: (\d+)\)\)/.exec(message);
     const where = at && positionOf ? positionOf(Number(at[3])) : undefined;
     const sentence = /shortest path/i.test(first) ? first.replace(/\.\s.*$/, '.') : first;
-    const words = sentence.replace(/\s*\(line \d+, column \d+ \(offset: \d+\)\)/, '')
-      + (/shortest path/i.test(first) ? ' Start and end are the same node for some row: add WHERE a <> b.' : '');
+    const words =
+      sentence.replace(/\s*\(line \d+, column \d+ \(offset: \d+\)\)/, '') +
+      (/shortest path/i.test(first) ? ' Start and end are the same node for some row: add WHERE a <> b.' : '');
     const issue = where ? { path: '', message: words, line: where.line, column: where.column } : { path: '', message: words };
     return AppError.invalid([issue], `Neo4j refused the query: ${words}${where ? ` (line ${where.line}, column ${where.column})` : ''}`);
   }

@@ -41,13 +41,18 @@ export interface AnalystResult extends QueryResult {
 // The audit entry is written before anything runs, and nothing runs, and no refusal or error
 // reaches the analyst, if it cannot be written. What became of the run is added after.
 export async function runAnalystCypher(
-  deps: Pick<AnalystCypherDeps, 'db' | 'analystGraph' | 'config' | 'logger'>, actor: Actor, run: AnalystCypher,
+  deps: Pick<AnalystCypherDeps, 'db' | 'analystGraph' | 'config' | 'logger'>,
+  actor: Actor,
+  run: AnalystCypher,
 ): Promise<AnalystResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   const entry = { text: run.text, params: run.params };
   const unaudited = (err: unknown) => {
-    deps.logger.error({ err: (err as Error).message, tenantId: actor.tenantId }, 'could not write the audit entry of an analyst query; it did not run');
+    deps.logger.error(
+      { err: (err as Error).message, tenantId: actor.tenantId },
+      'could not write the audit entry of an analyst query; it did not run',
+    );
     return AppError.unavailable('The audit log cannot be written just now, so the query did not run; retry it.');
   };
   let guarded: Awaited<ReturnType<typeof guardCypher>>;
@@ -56,15 +61,22 @@ export async function runAnalystCypher(
     const unknown = Object.keys(run.params).filter((k) => !guarded.parameters.includes(k));
     const missing = guarded.parameters.filter((p) => !Object.hasOwn(run.params, p));
     if (unknown.length > 0 || missing.length > 0) {
-      throw AppError.invalid([
-        ...unknown.map((k) => ({ path: `/params/${k}`, message: 'is not used by the statement' })),
-        ...missing.map((p) => ({ path: `/params/${p}`, message: 'is required: the statement uses it' })),
-      ], `Parameters: ${[...missing.map((p) => `$${p} is missing`), ...unknown.map((k) => `$${k} is not used`)].join('; ')}.`);
+      throw AppError.invalid(
+        [
+          ...unknown.map((k) => ({ path: `/params/${k}`, message: 'is not used by the statement' })),
+          ...missing.map((p) => ({ path: `/params/${p}`, message: 'is required: the statement uses it' })),
+        ],
+        `Parameters: ${[...missing.map((p) => `$${p} is missing`), ...unknown.map((k) => `$${k} is not used`)].join('; ')}.`,
+      );
     }
   } catch (err) {
     const refusal = refusalOf(err);
     try {
-      await audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, { ...entry, ms: ms(), ...(refusal ? { refused: refusal } : { error: err instanceof AppError ? err.message : 'internal error' }) });
+      await audit(deps.db, actor, 'cypher.run', run.savedQuery ?? null, {
+        ...entry,
+        ms: ms(),
+        ...(refusal ? { refused: refusal } : { error: err instanceof AppError ? err.message : 'internal error' }),
+      });
     } catch (auditErr) {
       throw unaudited(auditErr);
     }
@@ -77,14 +89,25 @@ export async function runAnalystCypher(
   } catch (auditErr) {
     throw unaudited(auditErr);
   }
-  const complete = (outcome: Record<string, unknown>) => completeAudit(deps.db, id, { ...outcome, ms: ms() })
-    .catch((err: unknown) => deps.logger.warn({ err: (err as Error).message, audit: id }, 'could not add the outcome to an audit entry'));
+  const complete = (outcome: Record<string, unknown>) =>
+    completeAudit(deps.db, id, { ...outcome, ms: ms() }).catch((err: unknown) =>
+      deps.logger.warn({ err: (err as Error).message, audit: id }, 'could not add the outcome to an audit entry'),
+    );
   let result: QueryResult;
   try {
     const params = { ...(cypherParams(run.params) as Record<string, unknown>), tenantId: actor.tenantId, mode: actor.mode };
-    result = await readGraphQuery(deps.analystGraph, actor.tenantId, guarded.text, params, {
-      timeoutMs: deps.config.graphQueryTimeoutMs, rowCap: deps.config.graphQueryRowCap, maxBytes: deps.config.graphQueryMaxBytes,
-    }, guarded.positionOf);
+    result = await readGraphQuery(
+      deps.analystGraph,
+      actor.tenantId,
+      guarded.text,
+      params,
+      {
+        timeoutMs: deps.config.graphQueryTimeoutMs,
+        rowCap: deps.config.graphQueryRowCap,
+        maxBytes: deps.config.graphQueryMaxBytes,
+      },
+      guarded.positionOf,
+    );
   } catch (err) {
     await complete({ error: err instanceof AppError ? err.message : 'internal error' });
     throw err;
@@ -104,12 +127,21 @@ export interface SaveQuery {
 // Stored as written, once the guard accepts it; runnable by the tenant's analysts. The row and its
 // audit entry commit together.
 export async function saveTenantQuery(
-  deps: Pick<AnalystCypherDeps, 'db' | 'cypher'>, actor: Actor, q: SaveQuery,
+  deps: Pick<AnalystCypherDeps, 'db' | 'cypher'>,
+  actor: Actor,
+  q: SaveQuery,
 ): Promise<{ id: string; parameters: string[] }> {
   const guarded = await guardCypher(q.text);
-  if (savedQueries(deps, actor.tenantId).some((r) => r.id === q.id)) throw new AppError('conflict', `A reviewed query is called ${q.id}; choose another name.`);
+  if (savedQueries(deps, actor.tenantId).some((r) => r.id === q.id))
+    throw new AppError('conflict', `A reviewed query is called ${q.id}; choose another name.`);
   await inTransaction(deps.db, async (tx) => {
-    const saved = await insertTenantQuery(tx, actor.tenantId, { id: q.id, description: q.description, cypher: q.text, parameters: guarded.parameters, createdBy: actor.analystEmail });
+    const saved = await insertTenantQuery(tx, actor.tenantId, {
+      id: q.id,
+      description: q.description,
+      cypher: q.text,
+      parameters: guarded.parameters,
+      createdBy: actor.analystEmail,
+    });
     if (!saved) throw new AppError('conflict', `This tenant already has a query called ${q.id}.`);
     await audit(tx, actor, 'query.save', q.id, { text: q.text, description: q.description });
   });

@@ -34,7 +34,10 @@ function describe(catalogName: string, header: string): SavedQuery {
   const id = catalogName.split('/').pop()!;
   const text = header.replace(/\n/g, ' ');
   const section = (label: string) => text.match(new RegExp(`${label}:\\s*(.*?)(?=\\s+(?:Parameters|Returns):|$)`))?.[1]?.trim() ?? '';
-  const description = text.replace(new RegExp(`^${id}:\\s*`), '').split(/\s+(?:Parameters|Returns):/)[0]!.trim();
+  const description = text
+    .replace(new RegExp(`^${id}:\\s*`), '')
+    .split(/\s+(?:Parameters|Returns):/)[0]!
+    .trim();
   const parameters = [...section('Parameters').matchAll(/\$(\w+)(?:\s*\(([^)]*)\))?/g)]
     .filter((m) => !SERVER_PARAMS.has(m[1]!))
     .map((m) => ({ name: m[1]!, hint: m[2] ?? '' }));
@@ -45,7 +48,8 @@ function describe(catalogName: string, header: string): SavedQuery {
 export function savedQueries(deps: Pick<SavedQueryDeps, 'cypher'>, tenantId: string): SavedQuery[] {
   const byId = new Map<string, SavedQuery>();
   const names = deps.cypher.names();
-  for (const name of names.filter((n) => /^analyst\/[^/]+$/.test(n))) byId.set(name.slice('analyst/'.length), describe(name, deps.cypher.header(name)));
+  for (const name of names.filter((n) => /^analyst\/[^/]+$/.test(n)))
+    byId.set(name.slice('analyst/'.length), describe(name, deps.cypher.header(name)));
   const own = `analyst/tenants/${tenantId}/`;
   for (const name of names.filter((n) => n.startsWith(own) && !n.slice(own.length).includes('/'))) {
     byId.set(name.slice(own.length), describe(name, deps.cypher.header(name)));
@@ -54,7 +58,10 @@ export function savedQueries(deps: Pick<SavedQueryDeps, 'cypher'>, tenantId: str
 }
 
 export async function runSavedQuery(
-  deps: SavedQueryDeps, scope: Scope, query: SavedQuery, given: Record<string, unknown>,
+  deps: SavedQueryDeps,
+  scope: Scope,
+  query: SavedQuery,
+  given: Record<string, unknown>,
 ): Promise<QueryResult> {
   const cap = deps.config.consoleQueryRowCap;
   const unknown = Object.keys(given).filter((k) => k !== 'limit' && !query.parameters.some((p) => p.name === k));
@@ -69,11 +76,14 @@ export async function runSavedQuery(
   // An $email parameter is looked up as the graph keeps addresses (emailIdentity: lower case, and
   // without dots and plus-tags where the provider ignores them); the answer says what was used.
   const normalised: Record<string, { given: string; used: string }> = {};
-  const email = typeof given.email === 'string' && query.parameters.some((p) => p.name === 'email') ? emailIdentity(given.email) : undefined;
+  const email =
+    typeof given.email === 'string' && query.parameters.some((p) => p.name === 'email') ? emailIdentity(given.email) : undefined;
   if (email !== undefined && email !== given.email) normalised.email = { given: given.email as string, used: email };
   const params = { ...given, ...(email !== undefined && { email }), tenantId: scope.tenantId, mode: scope.mode, limit: neo4j.int(limit) };
   const result = await readGraphQuery(deps.analystGraph, scope.tenantId, deps.cypher.get(query.catalogName), params, {
-    timeoutMs: deps.config.consoleQueryTimeoutMs, rowCap: limit, maxBytes: deps.config.graphQueryMaxBytes,
+    timeoutMs: deps.config.consoleQueryTimeoutMs,
+    rowCap: limit,
+    maxBytes: deps.config.graphQueryMaxBytes,
   });
   return Object.keys(normalised).length > 0 ? { ...result, normalised } : result;
 }

@@ -23,9 +23,7 @@
 // n.lane AS y`) exists only after the rows it came from passed their scope, and Neo4j does not
 // move a projection below the filter that made its rows. Conditions outside patterns (RETURN,
 // ORDER BY, UNWIND) run on rows that already passed. No I/O.
-import {
-  child, childrenOf, hasToken, kids, quoteName, refused, ruleOf, textOf, tokenAt, variableName, type Tree,
-} from './cypher-tree.js';
+import { child, childrenOf, hasToken, kids, quoteName, refused, ruleOf, textOf, tokenAt, variableName, type Tree } from './cypher-tree.js';
 
 // What a variable holds, as far as its scope can be tested: a node, a relationship, a list of
 // relationships (variable length), a list of nodes or relationships (a quantified group), a path;
@@ -42,8 +40,19 @@ export interface ScopeEdits {
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 // What a constant is made of: literals, parameters, lists and maps of them.
 const CONSTANT_RULES = new Set([
-  'literal', 'numberLiteral', 'signedIntegerLiteral', 'stringLiteral', 'listLiteral', 'map', 'parameter', 'parameterName',
-  'propertyKeyName', 'symbolicNameString', 'escapedSymbolicNameString', 'unescapedSymbolicNameString', 'unescapedSymbolicNameString_',
+  'literal',
+  'numberLiteral',
+  'signedIntegerLiteral',
+  'stringLiteral',
+  'listLiteral',
+  'map',
+  'parameter',
+  'parameterName',
+  'propertyKeyName',
+  'symbolicNameString',
+  'escapedSymbolicNameString',
+  'unescapedSymbolicNameString',
+  'unescapedSymbolicNameString_',
 ]);
 const ITERATION = '`doorman scope`';
 
@@ -51,11 +60,16 @@ const inScope = (v: string) => `${v}.tenantId = $tenantId AND ${v}.mode = $mode`
 function scopeTest(name: string, kind: Kind): string {
   const v = quoteName(name);
   switch (kind) {
-    case 'node': return `(${v} IS NULL OR (${inScope(v)}))`;
-    case 'rel': return `(${v} IS NULL OR (${inScope(`startNode(${v})`)}))`;
-    case 'rels': return `(${v} IS NULL OR all(${ITERATION} IN ${v} WHERE ${inScope(`startNode(${ITERATION})`)}))`;
-    case 'nodes': return `(${v} IS NULL OR all(${ITERATION} IN ${v} WHERE ${inScope(ITERATION)}))`;
-    case 'path': return `(${v} IS NULL OR all(${ITERATION} IN nodes(${v}) WHERE ${inScope(ITERATION)}))`;
+    case 'node':
+      return `(${v} IS NULL OR (${inScope(v)}))`;
+    case 'rel':
+      return `(${v} IS NULL OR (${inScope(`startNode(${v})`)}))`;
+    case 'rels':
+      return `(${v} IS NULL OR all(${ITERATION} IN ${v} WHERE ${inScope(`startNode(${ITERATION})`)}))`;
+    case 'nodes':
+      return `(${v} IS NULL OR all(${ITERATION} IN ${v} WHERE ${inScope(ITERATION)}))`;
+    case 'path':
+      return `(${v} IS NULL OR all(${ITERATION} IN nodes(${v}) WHERE ${inScope(ITERATION)}))`;
   }
 }
 
@@ -64,7 +78,13 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
   const rule = (t: Tree) => ruleOf(t, rules);
   const collapse = (t: Tree): Tree => {
     let c = t;
-    while (!c.symbol && kids(c).length === 1 && !kids(c)[0]!.symbol && !/^(variable|literal|parameter|functionInvocation)$/.test(rule(c) ?? '')) c = kids(c)[0]!;
+    while (
+      !c.symbol &&
+      kids(c).length === 1 &&
+      !kids(c)[0]!.symbol &&
+      !/^(variable|literal|parameter|functionInvocation)$/.test(rule(c) ?? '')
+    )
+      c = kids(c)[0]!;
     return c;
   };
 
@@ -148,7 +168,10 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
           const importing = child(clause, rules, 'subqueryScope');
           let imported: Scope;
           if (!importing || hasToken(importing, '*')) imported = new Map(current);
-          else imported = new Map(childrenOf(importing, rules, 'variable').map((v) => [variableName(v), current.get(variableName(v)) ?? null]));
+          else
+            imported = new Map(
+              childrenOf(importing, rules, 'variable').map((v) => [variableName(v), current.get(variableName(v)) ?? null]),
+            );
           const r = inner ? walkRegular(inner, imported) : new Map<string, Kind | null>();
           current = new Map([...current, ...r]);
           break;
@@ -173,7 +196,7 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
       const plain = v ? variableName(v) : undefined;
       const name = alias ? variableName(alias) : plain;
       if (name === undefined) continue;
-      out.set(name, plain !== undefined ? scope.get(plain) ?? null : null);
+      out.set(name, plain !== undefined ? (scope.get(plain) ?? null) : null);
     }
     return out;
   }
@@ -219,7 +242,8 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
       const map = props && child(props, rules, 'map');
       if (map) {
         for (const value of childrenOf(map, rules, 'expression')) {
-          if (!isConstant(value)) throw refused('a property value in a pattern that is not a literal or a parameter (compare it in WHERE)', tokenAt(value.start));
+          if (!isConstant(value))
+            throw refused('a property value in a pattern that is not a literal or a parameter (compare it in WHERE)', tokenAt(value.start));
         }
       }
       const where = child(t, rules, 'expression');
@@ -247,7 +271,10 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
       if (!isSafe(part)) {
         const names = [...referenced(part, scope)].filter((n) => scope.get(n));
         if (names.length > 0) {
-          const test = names.sort().map((n) => scopeTest(n, scope.get(n)!)).join(' AND ');
+          const test = names
+            .sort()
+            .map((n) => scopeTest(n, scope.get(n)!))
+            .join(' AND ');
           addPrefix(part.start!.start, `CASE WHEN ${test} THEN (`);
           addSuffix(part.stop!.start, ') END');
         }
@@ -284,9 +311,12 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
     const c7 = kids(e7);
     if (c7.length !== 2 || rule(c7[1]!) !== 'comparisonExpression6') return false;
     const [subject, comparison] = c7 as [Tree, Tree];
-    const tokens = kids(comparison).filter((c) => c.symbol).map((c) => c.symbol!.text!.toUpperCase());
+    const tokens = kids(comparison)
+      .filter((c) => c.symbol)
+      .map((c) => c.symbol!.text!.toUpperCase());
     const operand = kids(comparison).find((c) => !c.symbol && rule(c) !== 'labelExpression' && rule(c)?.startsWith('expression'));
-    if (tokens[0] === 'IN' || (tokens[0] === 'STARTS' && tokens[1] === 'WITH')) return isSubject(subject) && operand !== undefined && isOperand(operand);
+    if (tokens[0] === 'IN' || (tokens[0] === 'STARTS' && tokens[1] === 'WITH'))
+      return isSubject(subject) && operand !== undefined && isOperand(operand);
     if (tokens[0] === 'IS' && tokens[tokens.length - 1] === 'NULL') return isSubject(subject) || isVariable(subject);
     if ((tokens[0] === ':' || tokens[0] === 'IS') && kids(comparison).some((c) => rule(c)?.startsWith('labelExpression')) && !operand) {
       return isVariable(subject) && !containsRule(comparison, 'expression');
@@ -331,7 +361,8 @@ export function scopeFirst(root: Tree, rules: string[]): ScopeEdits {
         const cs = kids(t).filter((c) => !c.symbol);
         const signs = kids(t).filter((c) => c.symbol);
         if (cs.length !== 1) return false;
-        if (signs.length > 0 && !(r === 'expression3' && signs.every((s) => s.symbol!.text === '-' || s.symbol!.text === '+'))) return false;
+        if (signs.length > 0 && !(r === 'expression3' && signs.every((s) => s.symbol!.text === '-' || s.symbol!.text === '+')))
+          return false;
         return ok(cs[0]!);
       }
       if (!CONSTANT_RULES.has(r)) return false;

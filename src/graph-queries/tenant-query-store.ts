@@ -14,7 +14,14 @@ export interface TenantQuery {
 
 const COLUMNS = 'id, description, cypher, parameters, created_by, created_at';
 type Row = { id: string; description: string; cypher: string; parameters: string[]; created_by: string; created_at: Date };
-const fromRow = (r: Row): TenantQuery => ({ id: r.id, description: r.description, cypher: r.cypher, parameters: r.parameters, createdBy: r.created_by, createdAt: r.created_at });
+const fromRow = (r: Row): TenantQuery => ({
+  id: r.id,
+  description: r.description,
+  cypher: r.cypher,
+  parameters: r.parameters,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
 
 export async function listTenantQueries(db: Queryable, tenantId: string): Promise<TenantQuery[]> {
   const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM tenant_queries WHERE tenant_id = $1 ORDER BY id`, [tenantId]);
@@ -43,7 +50,9 @@ export async function deleteTenantQuery(db: Queryable, tenantId: string, id: str
 
 // Admins unless the tenant chose otherwise.
 export async function freeFormRoles(db: Queryable, tenantId: string): Promise<Role> {
-  const { rows } = await db.query<{ free_form_roles: Role }>('SELECT free_form_roles FROM graph_query_settings WHERE tenant_id = $1', [tenantId]);
+  const { rows } = await db.query<{ free_form_roles: Role }>('SELECT free_form_roles FROM graph_query_settings WHERE tenant_id = $1', [
+    tenantId,
+  ]);
   return rows[0]?.free_form_roles ?? 'admin';
 }
 

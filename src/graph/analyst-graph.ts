@@ -66,13 +66,14 @@ export function createAnalystGraph(config: AnalystGraphConfig): AnalystGraph {
   let creating = 0;
   let closed = false;
 
-  const driverFor = (uri: string) => neo4j.driver(uri, auth, {
-    maxConnectionPoolSize: 1,
-    connectionAcquisitionTimeout: 5000,
-    connectionTimeout: 3000,
-    maxTransactionRetryTime: 0,
-    disableLosslessIntegers: true,
-  });
+  const driverFor = (uri: string) =>
+    neo4j.driver(uri, auth, {
+      maxConnectionPoolSize: 1,
+      connectionAcquisitionTimeout: 5000,
+      connectionTimeout: 3000,
+      maxTransactionRetryTime: 0,
+      disableLosslessIntegers: true,
+    });
 
   async function makeSlot(): Promise<Slot> {
     const slot: Slot = { driver: undefined as unknown as Driver, sockets: new Set(), busy: false, received: 0, byteCap: Infinity };
@@ -131,11 +132,23 @@ export function createAnalystGraph(config: AnalystGraphConfig): AnalystGraph {
       }
     }
     return new Promise<Slot>((resolve, reject) => {
-      const waiter = { tenantId, take: (s: Slot) => { clearTimeout(timer); resolve(claim(s, tenantId)); } };
+      const waiter = {
+        tenantId,
+        take: (s: Slot) => {
+          clearTimeout(timer);
+          resolve(claim(s, tenantId));
+        },
+      };
       const timer = setTimeout(() => {
         waiting.splice(waiting.indexOf(waiter), 1);
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-        reject(new AppError('rate_limited', `Every connection for analysts' queries is busy (${size} in this process, at most ${share} for one tenant); retry after ${seconds} s.`, { retry_after_seconds: seconds }));
+        reject(
+          new AppError(
+            'rate_limited',
+            `Every connection for analysts' queries is busy (${size} in this process, at most ${share} for one tenant); retry after ${seconds} s.`,
+            { retry_after_seconds: seconds },
+          ),
+        );
       }, waitMs);
       waiting.push(waiter);
     });
@@ -186,11 +199,13 @@ export function createAnalystGraph(config: AnalystGraphConfig): AnalystGraph {
     stats: () => ({ slots: slots.length, busy: slots.filter((s) => s.busy).length, waiting: waiting.length, cuts }),
     async close() {
       closed = true;
-      await Promise.allSettled(slots.map(async (s) => {
-        for (const sock of s.sockets) sock.destroy();
-        await s.driver.close();
-        await new Promise<void>((resolve) => (s.relay ? s.relay.close(() => resolve()) : resolve()));
-      }));
+      await Promise.allSettled(
+        slots.map(async (s) => {
+          for (const sock of s.sockets) sock.destroy();
+          await s.driver.close();
+          await new Promise<void>((resolve) => (s.relay ? s.relay.close(() => resolve()) : resolve()));
+        }),
+      );
     },
   };
 }

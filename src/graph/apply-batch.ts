@@ -32,7 +32,11 @@ export interface BatchApply {
 }
 
 type BatchDeps = {
-  graph: Driver; cypher: CypherCatalog; log: Logger; onSession: SessionRunner; poison: PoisonRows;
+  graph: Driver;
+  cypher: CypherCatalog;
+  log: Logger;
+  onSession: SessionRunner;
+  poison: PoisonRows;
   // A batch of the lane passed (before its rows are deleted).
   passed(lane: number): void;
 };
@@ -103,7 +107,12 @@ export function createBatchApply(deps: BatchDeps, options: { batchSize: number; 
       recover(lane);
       poison.passed(rows);
       if (applied.length === 0) return { kind: 'again' };
-      const lags = await onSession(client, (c) => deleteApplied(c, applied.map((r) => r.seq)));
+      const lags = await onSession(client, (c) =>
+        deleteApplied(
+          c,
+          applied.map((r) => r.seq),
+        ),
+      );
       return { kind: 'applied', read: rows.length, lags };
     },
     limit: (lane) => batchLimit.get(lane) ?? batchSize,

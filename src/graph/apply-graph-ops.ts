@@ -25,7 +25,14 @@ type ScopedId = Scope & { id: string };
 // Recomputes clusters grouped by scope (a batch may hold several scopes of one lane). A cluster
 // too large to split in this transaction is marked and split afterwards in steps
 // (split-in-steps.ts); the scopes that hold one are added to `deferred`.
-async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, split: ScopedId[], recompute: ScopedId[], at: number, deferred: Map<string, Scope>): Promise<void> {
+async function reclusterByScope(
+  tx: ManagedTransaction,
+  cypher: CypherCatalog,
+  split: ScopedId[],
+  recompute: ScopedId[],
+  at: number,
+  deferred: Map<string, Scope>,
+): Promise<void> {
   const scopes = new Map<string, { scope: { tenantId: string; mode: string }; split: Set<string>; recompute: Set<string> }>();
   const entry = (x: ScopedId) => {
     const key = `${x.tenantId}\0${x.mode}`;
@@ -38,41 +45,77 @@ async function reclusterByScope(tx: ManagedTransaction, cypher: CypherCatalog, s
   for (const [key, e] of scopes) {
     const later = new Set(await deferLargeSplits(tx, cypher, e.scope, [...e.split], at));
     if (later.size > 0) deferred.set(key, e.scope);
-    await recluster(tx, cypher, e.scope, [...e.split].filter((id) => !later.has(id)), at, [...e.recompute]);
+    await recluster(
+      tx,
+      cypher,
+      e.scope,
+      [...e.split].filter((id) => !later.has(id)),
+      at,
+      [...e.recompute],
+    );
   }
 }
 
 // A whole scope under its link policy; the counts are recorded for `doorman graph recluster`.
 async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: GraphRecluster): Promise<void> {
   const at = neo4j.int(r.at);
-  const int = (p: GraphRecluster['default']) => ({ ...p, hub: neo4j.int(p.hub), expiryMs: p.expiryMs === null ? null : neo4j.int(p.expiryMs) });
+  const int = (p: GraphRecluster['default']) => ({
+    ...p,
+    hub: neo4j.int(p.hub),
+    expiryMs: p.expiryMs === null ? null : neo4j.int(p.expiryMs),
+  });
   await tx.run(cypher.get('graph/apply-link-policy'), {
-    tenantId: r.tenantId, mode: r.mode, at, default: int(r.default),
+    tenantId: r.tenantId,
+    mode: r.mode,
+    at,
+    default: int(r.default),
     kinds: Object.fromEntries(Object.entries(r.kinds).map(([k, v]) => [k, int(v)])),
   });
   const result = await recluster(tx, cypher, r, null, r.at, r.recompute ?? []);
   await tx.run(cypher.get('graph/record-recluster'), {
-    tenantId: r.tenantId, mode: r.mode, id: r.id,
-    before: neo4j.int(result.clustersBefore), after: neo4j.int(result.clustersAfter), split: neo4j.int(result.split), merged: neo4j.int(result.merged),
+    tenantId: r.tenantId,
+    mode: r.mode,
+    id: r.id,
+    before: neo4j.int(result.clustersBefore),
+    after: neo4j.int(result.clustersAfter),
+    split: neo4j.int(result.split),
+    merged: neo4j.int(result.merged),
   });
 }
 
 // Links whose time ran out in one scope: marked expired, their clusters split (graph writer,
 // about every 30 s, for the scopes of its lanes).
-export async function expireLinks(graph: Driver, cypher: CypherCatalog, scope: { tenantId: string; mode: string }, at: number, timeoutMs: number, fence?: LaneFence): Promise<number> {
+export async function expireLinks(
+  graph: Driver,
+  cypher: CypherCatalog,
+  scope: { tenantId: string; mode: string },
+  at: number,
+  timeoutMs: number,
+  fence?: LaneFence,
+): Promise<number> {
   const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
   try {
     const fenced = async (tx: ManagedTransaction) => {
       if (fence) await passFence(tx, cypher, fence);
     };
-    const expired = await session.executeWrite(async (tx) => {
-      await fenced(tx);
-      const { records } = await tx.run(cypher.get('graph/expire-links'), { ...scope, at: neo4j.int(at) });
-      const ids = (records[0]?.get('clusters') ?? []) as string[];
-      const later = new Set(await deferLargeSplits(tx, cypher, scope, ids, at));
-      if (ids.length > 0) await recluster(tx, cypher, scope, ids.filter((id) => !later.has(id)), at);
-      return Number(records[0]?.get('expired') ?? 0);
-    }, { timeout: timeoutMs });
+    const expired = await session.executeWrite(
+      async (tx) => {
+        await fenced(tx);
+        const { records } = await tx.run(cypher.get('graph/expire-links'), { ...scope, at: neo4j.int(at) });
+        const ids = (records[0]?.get('clusters') ?? []) as string[];
+        const later = new Set(await deferLargeSplits(tx, cypher, scope, ids, at));
+        if (ids.length > 0)
+          await recluster(
+            tx,
+            cypher,
+            scope,
+            ids.filter((id) => !later.has(id)),
+            at,
+          );
+        return Number(records[0]?.get('expired') ?? 0);
+      },
+      { timeout: timeoutMs },
+    );
     // Large splits, those just marked and any left unfinished (the sweep finds their scopes).
     await finishSplits(session, cypher, scope, timeoutMs, fenced);
     return expired;
@@ -88,7 +131,11 @@ export async function expiredScopes(graph: Driver, cypher: CypherCatalog, at: nu
 }
 
 async function passFence(tx: ManagedTransaction, cypher: CypherCatalog, fence: LaneFence): Promise<void> {
-  const { records } = await tx.run(cypher.get('writer/fence-lane'), { key: fence.key, lane: neo4j.int(fence.lane), epoch: neo4j.int(fence.epoch) });
+  const { records } = await tx.run(cypher.get('writer/fence-lane'), {
+    key: fence.key,
+    lane: neo4j.int(fence.lane),
+    epoch: neo4j.int(fence.epoch),
+  });
   if (records[0]?.get('passed') !== true) throw new StaleLaneError(fence, Number(records[0]?.get('fence') ?? Number.NaN));
 }
 
@@ -125,7 +172,10 @@ export interface LaneFence {
 // or the epochs in Postgres fell behind the graph's (a restored backup). `seen` is the fence's
 // epoch; only a writer that still holds the lane's lock may move past it (graph-writer.ts).
 export class StaleLaneError extends Error {
-  constructor(readonly fence: LaneFence, readonly seen: number) {
+  constructor(
+    readonly fence: LaneFence,
+    readonly seen: number,
+  ) {
     super(`lane ${fence.lane}: epoch ${fence.epoch} is behind the lane's fence (${seen})`);
     this.name = 'StaleLaneError';
   }
@@ -133,7 +183,13 @@ export class StaleLaneError extends Error {
 
 const SCOPE_DELETE_BATCH = 5000;
 
-export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number, fence?: LaneFence): Promise<void> {
+export async function applyGraphOps(
+  graph: Driver,
+  cypher: CypherCatalog,
+  rows: OutboxRow[],
+  timeoutMs: number,
+  fence?: LaneFence,
+): Promise<void> {
   const session = graph.session({ defaultAccessMode: neo4j.session.WRITE });
   // Thrown inside the work: the transaction rolls back, and executeWrite does not retry it.
   const fenced = async (tx: ManagedTransaction) => {
@@ -153,11 +209,18 @@ export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: 
       if (at < 0) break;
       const { tenantId, mode } = (rows[at] as Extract<OutboxRow, { kind: 'delete_scope' }>).payload;
       for (;;) {
-        const deleted = await session.executeWrite(async (tx) => {
-          await fenced(tx);
-          const { records } = await tx.run(cypher.get('graph/delete-scope-batch'), { tenantId, mode, limit: neo4j.int(SCOPE_DELETE_BATCH) });
-          return Number(records[0]?.get('deleted') ?? 0);
-        }, { timeout: timeoutMs });
+        const deleted = await session.executeWrite(
+          async (tx) => {
+            await fenced(tx);
+            const { records } = await tx.run(cypher.get('graph/delete-scope-batch'), {
+              tenantId,
+              mode,
+              limit: neo4j.int(SCOPE_DELETE_BATCH),
+            });
+            return Number(records[0]?.get('deleted') ?? 0);
+          },
+          { timeout: timeoutMs },
+        );
         if (deleted === 0) break;
       }
       from = at + 1;
@@ -168,46 +231,59 @@ export async function applyGraphOps(graph: Driver, cypher: CypherCatalog, rows: 
 }
 
 // Returns the scopes whose clusters were marked to split in steps.
-async function applyRuns(session: Session, cypher: CypherCatalog, rows: OutboxRow[], timeoutMs: number, fenced: (tx: ManagedTransaction) => Promise<void>): Promise<Scope[]> {
-  return session.executeWrite(async (tx) => {
-    await fenced(tx);
-    // Filled anew by each attempt of this transaction.
-    const deferred = new Map<string, Scope>();
-    for (const run of runsOfOneKind(rows)) {
-      if (run[0]!.kind === 'link') {
-        // A cluster that a link creates gets a fresh id; a re-applied link finds its members
-        // in a cluster already and creates none.
-        const links = run.map((r) => r.payload as GraphLink);
-        const { records } = await tx.run(cypher.get('graph/apply-links'), { links: links.map((l) => ({ ...l, clusterId: newId('clu') })) });
-        const split = (records[0]?.get('split') ?? []) as ScopedId[];
-        if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)), deferred);
-        await tx.run(cypher.get('graph/stamp-applied-links'), { scopes: lastLinkPerScope(run) });
-      } else if (run[0]!.kind === 'retract') {
-        const retractions = run.map((r) => r.payload as GraphRetract);
-        const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
-        const clusters = (records[0]?.get('clusters') ?? []) as ScopedId[];
-        if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)), deferred);
-      } else if (run[0]!.kind === 'recluster') {
-        for (const r of run) await reclusterScope(tx, cypher, r.payload as GraphRecluster);
-      } else if (run[0]!.kind === 'mark') {
-        await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
-      } else if (run[0]!.kind === 'forget') {
-        const forgets = run.map((r) => r.payload as { at: number });
-        const { records } = await tx.run(cypher.get('graph/apply-forgets'), { forgets });
-        // What went may have held clusters together: they are split like after a hub.
-        const trimmed = (records[0]?.get('trimmed') ?? []) as ScopedId[];
-        if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)), deferred);
+async function applyRuns(
+  session: Session,
+  cypher: CypherCatalog,
+  rows: OutboxRow[],
+  timeoutMs: number,
+  fenced: (tx: ManagedTransaction) => Promise<void>,
+): Promise<Scope[]> {
+  return session.executeWrite(
+    async (tx) => {
+      await fenced(tx);
+      // Filled anew by each attempt of this transaction.
+      const deferred = new Map<string, Scope>();
+      for (const run of runsOfOneKind(rows)) {
+        if (run[0]!.kind === 'link') {
+          // A cluster that a link creates gets a fresh id; a re-applied link finds its members
+          // in a cluster already and creates none.
+          const links = run.map((r) => r.payload as GraphLink);
+          const { records } = await tx.run(cypher.get('graph/apply-links'), {
+            links: links.map((l) => ({ ...l, clusterId: newId('clu') })),
+          });
+          const split = (records[0]?.get('split') ?? []) as ScopedId[];
+          if (split.length > 0) await reclusterByScope(tx, cypher, split, [], Math.max(...links.map((l) => l.at)), deferred);
+          await tx.run(cypher.get('graph/stamp-applied-links'), { scopes: lastLinkPerScope(run) });
+        } else if (run[0]!.kind === 'retract') {
+          const retractions = run.map((r) => r.payload as GraphRetract);
+          const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
+          const clusters = (records[0]?.get('clusters') ?? []) as ScopedId[];
+          if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)), deferred);
+        } else if (run[0]!.kind === 'recluster') {
+          for (const r of run) await reclusterScope(tx, cypher, r.payload as GraphRecluster);
+        } else if (run[0]!.kind === 'mark') {
+          await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
+        } else if (run[0]!.kind === 'forget') {
+          const forgets = run.map((r) => r.payload as { at: number });
+          const { records } = await tx.run(cypher.get('graph/apply-forgets'), { forgets });
+          // What went may have held clusters together: they are split like after a hub.
+          const trimmed = (records[0]?.get('trimmed') ?? []) as ScopedId[];
+          if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)), deferred);
+        }
       }
-    }
-    return [...deferred.values()];
-  }, { timeout: timeoutMs });
+      return [...deferred.values()];
+    },
+    { timeout: timeoutMs },
+  );
 }
 
 // A statement Neo4j refused as invalid (not an outage, not a transient conflict): retrying the
 // same row cannot succeed, so it is set aside instead of blocking its lane.
 export function isInvalidOp(err: unknown): boolean {
   const code = (err as { code?: string }).code ?? '';
-  return code.startsWith('Neo.ClientError.') && !code.startsWith('Neo.ClientError.Security.') && !code.startsWith('Neo.ClientError.Transaction.');
+  return (
+    code.startsWith('Neo.ClientError.') && !code.startsWith('Neo.ClientError.Security.') && !code.startsWith('Neo.ClientError.Transaction.')
+  );
 }
 
 // Plans the writer's statements with empty batches (warm-up): Neo4j caches their plans, nothing

@@ -22,7 +22,8 @@ interface ChannelPrototype {
 export function batchBoltWrites(): boolean {
   let proto: ChannelPrototype | undefined;
   try {
-    proto = (fromDriver()('neo4j-driver-bolt-connection/lib/channel/node/node-channel.js') as { default?: { prototype: ChannelPrototype } }).default?.prototype;
+    proto = (fromDriver()('neo4j-driver-bolt-connection/lib/channel/node/node-channel.js') as { default?: { prototype: ChannelPrototype } })
+      .default?.prototype;
   } catch {
     return false;
   }

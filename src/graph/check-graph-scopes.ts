@@ -25,7 +25,9 @@ export async function checkGraphScopes(deps: ScopeCheckDeps): Promise<ScopeCheck
   const { records } = await deps.graph.executeQuery(deps.cypher.get('checks/cross-scope-relationships'), {}, read);
   const byType = Object.fromEntries(records.map((r) => [r.get('type') as string, Number(r.get('relationships'))]));
   const unscoped = await deps.graph.executeQuery(deps.cypher.get('checks/unscoped-nodes'), {}, read);
-  const unscopedByLabels = Object.fromEntries(unscoped.records.map((r) => [(r.get('labels') as string[]).join(':'), Number(r.get('nodes'))]));
+  const unscopedByLabels = Object.fromEntries(
+    unscoped.records.map((r) => [(r.get('labels') as string[]).join(':'), Number(r.get('nodes'))]),
+  );
   // SHOW SETTINGS needs the privilege to read settings; without it the cap is simply not reported.
   const memory = await deps.graph.executeQuery(deps.cypher.get('checks/transaction-memory-max'), {}, read).catch(() => null);
   return {

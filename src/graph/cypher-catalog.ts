@@ -35,12 +35,21 @@ export function loadCypher(dir = path.join(repoDir, 'cypher')): CypherCatalog {
   const statements = new Map<string, string>();
   const headers = new Map<string, string>();
   for (const file of walk(dir).sort()) {
-    const name = path.relative(dir, file).replace(/\\/g, '/').replace(/\.cypher$/, '');
+    const name = path
+      .relative(dir, file)
+      .replace(/\\/g, '/')
+      .replace(/\.cypher$/, '');
     const text = fs.readFileSync(file, 'utf8');
     statements.set(name, compact(text));
     const opening = text.split('\n').map((l) => l.trim());
     const end = opening.findIndex((l) => !l.startsWith('//'));
-    headers.set(name, opening.slice(0, end === -1 ? undefined : end).map((l) => l.replace(/^\/\/\s?/, '')).join('\n'));
+    headers.set(
+      name,
+      opening
+        .slice(0, end === -1 ? undefined : end)
+        .map((l) => l.replace(/^\/\/\s?/, ''))
+        .join('\n'),
+    );
   }
   return {
     get(name) {

@@ -35,18 +35,35 @@ export interface ClusterExplanation {
 }
 
 export async function explainCluster(deps: ExplainDeps, scope: Scope, eventId: string): Promise<ClusterExplanation> {
-  const { rows: found } = await deps.db.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, eventId]);
+  const { rows: found } = await deps.db.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [
+    scope.tenantId,
+    scope.mode,
+    eventId,
+  ]);
   if (found.length === 0) throw new AppError('not_found', `No event ${eventId} in this tenant and mode.`);
-  const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/explain-event'), { ...scope, eventId }, { routing: neo4j.routing.READ });
+  const { records } = await deps.graph.executeQuery(
+    deps.cypher.get('graph/explain-event'),
+    { ...scope, eventId },
+    { routing: neo4j.routing.READ },
+  );
   const r = records[0];
   if (!r) return { event_id: eventId, cluster: null, marks: [] };
-  const marks = r.get('marks') as { key: string; outcome: MarkOutcome; at: number; via: string[] | null; path: string[] | null; subject: string }[];
+  const marks = r.get('marks') as {
+    key: string;
+    outcome: MarkOutcome;
+    at: number;
+    via: string[] | null;
+    path: string[] | null;
+    subject: string;
+  }[];
   // A feedback mark's key is feedback:<kind>:<value>:<outcome> (feedbackMarkKey); the value may hold colons.
-  const subjects = marks.filter((m) => m.key.startsWith('feedback:')).map((m) => {
-    const rest = m.key.slice('feedback:'.length);
-    const kind = rest.slice(0, rest.indexOf(':'));
-    return { kind, value: rest.slice(kind.length + 1, rest.lastIndexOf(':')), outcome: rest.slice(rest.lastIndexOf(':') + 1) };
-  });
+  const subjects = marks
+    .filter((m) => m.key.startsWith('feedback:'))
+    .map((m) => {
+      const rest = m.key.slice('feedback:'.length);
+      const kind = rest.slice(0, rest.indexOf(':'));
+      return { kind, value: rest.slice(kind.length + 1, rest.lastIndexOf(':')), outcome: rest.slice(rest.lastIndexOf(':') + 1) };
+    });
   const { rows } = await deps.db.query<{ id: string; subject_kind: SubjectKind; subject_value: string; outcome: MarkOutcome }>(
     `SELECT f.id, f.subject_kind, f.subject_value, f.outcome FROM feedback f
        JOIN unnest($3::text[], $4::text[], $5::text[]) AS s(kind, value, outcome)
@@ -61,7 +78,11 @@ export async function explainCluster(deps: ExplainDeps, scope: Scope, eventId: s
     marks: marks.map((m) => ({
       feedback_id: ids.get(m.key) ?? null,
       ...(reviewOfMarkKey(m.key) !== undefined && { review_event_id: reviewOfMarkKey(m.key) }),
-      outcome: m.outcome, subject_kind: m.subject, marked_at: new Date(m.at).toISOString(), via: m.via, path: m.path,
+      outcome: m.outcome,
+      subject_kind: m.subject,
+      marked_at: new Date(m.at).toISOString(),
+      via: m.via,
+      path: m.path,
     })),
   };
 }

@@ -65,7 +65,8 @@ export class GraphModel {
         this.identifiers.set(name, i);
       }
       const expiryMs = id.expiryMs ?? null;
-      const seen = (prev: ModelLink | undefined): ModelLink => (prev && prev.lastSeenAt >= link.at ? prev : { lastSeenAt: link.at, expiresAt: expiryMs === null ? null : link.at + expiryMs });
+      const seen = (prev: ModelLink | undefined): ModelLink =>
+        prev && prev.lastSeenAt >= link.at ? prev : { lastSeenAt: link.at, expiresAt: expiryMs === null ? null : link.at + expiryMs };
       if (own) {
         const prev = own.get(name);
         if (!prev) {
@@ -165,9 +166,12 @@ export function factsOf(model: GraphModel, roots: Map<string, string>, eventMemb
     if (member.startsWith('[')) f.accounts += 1;
   }
   for (const m of model.marks.values()) {
-    const members = m.anchorKind === 'account' ? [accountMember(m.anchorValue)]
-      : m.anchorKind === 'email' ? [identifierMember(identifierName('email', m.anchorValue))]
-        : (eventMembers.get(m.anchorValue) ?? []);
+    const members =
+      m.anchorKind === 'account'
+        ? [accountMember(m.anchorValue)]
+        : m.anchorKind === 'email'
+          ? [identifierMember(identifierName('email', m.anchorValue))]
+          : (eventMembers.get(m.anchorValue) ?? []);
     const parts = new Set(members.map((x) => roots.get(x)).filter((r): r is string => r !== undefined));
     for (const root of parts) {
       const f = of(root);

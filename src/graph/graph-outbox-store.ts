@@ -120,9 +120,21 @@ export function pendingLinksSql(p: { tenantId: string; mode: string; joins: stri
 // How long an applied link stays in graph_applied_links.
 export const KEEP_APPLIED_LINKS_SECONDS = 60;
 
-export async function pendingLinksJoining(db: Queryable, scope: Scope, joins: string[], own: string[] = [], seen: number | null = null): Promise<PendingLink[]> {
+export async function pendingLinksJoining(
+  db: Queryable,
+  scope: Scope,
+  joins: string[],
+  own: string[] = [],
+  seen: number | null = null,
+): Promise<PendingLink[]> {
   if (joins.length === 0) return [];
-  const { rows } = await db.query<PendingLink>(pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$3', own: '$4', seen: '$5' }), [scope.tenantId, scope.mode, joins, own, seen]);
+  const { rows } = await db.query<PendingLink>(pendingLinksSql({ tenantId: '$1', mode: '$2', joins: '$3', own: '$4', seen: '$5' }), [
+    scope.tenantId,
+    scope.mode,
+    joins,
+    own,
+    seen,
+  ]);
   return rows;
 }
 
@@ -134,8 +146,14 @@ export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]
      SELECT $1, $2, u.kind, u.event_id, u.payload, CASE WHEN u.kind = 'link' THEN ARRAY(SELECT jsonb_array_elements_text(u.keys)) END
        FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS u(kind, event_id, payload, keys, n)
       ORDER BY u.n`,
-    [scope.tenantId, scope.mode, ops.map((o) => o.kind), ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)), ops.map((o) => JSON.stringify(o.payload)),
-      ops.map((o) => (o.kind === 'link' ? JSON.stringify(linkKeys(o.payload)) : null))],
+    [
+      scope.tenantId,
+      scope.mode,
+      ops.map((o) => o.kind),
+      ops.map((o) => (o.kind === 'link' ? o.payload.eventId : null)),
+      ops.map((o) => JSON.stringify(o.payload)),
+      ops.map((o) => (o.kind === 'link' ? JSON.stringify(linkKeys(o.payload)) : null)),
+    ],
   );
 }
 
@@ -143,21 +161,34 @@ export async function insertGraphOps(db: Queryable, scope: Scope, ops: GraphOp[]
 // those kept since applied. In this order, as two statements: a link the writer is moving when
 // the first runs is waited for, and the second, reading after it, finds it kept.
 export async function deletePendingLinks(db: Queryable, scope: Scope, eventIds: string[]): Promise<void> {
-  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND event_id = ANY($3)`, [scope.tenantId, scope.mode, eventIds]);
-  await db.query(`DELETE FROM graph_applied_links WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)`, [scope.tenantId, scope.mode, eventIds]);
+  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'link' AND event_id = ANY($3)`, [
+    scope.tenantId,
+    scope.mode,
+    eventIds,
+  ]);
+  await db.query(`DELETE FROM graph_applied_links WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)`, [
+    scope.tenantId,
+    scope.mode,
+    eventIds,
+  ]);
 }
 
 // Unapplied marks anchored on these accounts or emails (erasure).
 export async function deletePendingMarks(db: Queryable, scope: Scope, anchors: string[]): Promise<void> {
   if (anchors.length === 0) return;
-  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'mark' AND payload->>'anchorValue' = ANY($3)`,
-    [scope.tenantId, scope.mode, anchors]);
+  await db.query(`DELETE FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND kind = 'mark' AND payload->>'anchorValue' = ANY($3)`, [
+    scope.tenantId,
+    scope.mode,
+    anchors,
+  ]);
 }
 
 // Whether an erasure's forget row still waits in the outbox (or was set aside as failed).
 export async function forgetState(db: Queryable, erasureId: string): Promise<'waiting' | 'failed' | 'applied'> {
   const { rows } = await db.query<{ failed: boolean }>(
-    `SELECT failed_at IS NOT NULL AS failed FROM graph_outbox WHERE kind = 'forget' AND payload->>'erasureId' = $1`, [erasureId]);
+    `SELECT failed_at IS NOT NULL AS failed FROM graph_outbox WHERE kind = 'forget' AND payload->>'erasureId' = $1`,
+    [erasureId],
+  );
   return rows.length === 0 ? 'applied' : rows[0]!.failed ? 'failed' : 'waiting';
 }
 
@@ -211,7 +242,10 @@ export async function lanesWithWork(db: Queryable, lanes: number[]): Promise<num
 // Rows not yet applied, for a scope (tests, the console) or in all (operators, the bench).
 export async function pendingGraphOps(db: Queryable, scope?: Scope): Promise<number> {
   const { rows } = scope
-    ? await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND failed_at IS NULL`, [scope.tenantId, scope.mode])
+    ? await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM graph_outbox WHERE tenant_id = $1 AND mode = $2 AND failed_at IS NULL`,
+        [scope.tenantId, scope.mode],
+      )
     : await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graph_outbox WHERE failed_at IS NULL`);
   return rows[0]?.n ?? 0;
 }

@@ -10,8 +10,14 @@ import { NEVER_SUPPRESSED } from '../engine/never-suppressed.js';
 import type { Scope } from '../scope.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import {
-  deletePendingLinks, deletePendingMarks, insertGraphOps,
-  type GraphForget, type GraphMark, type GraphOp, type GraphRecluster, type MarkOutcome,
+  deletePendingLinks,
+  deletePendingMarks,
+  insertGraphOps,
+  type GraphForget,
+  type GraphMark,
+  type GraphOp,
+  type GraphRecluster,
+  type MarkOutcome,
 } from './graph-outbox-store.js';
 import type { GraphLink } from './identity-graph.js';
 
@@ -62,10 +68,13 @@ export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
     const lanes = waiting;
     waiting = undefined;
     notifying = true;
-    pool.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, lanes === 'all' ? '' : [...lanes].join(',')]).catch(() => undefined).finally(() => {
-      notifying = false;
-      send();
-    });
+    pool
+      .query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, lanes === 'all' ? '' : [...lanes].join(',')])
+      .catch(() => undefined)
+      .finally(() => {
+        notifying = false;
+        send();
+      });
   };
   const notifyOthers = (lane: number | undefined) => {
     waiting = lane === undefined || waiting === 'all' ? 'all' : (waiting ?? new Set<number>()).add(lane);
@@ -94,10 +103,13 @@ export function createGraphOutbox(pool: Pick<pg.Pool, 'query'>): GraphOutbox {
     link: (db, scope, link) => insert(db, scope, [{ kind: 'link', payload: link }]),
     accountLink: (db, scope, link) => insert(db, scope, [{ kind: 'link', payload: link }]),
     mark: (db, scope, mark) => insert(db, scope, [{ kind: 'mark', payload: mark }]),
-    retract: (db, scope, key, at) => insert(db, scope, [{ kind: 'retract', payload: { tenantId: scope.tenantId, mode: scope.mode, key, at: at.getTime() } }]),
+    retract: (db, scope, key, at) =>
+      insert(db, scope, [{ kind: 'retract', payload: { tenantId: scope.tenantId, mode: scope.mode, key, at: at.getTime() } }]),
     recluster: (db, scope, r) => insert(db, scope, [{ kind: 'recluster', payload: { tenantId: scope.tenantId, mode: scope.mode, ...r } }]),
-    forget: (db, scope, forget) => insert(db, scope, [{ kind: 'forget', payload: { tenantId: scope.tenantId, mode: scope.mode, ...forget } }]),
-    deleteScope: (db, scope, at) => insert(db, scope, [{ kind: 'delete_scope', payload: { tenantId: scope.tenantId, mode: scope.mode, at: at.getTime() } }]),
+    forget: (db, scope, forget) =>
+      insert(db, scope, [{ kind: 'forget', payload: { tenantId: scope.tenantId, mode: scope.mode, ...forget } }]),
+    deleteScope: (db, scope, at) =>
+      insert(db, scope, [{ kind: 'delete_scope', payload: { tenantId: scope.tenantId, mode: scope.mode, at: at.getTime() } }]),
     history: insert,
     async dropPending(db, scope, pending) {
       if (pending.eventIds?.length) await deletePendingLinks(db, scope, pending.eventIds);
@@ -124,18 +136,24 @@ const ANCHOR = { event_id: 'event', external_user_id: 'account', email: 'email' 
 // marks once); a review resolution by its event (a denial marks like confirmed_abuse, an approval
 // like a false positive). Only a false positive suppresses codes: those that fired on the
 // subject's events (feedback) or on the review (resolution), never the ones that always stand.
-export function markOf(scope: Scope, m: {
-  source: 'feedback' | 'review';
-  subject: { kind: SubjectKind; value: string };
-  outcome: MarkOutcome;
-  at: Date;
-  codes: string[];
-}): GraphMark {
+export function markOf(
+  scope: Scope,
+  m: {
+    source: 'feedback' | 'review';
+    subject: { kind: SubjectKind; value: string };
+    outcome: MarkOutcome;
+    at: Date;
+    codes: string[];
+  },
+): GraphMark {
   const { kind, value } = m.subject;
   return {
-    tenantId: scope.tenantId, mode: scope.mode, at: m.at.getTime(),
+    tenantId: scope.tenantId,
+    mode: scope.mode,
+    at: m.at.getTime(),
     key: m.source === 'review' ? reviewMarkKey(value) : feedbackMarkKey(kind, value, m.outcome),
-    anchorKind: ANCHOR[kind], anchorValue: kind === 'email' ? (emailIdentity(value) ?? value) : value,
+    anchorKind: ANCHOR[kind],
+    anchorValue: kind === 'email' ? (emailIdentity(value) ?? value) : value,
     outcome: m.outcome,
     codes: m.outcome === 'false_positive' ? [...new Set(m.codes)].filter((c) => !NEVER_SUPPRESSED.has(c)) : [],
   };

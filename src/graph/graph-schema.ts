@@ -6,7 +6,10 @@ import { splitStatements, type CypherCatalog } from './cypher-catalog.js';
 
 export async function migrateGraph(graph: Driver, cypher: CypherCatalog): Promise<number> {
   let count = 0;
-  for (const name of cypher.names().filter((n) => n.startsWith('schema/')).sort()) {
+  for (const name of cypher
+    .names()
+    .filter((n) => n.startsWith('schema/'))
+    .sort()) {
     for (const statement of splitStatements(cypher.get(name))) {
       await graph.executeQuery(statement);
       count++;

@@ -66,7 +66,10 @@ export interface GraphWriter {
 
 // The outbox this process writes through, which wakes the writers registered with it.
 type WriterDeps = {
-  config: Pick<Config, 'databaseUrl'>; graph: Driver; cypher: CypherCatalog; logger: Logger;
+  config: Pick<Config, 'databaseUrl'>;
+  graph: Driver;
+  cypher: CypherCatalog;
+  logger: Logger;
   graphOutbox: Pick<GraphOutbox, 'register'>;
   // Link expiry is measured against this clock (tests and the quality bench move it).
   clock?: { now(): Date };
@@ -94,21 +97,27 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
   const stats = { applied: 0, lagMs: [] as number[] };
   let reported = 0;
   let unregister: (() => void) | undefined;
-  const own = createLaneOwnership({ databaseUrl: deps.config.databaseUrl, log }, {
-    sessionQueryTimeoutMs: options.sessionQueryTimeoutMs ?? 10_000,
-    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? Math.max(15_000, acquireEveryMs * 10),
-  }, {
-    stopping: () => stopping,
-    woken(lanes) {
-      if (lanes.length === 0) pokeAll();
-      else for (const lane of lanes) schedule(lane);
+  const own = createLaneOwnership(
+    { databaseUrl: deps.config.databaseUrl, log },
+    {
+      sessionQueryTimeoutMs: options.sessionQueryTimeoutMs ?? 10_000,
+      sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? Math.max(15_000, acquireEveryMs * 10),
     },
-    taken: (lane) => schedule(lane),
-  });
+    {
+      stopping: () => stopping,
+      woken(lanes) {
+        if (lanes.length === 0) pokeAll();
+        else for (const lane of lanes) schedule(lane);
+      },
+      taken: (lane) => schedule(lane),
+    },
+  );
   const { onSession } = own;
   const poison = createPoisonRows({ log, onSession });
-  const batches = createBatchApply({ graph: deps.graph, cypher: deps.cypher, log, onSession, poison, passed: own.passed },
-    { batchSize, applyTimeoutMs });
+  const batches = createBatchApply(
+    { graph: deps.graph, cypher: deps.cypher, log, onSession, poison, passed: own.passed },
+    { batchSize, applyTimeoutMs },
+  );
 
   // Expiry, in the lane's order: between batches, under the lane's fence; with it, the scope's
   // unfinished splits in steps (split-in-steps.ts).
@@ -184,7 +193,8 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     }
     // Lingering only while running: a stopping writer flushes at once.
     const linger = lingerMs > 0 && unregister ? new Promise((resolve) => setTimeout(resolve, lingerMs)) : Promise.resolve();
-    const run = linger.then(() => drain(lane))
+    const run = linger
+      .then(() => drain(lane))
       .catch((err: unknown) => log.warn({ lane, err: String(err) }, 'graph writer: Postgres error while draining'))
       .finally(() => {
         draining.delete(lane);
@@ -220,7 +230,9 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...draining.values()]),
-      new Promise((resolve) => { timer = setTimeout(resolve, waitMs); }),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
     ]);
     clearTimeout(timer);
   }
@@ -266,7 +278,10 @@ export function createGraphWriter(deps: WriterDeps, options: GraphWriterOptions 
       await own.close();
     },
     stats: () => ({
-      lanes: own.lanes().size, applied: stats.applied, failed: batches.setAside() + poison.setAside(), lagMs: [...stats.lagMs],
+      lanes: own.lanes().size,
+      applied: stats.applied,
+      failed: batches.setAside() + poison.setAside(),
+      lagMs: [...stats.lagMs],
     }),
     ownedLanes: () => own.lanes(),
   };

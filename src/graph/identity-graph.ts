@@ -44,8 +44,16 @@ export function graphLinkOf(scope: Scope, input: LinkInput, hubThreshold: number
   });
   if (!input.account && ids.length === 0) return undefined;
   return {
-    tenantId: scope.tenantId, mode: scope.mode, eventId: input.eventId, eventType: input.eventType, at: input.at,
-    account: input.account ?? null, ids, card: input.card ?? null, cardCountry: input.cardCountry ?? null, hubThreshold,
+    tenantId: scope.tenantId,
+    mode: scope.mode,
+    eventId: input.eventId,
+    eventType: input.eventType,
+    at: input.at,
+    account: input.account ?? null,
+    ids,
+    card: input.card ?? null,
+    cardCountry: input.cardCountry ?? null,
+    hubThreshold,
   };
 }
 
@@ -58,7 +66,10 @@ export const identifierKey = (kind: string, value: string): string => `i:${[...k
 
 // What a link joins: its account and each identifier that links.
 export function linkKeys(link: Pick<GraphLink, 'account' | 'ids'>): string[] {
-  return [...(link.account ? [accountKey(link.account)] : []), ...link.ids.filter((i) => i.links !== false).map((i) => identifierKey(i.kind, i.value))];
+  return [
+    ...(link.account ? [accountKey(link.account)] : []),
+    ...link.ids.filter((i) => i.links !== false).map((i) => identifierKey(i.kind, i.value)),
+  ];
 }
 
 // A link committed and not yet applied, as a verdict folds it into its read of the graph; `keys`
@@ -113,7 +124,10 @@ const DAY_MS = 86_400_000;
 // graph may not hold yet (graph-outbox-store pendingLinksJoining); `recentSince`: accounts first
 // seen at or after it count as recent (identity_cluster's window).
 export async function readClusterFacts(
-  graph: Driver, cypher: CypherCatalog, link: GraphLink, timeoutMs: number,
+  graph: Driver,
+  cypher: CypherCatalog,
+  link: GraphLink,
+  timeoutMs: number,
   fresh: { pending?: PendingLink[]; recentSince?: number } = {},
 ): Promise<ClusterFacts> {
   const session = graph.session({ defaultAccessMode: neo4j.session.READ });
@@ -121,8 +135,14 @@ export async function readClusterFacts(
     const result = await session.run(
       cypher.get('graph/read-cluster'),
       {
-        tenantId: link.tenantId, mode: link.mode, account: link.account, ids: link.ids.map((i) => ({ ...i, key: identifierKey(i.kind, i.value) })), hubThreshold: link.hubThreshold,
-        since: link.at - DAY_MS, recentSince: fresh.recentSince ?? 0, pending: fresh.pending ?? [],
+        tenantId: link.tenantId,
+        mode: link.mode,
+        account: link.account,
+        ids: link.ids.map((i) => ({ ...i, key: identifierKey(i.kind, i.value) })),
+        hubThreshold: link.hubThreshold,
+        since: link.at - DAY_MS,
+        recentSince: fresh.recentSince ?? 0,
+        pending: fresh.pending ?? [],
       },
       { timeout: timeoutMs },
     );

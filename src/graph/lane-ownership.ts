@@ -62,7 +62,9 @@ const sessionBroken = (err: unknown): boolean =>
   typeof (err as { code?: unknown }).code !== 'string' || !/^[0-9A-Z]{5}$/.test((err as { code: string }).code);
 
 export function createLaneOwnership(
-  deps: { databaseUrl: string; log: Logger }, options: LaneOwnershipOptions, hooks: LaneOwnershipHooks,
+  deps: { databaseUrl: string; log: Logger },
+  options: LaneOwnershipOptions,
+  hooks: LaneOwnershipHooks,
 ): LaneOwnership {
   const { log } = deps;
   let session: pg.Client | undefined;
@@ -89,33 +91,42 @@ export function createLaneOwnership(
     return run;
   };
 
-  const connect = () => (connecting ??= (async () => {
-    const client = new pg.Client({
-      connectionString: deps.databaseUrl,
-      application_name: 'doorman-graph-writer',
-      connectionTimeoutMillis: options.sessionQueryTimeoutMs,
-      query_timeout: options.sessionQueryTimeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 5_000,
-    });
-    client.on('error', (err) => lost(client, err));
-    // The payload names the lanes that gained rows ('3,7'); empty: any lane may have.
-    client.on('notification', (msg) => {
-      hooks.woken((msg.payload ?? '').split(',').filter(Boolean).map(Number).filter((l) => Number.isInteger(l)));
-    });
-    try {
-      await client.connect();
-      await setUpWriterSession(client, {
-        idleTimeoutMs: options.sessionIdleTimeoutMs, statementTimeoutMs: options.sessionQueryTimeoutMs, channel: CHANNEL,
+  const connect = () =>
+    (connecting ??= (async () => {
+      const client = new pg.Client({
+        connectionString: deps.databaseUrl,
+        application_name: 'doorman-graph-writer',
+        connectionTimeoutMillis: options.sessionQueryTimeoutMs,
+        query_timeout: options.sessionQueryTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 5_000,
       });
-      session = client;
-    } catch (err) {
-      log.warn({ err: String(err) }, 'graph writer cannot reach Postgres; retrying');
-      void client.end().catch(() => undefined);
-    } finally {
-      connecting = undefined;
-    }
-  })());
+      client.on('error', (err) => lost(client, err));
+      // The payload names the lanes that gained rows ('3,7'); empty: any lane may have.
+      client.on('notification', (msg) => {
+        hooks.woken(
+          (msg.payload ?? '')
+            .split(',')
+            .filter(Boolean)
+            .map(Number)
+            .filter((l) => Number.isInteger(l)),
+        );
+      });
+      try {
+        await client.connect();
+        await setUpWriterSession(client, {
+          idleTimeoutMs: options.sessionIdleTimeoutMs,
+          statementTimeoutMs: options.sessionQueryTimeoutMs,
+          channel: CHANNEL,
+        });
+        session = client;
+      } catch (err) {
+        log.warn({ err: String(err) }, 'graph writer cannot reach Postgres; retrying');
+        void client.end().catch(() => undefined);
+      } finally {
+        connecting = undefined;
+      }
+    })());
 
   // The advisory locks went with the session: this process owns no lane until it reconnects.
   function lost(client: pg.Client, err: Error) {
@@ -129,9 +140,10 @@ export function createLaneOwnership(
 
   // One acquiring at a time: overlapping runs would take a lane's lock twice (advisory locks
   // stack within a session), and one unlock would then leave it held.
-  const acquire = () => (acquiring ??= takeFreeLanes().finally(() => {
-    acquiring = undefined;
-  }));
+  const acquire = () =>
+    (acquiring ??= takeFreeLanes().finally(() => {
+      acquiring = undefined;
+    }));
 
   async function takeFreeLanes() {
     if (hooks.stopping()) return;

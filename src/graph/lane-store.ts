@@ -12,7 +12,8 @@ export const LOCK_CLASS = 0x67726170;
 // quiet peer's socket: either way its advisory locks are freed within seconds, not after the
 // operating system's two-hour keepalive. Its statements time out, and it listens on `channel`.
 export async function setUpWriterSession(
-  c: pg.ClientBase, s: { idleTimeoutMs: number; statementTimeoutMs: number; channel: string },
+  c: pg.ClientBase,
+  s: { idleTimeoutMs: number; statementTimeoutMs: number; channel: string },
 ): Promise<void> {
   await c.query(`SET idle_session_timeout = ${Math.round(s.idleTimeoutMs)}`);
   await c.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
@@ -60,7 +61,8 @@ export async function passLaneFence(c: pg.ClientBase, lane: number, seen: number
 // Of these scopes, those of this database's tenants, each with its lane: several databases may
 // share one Neo4j (lane fences, migration 0022).
 export async function ownScopeLanes(
-  db: Queryable, scopes: { tenantId: string; mode: string }[],
+  db: Queryable,
+  scopes: { tenantId: string; mode: string }[],
 ): Promise<{ tenantId: string; mode: string; lane: number }[]> {
   const { rows } = await db.query<{ t: string; m: string; lane: number }>(
     `SELECT t, m, hashtext(t || ':' || m) & 15 AS lane FROM unnest($1::text[], $2::text[]) AS s(t, m)

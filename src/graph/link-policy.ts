@@ -20,7 +20,9 @@ export function kindLinkPolicy(policy: GraphLinkPolicy | undefined, kind: string
   const base: KindLinkRule = policy?.default ?? {};
   const own: KindLinkRule = policy?.kinds?.[kind] ?? {};
   const expiryDays = own.expiryDays !== undefined ? own.expiryDays : base.expiryDays;
-  const exclude = [...(base.exclude ?? []), ...(own.exclude ?? [])].map((v) => (kind === 'email' ? (emailIdentity(v) ?? v.trim()) : v.trim()));
+  const exclude = [...(base.exclude ?? []), ...(own.exclude ?? [])].map((v) =>
+    kind === 'email' ? (emailIdentity(v) ?? v.trim()) : v.trim(),
+  );
   return {
     links: own.links ?? base.links ?? true,
     // GRAPH_HUB_THRESHOLD is the operator's ceiling: no policy makes a bigger hub link.
@@ -31,7 +33,10 @@ export function kindLinkPolicy(policy: GraphLinkPolicy | undefined, kind: string
 }
 
 // The whole policy as the graph writer applies it to a scope (recluster).
-export function linkPolicyParams(policy: GraphLinkPolicy | undefined, hubThreshold: number): { default: KindLinkPolicy; kinds: Record<string, KindLinkPolicy> } {
+export function linkPolicyParams(
+  policy: GraphLinkPolicy | undefined,
+  hubThreshold: number,
+): { default: KindLinkPolicy; kinds: Record<string, KindLinkPolicy> } {
   const kinds: Record<string, KindLinkPolicy> = {};
   for (const kind of Object.keys(policy?.kinds ?? {})) kinds[kind] = kindLinkPolicy(policy, kind, hubThreshold);
   // Exclusions of the default section apply to every kind; a kind without its own section gets

@@ -12,8 +12,11 @@ export const POISON_FAILURES = 5;
 // Neo4j or the network being down: no fault of the row's.
 export const isOutage = (err: unknown): boolean => {
   const code = (err as { code?: string }).code ?? '';
-  return code === 'ServiceUnavailable' || code === 'SessionExpired'
-    || /ECONNREFUSED|ECONNRESET|connect|closed/i.test(String((err as Error).message ?? err));
+  return (
+    code === 'ServiceUnavailable' ||
+    code === 'SessionExpired' ||
+    /ECONNREFUSED|ECONNRESET|connect|closed/i.test(String((err as Error).message ?? err))
+  );
 };
 
 export interface PoisonRows {
@@ -37,8 +40,10 @@ export function createPoisonRows(deps: { log: Logger; onSession: SessionRunner }
       if (n < POISON_FAILURES) return false;
       rowFailures.delete(row.seq);
       setAside += 1;
-      deps.log.error({ seq: row.seq, kind: row.kind, lane, err: String(err).split('\n')[0] },
-        'graph writer set aside an outbox row that failed alone 5 times');
+      deps.log.error(
+        { seq: row.seq, kind: row.kind, lane, err: String(err).split('\n')[0] },
+        'graph writer set aside an outbox row that failed alone 5 times',
+      );
       await deps.onSession(client, (c) => markFailed(c, row.seq, String(err)));
       return true;
     },

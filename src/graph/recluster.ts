@@ -60,7 +60,10 @@ export interface Part {
 // The pure step: members and their live links in, parts out. Each part keeps the id of the old
 // cluster most of its members came from (the largest part first), so an unchanged cluster keeps
 // its id and writes nothing; the other parts get new ids.
-export function partsOf(rows: MemberRow[], idFor: () => string = () => newId('clu')): { parts: Part[]; changed: Part[]; detach: string[]; result: ReclusterResult } {
+export function partsOf(
+  rows: MemberRow[],
+  idFor: () => string = () => newId('clu'),
+): { parts: Part[]; changed: Part[]; detach: string[]; result: ReclusterResult } {
   const members = rows.filter((r) => r.links);
   const inSet = new Set(members.map((r) => r.node));
   const uf = new UnionFind();
@@ -100,7 +103,8 @@ export function partsOf(rows: MemberRow[], idFor: () => string = () => newId('cl
     const part = { id, nodes: group.map((r) => r.node) };
     parts.push(part);
     // Unchanged: every member already in this cluster, and no other member of it elsewhere.
-    const unchanged = best !== undefined && counts.size === 1 && group.every((r) => r.cluster === best) && before.get(best) === group.length;
+    const unchanged =
+      best !== undefined && counts.size === 1 && group.every((r) => r.cluster === best) && before.get(best) === group.length;
     if (!unchanged) changed.push(part);
   }
   const detach = rows.filter((r) => !r.links && r.cluster !== null).map((r) => r.node);
@@ -124,9 +128,10 @@ export async function recluster(
   let result = empty;
   const touched = new Set(alsoRecompute);
   if (clusterIds === null || clusterIds.length > 0) {
-    const read = clusterIds === null
-      ? await tx.run(cypher.get('graph/scope-members'), { tenantId, mode, at: atInt })
-      : await tx.run(cypher.get('graph/cluster-members'), { tenantId, mode, ids: clusterIds, at: atInt });
+    const read =
+      clusterIds === null
+        ? await tx.run(cypher.get('graph/scope-members'), { tenantId, mode, at: atInt })
+        : await tx.run(cypher.get('graph/cluster-members'), { tenantId, mode, ids: clusterIds, at: atInt });
     const rows = read.records.map((r) => r.toObject() as MemberRow);
     const { changed, detach, result: counted } = partsOf(rows);
     result = counted;

@@ -27,7 +27,14 @@ type Scope = { tenantId: string; mode: string };
 
 // Marks the clusters among `ids` too large to split now; returns their ids (the others are split
 // by the caller, in its transaction).
-export async function deferLargeSplits(tx: ManagedTransaction, cypher: CypherCatalog, scope: Scope, ids: string[], at: number, max = SPLIT_IN_ONE_TRANSACTION): Promise<string[]> {
+export async function deferLargeSplits(
+  tx: ManagedTransaction,
+  cypher: CypherCatalog,
+  scope: Scope,
+  ids: string[],
+  at: number,
+  max = SPLIT_IN_ONE_TRANSACTION,
+): Promise<string[]> {
   if (ids.length === 0) return [];
   const { records } = await tx.run(cypher.get('graph/defer-large-splits'), { ...scope, ids, max: neo4j.int(max), at: neo4j.int(at) });
   return (records[0]?.get('deferred') ?? []) as string[];
@@ -54,40 +61,66 @@ export function stepsOf(parts: Part[], size = SPLIT_STEP): Part[][] {
 // Finishes every unfinished split of the scope; returns the transactions it took. `fenced` is
 // the first statement of each write (the lane's fence).
 export async function finishSplits(
-  session: Session, cypher: CypherCatalog, scope: Scope, timeoutMs: number,
-  fenced: (tx: ManagedTransaction) => Promise<void>, step = SPLIT_STEP,
+  session: Session,
+  cypher: CypherCatalog,
+  scope: Scope,
+  timeoutMs: number,
+  fenced: (tx: ManagedTransaction) => Promise<void>,
+  step = SPLIT_STEP,
 ): Promise<number> {
-  const pending = await session.executeRead(async (tx) => (await tx.run(cypher.get('graph/splitting-clusters'), scope)).records
-    .map((r) => ({ id: r.get('id') as string, at: Number(r.get('at') ?? Date.now()) })), { timeout: timeoutMs });
+  const pending = await session.executeRead(
+    async (tx) =>
+      (await tx.run(cypher.get('graph/splitting-clusters'), scope)).records.map((r) => ({
+        id: r.get('id') as string,
+        at: Number(r.get('at') ?? Date.now()),
+      })),
+    { timeout: timeoutMs },
+  );
   let transactions = 0;
   for (const { id, at } of pending) transactions += await splitInSteps(session, cypher, scope, id, at, timeoutMs, fenced, step);
   return transactions;
 }
 
 async function splitInSteps(
-  session: Session, cypher: CypherCatalog, scope: Scope, id: string, at: number, timeoutMs: number,
-  fenced: (tx: ManagedTransaction) => Promise<void>, step: number,
+  session: Session,
+  cypher: CypherCatalog,
+  scope: Scope,
+  id: string,
+  at: number,
+  timeoutMs: number,
+  fenced: (tx: ManagedTransaction) => Promise<void>,
+  step: number,
 ): Promise<number> {
   const atInt = neo4j.int(at);
-  const rows = await session.executeRead(async (tx) => (await tx.run(cypher.get('graph/cluster-members'), { ...scope, ids: [id], at: atInt })).records
-    .map((r) => r.toObject() as MemberRow), { timeout: timeoutMs });
+  const rows = await session.executeRead(
+    async (tx) =>
+      (await tx.run(cypher.get('graph/cluster-members'), { ...scope, ids: [id], at: atInt })).records.map((r) => r.toObject() as MemberRow),
+    { timeout: timeoutMs },
+  );
   const { changed, detach } = partsOf(rows);
   // The part that keeps the cluster's id is the one that stays: its members do not move.
   const leaving = changed.filter((p) => p.id !== id);
   const steps = stepsOf(leaving, step);
   for (const parts of steps) {
-    await session.executeWrite(async (tx) => {
-      await fenced(tx);
-      await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts, detach: [], emptied: [] });
-      await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: parts.map((p) => p.id), at: atInt });
-    }, { timeout: timeoutMs });
+    await session.executeWrite(
+      async (tx) => {
+        await fenced(tx);
+        await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts, detach: [], emptied: [] });
+        await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: parts.map((p) => p.id), at: atInt });
+      },
+      { timeout: timeoutMs },
+    );
   }
-  await session.executeWrite(async (tx) => {
-    await fenced(tx);
-    if (leaving.length > 0 || detach.length > 0) await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts: [], detach, emptied: [id] });
-    // Even when nothing else leaves: the member that made the split (a hub) left already.
-    await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: [id], at: atInt });
-    await tx.run(cypher.get('graph/split-done'), { ...scope, id });
-  }, { timeout: timeoutMs });
+  await session.executeWrite(
+    async (tx) => {
+      await fenced(tx);
+      if (leaving.length > 0 || detach.length > 0)
+        await tx.run(cypher.get('graph/assign-clusters'), { ...scope, parts: [], detach, emptied: [id] });
+      // Even when nothing else leaves: the member that made the split (a hub) left already.
+      await tx.run(cypher.get('graph/recompute-clusters'), { ...scope, ids: [id], at: atInt });
+      await tx.run(cypher.get('graph/split-done'), { ...scope, id });
+    },
+    { timeout: timeoutMs },
+  );
   return steps.length + 1;
 }

@@ -32,8 +32,15 @@ function warmLink(round: number): GraphLink {
     { kind: 'phone', value: `+1555000${round}` },
   ].slice(0, 1 + (round % 4));
   return {
-    ...WARM, eventId: `evt_warmup_${round}`, eventType: 'signup', at: Date.now(), account: round % 2 ? `warmup_${round}` : null,
-    ids, card: null, cardCountry: null, hubThreshold: 25,
+    ...WARM,
+    eventId: `evt_warmup_${round}`,
+    eventType: 'signup',
+    at: Date.now(),
+    account: round % 2 ? `warmup_${round}` : null,
+    ids,
+    card: null,
+    cardCountry: null,
+    hubThreshold: 25,
   };
 }
 

@@ -18,7 +18,9 @@ export function healthRoutes(deps: HealthDeps): Router {
       return;
     }
     // A 503 is still an error response (contract §7): it carries error and message beside the report.
-    const down = Object.entries(health.checks).filter(([, c]) => c.status === 'down').map(([name]) => name);
+    const down = Object.entries(health.checks)
+      .filter(([, c]) => c.status === 'down')
+      .map(([name]) => name);
     res.status(503).json({ error: 'internal', message: `Dependency down: ${down.join(', ')}.`, ...health });
   });
   return router;

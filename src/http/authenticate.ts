@@ -58,7 +58,11 @@ function doorFor(deps: AuthDeps): KeyDoor {
       known: new LRUCache({ max: 100_000, ttl: KNOWN_TTL_MS }),
       blocked: new LRUCache({ max: 100_000, ttl: duration * 1000 }),
       failures: new RateLimiterRedis({
-        storeClient: deps.redis, keyPrefix, points, duration, rejectIfRedisNotReady: true,
+        storeClient: deps.redis,
+        keyPrefix,
+        points,
+        duration,
+        rejectIfRedisNotReady: true,
         insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
       }),
     };

@@ -35,9 +35,15 @@ function fromBodyParser(err: LibraryError): AppError | undefined {
     case 'entity.parse.failed':
       return malformed('body is not valid JSON', 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return malformed(`body exceeds the ${err.limit ?? ''} byte limit`, `The request body is larger than the ${err.limit ?? ''} byte limit.`);
+      return malformed(
+        `body exceeds the ${err.limit ?? ''} byte limit`,
+        `The request body is larger than the ${err.limit ?? ''} byte limit.`,
+      );
     case 'encoding.unsupported':
-      return malformed('unsupported Content-Encoding', 'The request body\'s Content-Encoding is not supported; send identity, gzip, deflate or br.');
+      return malformed(
+        'unsupported Content-Encoding',
+        "The request body's Content-Encoding is not supported; send identity, gzip, deflate or br.",
+      );
     case 'charset.unsupported':
       return malformed('unsupported body charset', 'The request body must be UTF-8 JSON.');
     case 'request.aborted':
@@ -62,8 +68,12 @@ function fromLibrary(err: LibraryError): AppError | undefined {
   if (typeof err.errno === 'number') {
     return malformed('body does not match its Content-Encoding', 'The request body could not be decompressed with its Content-Encoding.');
   }
-  if (err instanceof URIError) return malformed('the URL path is not valid percent-encoded UTF-8', 'The URL path is not valid percent-encoded UTF-8.');
-  return malformed('malformed request', err.expose && err.message ? `The request is malformed: ${err.message}` : 'The request is malformed.');
+  if (err instanceof URIError)
+    return malformed('the URL path is not valid percent-encoded UTF-8', 'The URL path is not valid percent-encoded UTF-8.');
+  return malformed(
+    'malformed request',
+    err.expose && err.message ? `The request is malformed: ${err.message}` : 'The request is malformed.',
+  );
 }
 
 export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
@@ -89,7 +99,10 @@ export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
   }
   logWithResponse(res, err);
   if (res.headersSent) return;
-  sendError(res, new AppError('internal', 'An internal error occurred. Retry the request; quote the X-Request-Id header when reporting it.'));
+  sendError(
+    res,
+    new AppError('internal', 'An internal error occurred. Retry the request; quote the X-Request-Id header when reporting it.'),
+  );
 };
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

@@ -19,21 +19,26 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? BAD_REQUEST;
     const body = JSON.stringify({ error: 'invalid_request', message, details: { issues: [{ path: '', message }] } });
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }
 
 export function createHttpServer(app: http.RequestListener, timeouts: Timeouts): http.Server {
-  const server = http.createServer({
-    // Headers must be complete within this, and the whole request (body included) within the next;
-    // a client that announces a body and never sends it is cut at requestTimeout, answered 408.
-    headersTimeout: timeouts.headersTimeoutMs,
-    requestTimeout: timeouts.requestTimeoutMs,
-    // How often Node checks those two deadlines (its default, 30 s, would let them overrun).
-    connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
-  }, app);
+  const server = http.createServer(
+    {
+      // Headers must be complete within this, and the whole request (body included) within the next;
+      // a client that announces a body and never sends it is cut at requestTimeout, answered 408.
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      // How often Node checks those two deadlines (its default, 30 s, would let them overrun).
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+    },
+    app,
+  );
   // An idle keep-alive connection lives longer than common load balancers' idle timeouts (60 s),
   // so they close first and never send on a socket we are closing.
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;

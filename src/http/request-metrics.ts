@@ -3,7 +3,17 @@
 import type { Request, RequestHandler } from 'express';
 import type { Metrics } from '../metrics/metrics.js';
 
-const FIXED = new Set(['/v1/verdict', '/v1/events', '/v1/feedback', '/v1/device', '/health', '/v1/openapi.json', '/sdk/doorman.js', '/sdk/v1/doorman.js', '/demo/device']);
+const FIXED = new Set([
+  '/v1/verdict',
+  '/v1/events',
+  '/v1/feedback',
+  '/v1/device',
+  '/health',
+  '/v1/openapi.json',
+  '/sdk/doorman.js',
+  '/sdk/v1/doorman.js',
+  '/demo/device',
+]);
 
 // The matched route when a router handled it; otherwise (a 429 or 401 before the route, a 404)
 // the template the path would have matched, or `other`.

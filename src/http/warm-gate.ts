@@ -21,7 +21,9 @@ export function warmGate(deps: WarmGateDeps): RequestHandler {
     let timer: NodeJS.Timeout | undefined;
     const warmed = await Promise.race([
       deps.warmup().then(() => true),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), WAIT_MS); }),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), WAIT_MS);
+      }),
     ]);
     clearTimeout(timer);
     if (warmed) return next();

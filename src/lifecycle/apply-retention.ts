@@ -13,7 +13,13 @@ import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import type { GraphOutbox } from '../graph/graph-outbox.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { deleteEventsAndDependents, scopesWithDataBefore, deleteOldFeedback, eventFeedbackKeys, oldestEventsBefore } from './retention-store.js';
+import {
+  deleteEventsAndDependents,
+  scopesWithDataBefore,
+  deleteOldFeedback,
+  eventFeedbackKeys,
+  oldestEventsBefore,
+} from './retention-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -38,10 +44,7 @@ export interface RetentionResult {
   failedScopes: number;
 }
 
-export async function applyRetention(
-  deps: RetentionDeps,
-  options: { budgetMs?: number } = {},
-): Promise<RetentionResult> {
+export async function applyRetention(deps: RetentionDeps, options: { budgetMs?: number } = {}): Promise<RetentionResult> {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - deps.config.eventRetentionDays * DAY_MS);
   const limit = deps.config.retentionBatchSize;
@@ -54,11 +57,17 @@ export async function applyRetention(
       result.failedScopes += 1;
       result.complete = false;
       deps.metrics.retentionScopeFailed();
-      deps.logger.error({ err, tenant_id: scope.tenantId, mode: scope.mode, cutoff: cutoff.toISOString() }, 'retention failed for a scope; skipped until the next run');
+      deps.logger.error(
+        { err, tenant_id: scope.tenantId, mode: scope.mode, cutoff: cutoff.toISOString() },
+        'retention failed for a scope; skipped until the next run',
+      );
     }
   }
   if (result.events > 0 || result.feedback > 0) {
-    deps.logger.info({ cutoff: cutoff.toISOString(), events: result.events, feedback: result.feedback, batches: result.batches }, 'retention applied');
+    deps.logger.info(
+      { cutoff: cutoff.toISOString(), events: result.events, feedback: result.feedback, batches: result.batches },
+      'retention applied',
+    );
   }
   return result;
 }
@@ -84,7 +93,12 @@ async function retainScope(
       await deps.graphOutbox.dropPending(tx, scope, { eventIds: ids });
       await deleteEventsAndDependents(tx, scope, ids);
       await deps.graphOutbox.forget(tx, scope, {
-        at: now.getTime(), eventIds: ids, accounts: [], ids: [], feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys], erasureId: null,
+        at: now.getTime(),
+        eventIds: ids,
+        accounts: [],
+        ids: [],
+        feedbackKeys: [...eventFeedbackKeys(ids), ...feedbackKeys],
+        erasureId: null,
       });
       return { events: ids.length, feedback: feedbackKeys.length };
     });

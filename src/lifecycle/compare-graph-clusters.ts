@@ -25,7 +25,11 @@ export function compareParts(c: GraphCheck, roots: Map<string, string>): Map<str
     const other = clusterPart.get(id);
     if (other !== undefined && other !== root) {
       c.differ({
-        type: 'wrong_cluster', what: 'cluster', subject: id, expected: 'one part per cluster', found: 'holds members of separate parts',
+        type: 'wrong_cluster',
+        what: 'cluster',
+        subject: id,
+        expected: 'one part per cluster',
+        found: 'holds members of separate parts',
       });
     } else clusterPart.set(id, root);
   }
@@ -73,10 +77,14 @@ export async function markedEventMembers(c: GraphCheck): Promise<Map<string, str
   return eventMembers;
 }
 
-const memberIdentifiers = (model: GraphModel, l: GraphLink): string[] => l.ids
-  .map((x) => identifierName(x.kind, x.value))
-  .filter((n) => { const i = model.identifiers.get(n); return i && model.isMember(i); })
-  .map(identifierMember);
+const memberIdentifiers = (model: GraphModel, l: GraphLink): string[] =>
+  l.ids
+    .map((x) => identifierName(x.kind, x.value))
+    .filter((n) => {
+      const i = model.identifiers.get(n);
+      return i && model.isMember(i);
+    })
+    .map(identifierMember);
 
 // 6. Marks: each standing mark of the model standing in the graph, and no other standing there.
 export async function compareMarks(c: GraphCheck): Promise<void> {
@@ -109,7 +117,9 @@ const noFacts = (): ExpectedFacts => ({ size: 0, accounts: 0, confirmedAbuse: fa
 // part root). A cluster with wrong facts is recomputed by a repair. Returns how many clusters the
 // graph holds.
 export async function compareClusterFacts(
-  c: GraphCheck, clusterPart: Map<string, string>, facts: Map<string, ExpectedFacts>,
+  c: GraphCheck,
+  clusterPart: Map<string, string>,
+  facts: Map<string, ExpectedFacts>,
 ): Promise<number> {
   const { tenantId, mode } = c.scope;
   let clusters = 0;
@@ -136,9 +146,12 @@ export async function compareClusterFacts(
 // must be, by field.
 function wrongFacts(want: ExpectedFacts, r: Neo4jRecord): Record<string, { expected: unknown; found: unknown }> {
   const got = {
-    size: num(r.get('size')), accounts: num(r.get('accounts')),
-    members: num(r.get('members')), memberAccounts: num(r.get('memberAccounts')),
-    confirmedAbuse: r.get('confirmedAbuse') === true, falsePositive: r.get('falsePositive') === true,
+    size: num(r.get('size')),
+    accounts: num(r.get('accounts')),
+    members: num(r.get('members')),
+    memberAccounts: num(r.get('memberAccounts')),
+    confirmedAbuse: r.get('confirmedAbuse') === true,
+    falsePositive: r.get('falsePositive') === true,
     chargebacks: num(r.get('chargebacks')) ?? 0,
     abuse: [...(r.get('abuse') as string[])].sort(),
   };

@@ -193,7 +193,9 @@ export async function compareIdentifiers(c: GraphCheck): Promise<void> {
     const hub = r.get('hub') as boolean;
     if (hub !== model.isHub(i)) {
       c.differ({
-        type: 'wrong_hub', what: 'identifier', subject: name,
+        type: 'wrong_hub',
+        what: 'identifier',
+        subject: name,
         expected: { hub: model.isHub(i), accounts: i.accounts, anonymous: i.anonymous, threshold: i.hubAt },
         found: { hub, accounts: num(r.get('accounts')), anonymous: num(r.get('anonymous')) },
       });

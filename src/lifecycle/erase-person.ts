@@ -25,7 +25,12 @@ import { parseEmail } from '../signals/email/parse-email.js';
 import { countersFor } from '../velocity/velocity-store.js';
 import { eventFeedbackKeys } from './retention-store.js';
 import {
-  clearEvents, lockPersonEvents, logErasure, recordGraphCounts, redactDeliveries, removeFeedback,
+  clearEvents,
+  lockPersonEvents,
+  logErasure,
+  recordGraphCounts,
+  redactDeliveries,
+  removeFeedback,
   removeListEntries,
 } from './erasure-store.js';
 import type { ReceivedEvent } from '../events/received-event.js';
@@ -66,12 +71,25 @@ async function forgetVelocity(deps: EraseDeps, scope: Scope, events: ReceivedEve
   let queued = 0;
   for (const e of events) {
     const parsed = e.email ? parseEmail(e.email) : undefined;
-    const domain = parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain) ? parsed.registrableDomain : undefined;
+    const domain =
+      parsed?.ok && parsed.registrableDomain && !isFreemailDomain(parsed.asciiDomain, parsed.registrableDomain)
+        ? parsed.registrableDomain
+        : undefined;
     const amount = e.amount === undefined ? undefined : 0;
-    for (const c of countersFor(scope, {
-      eventType: e.eventType as EventType, eventId: e.id, ip: e.ip, deviceId: e.deviceId, domain,
-      card: e.cardFingerprint, amount, account: e.externalUserId,
-    }, deps.engine.policy)) {
+    for (const c of countersFor(
+      scope,
+      {
+        eventType: e.eventType as EventType,
+        eventId: e.id,
+        ip: e.ip,
+        deviceId: e.deviceId,
+        domain,
+        card: e.cardFingerprint,
+        amount,
+        account: e.externalUserId,
+      },
+      deps.engine.policy,
+    )) {
       pipeline.zrem(c.key, c.member);
       queued += 1;
     }
@@ -94,11 +112,17 @@ function personIdentifiers(subject: Subject, events: ReceivedEvent[]): { account
       ids.set(`${id.kind}\0${id.value}`, id);
     }
   }
-  for (const id of eventIdentifiers({ email: subject.kind === 'email' ? subject.value : undefined })) ids.set(`${id.kind}\0${id.value}`, id);
+  for (const id of eventIdentifiers({ email: subject.kind === 'email' ? subject.value : undefined }))
+    ids.set(`${id.kind}\0${id.value}`, id);
   return { accounts: [...accounts], emails: [...emails], ids: [...ids.values()] };
 }
 
-export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subject, options: { requestedBy: string; waitMs?: number }): Promise<Erased> {
+export async function erasePerson(
+  deps: EraseDeps,
+  scope: Scope,
+  subject: Subject,
+  options: { requestedBy: string; waitMs?: number },
+): Promise<Erased> {
   if (!subject.value) throw AppError.invalid([{ path: subject.kind, message: 'must not be empty' }]);
   const erasureId = newId('era');
   const now = deps.clock.now();
@@ -111,7 +135,14 @@ export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subjec
     const person = personIdentifiers(subject, events);
     const cards = person.ids.filter((i) => i.kind === 'card').map((i) => i.value);
     const devices = person.ids.filter((i) => i.kind === 'device').map((i) => i.value);
-    const listed = ([['email', person.emails], ['external_user_id', person.accounts], ['card_fingerprint', cards], ['device', devices]] as [ListKind, string[]][])
+    const listed = (
+      [
+        ['email', person.emails],
+        ['external_user_id', person.accounts],
+        ['card_fingerprint', cards],
+        ['device', devices],
+      ] as [ListKind, string[]][]
+    )
       .flatMap(([kind, values]) => values.map((v) => ({ kind, value: normalizeListValue(kind, v) })))
       .filter((e): e is { kind: ListKind; value: string } => e.value !== undefined);
     const normalizedEmails = person.emails.map((e) => emailIdentity(e) ?? e);
@@ -124,29 +155,58 @@ export async function erasePerson(deps: EraseDeps, scope: Scope, subject: Subjec
     // Links not yet applied would write the erased values into the graph; marks on them too.
     await deps.graphOutbox.dropPending(tx, scope, { eventIds, markAnchors: [...person.accounts, ...normalizedEmails] });
     await logErasure(tx, scope, {
-      id: erasureId, subjectKind: subject.kind, requestedBy: options.requestedBy, requestedAt: now, events: counts.events,
-      webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers,
+      id: erasureId,
+      subjectKind: subject.kind,
+      requestedBy: options.requestedBy,
+      requestedAt: now,
+      events: counts.events,
+      webhookDeliveries: counts.webhookDeliveries,
+      feedback: counts.feedbackKeys.length,
+      listEntries: counts.listEntries,
+      velocityMembers,
     });
     await deps.graphOutbox.forget(tx, scope, {
-      at: now.getTime(), eventIds, accounts: person.accounts, ids: person.ids, feedbackKeys: [...eventFeedbackKeys(eventIds), ...counts.feedbackKeys], erasureId,
+      at: now.getTime(),
+      eventIds,
+      accounts: person.accounts,
+      ids: person.ids,
+      feedbackKeys: [...eventFeedbackKeys(eventIds), ...counts.feedbackKeys],
+      erasureId,
     });
-    return { erasureId, events: counts.events, webhookDeliveries: counts.webhookDeliveries, feedback: counts.feedbackKeys.length, listEntries: counts.listEntries, velocityMembers };
+    return {
+      erasureId,
+      events: counts.events,
+      webhookDeliveries: counts.webhookDeliveries,
+      feedback: counts.feedbackKeys.length,
+      listEntries: counts.listEntries,
+      velocityMembers,
+    };
   });
   const graph = await graphCounts(deps, scope, erasureId, options.waitMs ?? 60_000);
   return { ...erased, ...(graph && { graph }) };
 }
 
 // Waits (bounded) for the graph writer to apply the erasure, then reads and logs its counts.
-async function graphCounts(deps: EraseDeps, scope: Scope, erasureId: string, waitMs: number): Promise<{ accounts: number; identifiers: number } | undefined> {
+async function graphCounts(
+  deps: EraseDeps,
+  scope: Scope,
+  erasureId: string,
+  waitMs: number,
+): Promise<{ accounts: number; identifiers: number } | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const state = await forgetState(deps.db, erasureId);
-    if (state === 'failed') throw new AppError('internal', `Neo4j refused erasure ${erasureId}; see graph_outbox.error. Postgres and Redis are erased.`);
+    if (state === 'failed')
+      throw new AppError('internal', `Neo4j refused erasure ${erasureId}; see graph_outbox.error. Postgres and Redis are erased.`);
     if (state === 'applied') break;
     if (Date.now() > deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/erasure-counts'), { tenantId: scope.tenantId, mode: scope.mode, id: erasureId }, { routing: neo4j.routing.READ });
+  const { records } = await deps.graph.executeQuery(
+    deps.cypher.get('graph/erasure-counts'),
+    { tenantId: scope.tenantId, mode: scope.mode, id: erasureId },
+    { routing: neo4j.routing.READ },
+  );
   const record = records[0];
   const counts = { accounts: Number(record?.get('accounts') ?? 0), identifiers: Number(record?.get('identifiers') ?? 0) };
   await recordGraphCounts(deps.db, erasureId, counts);

@@ -13,9 +13,15 @@ import type { MarkOutcome } from '../graph/graph-outbox-store.js';
 // event of the accounts that used it. Those accounts are the person's (their feedback and list
 // entries go, and the graph forgets them): their other events must not keep the account id in
 // Postgres while the graph forgets it (a rebuild from Postgres would then disagree with the graph).
-export async function lockPersonEvents(tx: Queryable, scope: Scope, subject: { kind: 'external_user_id' | 'email'; value: string }): Promise<ReceivedEvent[]> {
-  const where = subject.kind === 'external_user_id' ? 'external_user_id = $3'
-    : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events
+export async function lockPersonEvents(
+  tx: Queryable,
+  scope: Scope,
+  subject: { kind: 'external_user_id' | 'email'; value: string },
+): Promise<ReceivedEvent[]> {
+  const where =
+    subject.kind === 'external_user_id'
+      ? 'external_user_id = $3'
+      : `(lower(email) = lower($3) OR external_user_id IN (SELECT external_user_id FROM events
          WHERE tenant_id = $1 AND mode = $2 AND lower(email) = lower($3) AND external_user_id IS NOT NULL))`;
   const { rows } = await tx.query<ReceivedEventRow>(
     `SELECT ${RECEIVED_EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND ${where} ORDER BY created_at FOR UPDATE`,
@@ -37,9 +43,17 @@ export async function clearEvents(tx: Queryable, scope: Scope, ids: string[]): P
       WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)`,
     [scope.tenantId, scope.mode, ids],
   );
-  await tx.query('UPDATE reviews SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [scope.tenantId, scope.mode, ids]);
+  await tx.query('UPDATE reviews SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [
+    scope.tenantId,
+    scope.mode,
+    ids,
+  ]);
   // Replays would hand back the stored answer; the records expire in a day anyway.
-  await tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [scope.tenantId, scope.mode, ids]);
+  await tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND mode = $2 AND event_id = ANY($3)', [
+    scope.tenantId,
+    scope.mode,
+    ids,
+  ]);
   return rowCount ?? 0;
 }
 
@@ -57,18 +71,23 @@ export async function redactDeliveries(tx: Queryable, scope: Scope, ids: string[
 
 // Feedback whose subject is one of the person's accounts or emails goes (the subject is the value);
 // notes on feedback about their events go. Returns the graph keys of the removed marks.
-export async function removeFeedback(tx: Queryable, scope: Scope, p: { accounts: string[]; emails: string[]; eventIds: string[] }): Promise<string[]> {
+export async function removeFeedback(
+  tx: Queryable,
+  scope: Scope,
+  p: { accounts: string[]; emails: string[]; eventIds: string[] },
+): Promise<string[]> {
   const { rows } = await tx.query<{ subject_kind: string; subject_value: string; outcome: string }>(
     `DELETE FROM feedback WHERE tenant_id = $1 AND mode = $2
         AND ((subject_kind = 'external_user_id' AND subject_value = ANY($3)) OR (subject_kind = 'email' AND lower(subject_value) = ANY($4)))
       RETURNING subject_kind, subject_value, outcome`,
     [scope.tenantId, scope.mode, p.accounts, p.emails.map((e) => e.toLowerCase())],
   );
-  await tx.query(`UPDATE feedback SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND subject_kind = 'event_id' AND subject_value = ANY($3)`,
-    [scope.tenantId, scope.mode, p.eventIds]);
+  await tx.query(
+    `UPDATE feedback SET note = NULL WHERE tenant_id = $1 AND mode = $2 AND subject_kind = 'event_id' AND subject_value = ANY($3)`,
+    [scope.tenantId, scope.mode, p.eventIds],
+  );
   return rows.map((r) => feedbackMarkKey(r.subject_kind as SubjectKind, r.subject_value, r.outcome as MarkOutcome));
 }
-
 
 export async function removeListEntries(tx: Queryable, scope: Scope, entries: { kind: string; value: string }[]): Promise<number> {
   if (entries.length === 0) return 0;
@@ -95,10 +114,26 @@ export async function logErasure(tx: Queryable, scope: Scope, e: ErasureRecord):
   await tx.query(
     `INSERT INTO erasures (id, tenant_id, mode, subject_kind, requested_by, requested_at, events, webhook_deliveries, feedback, list_entries, velocity_members)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [e.id, scope.tenantId, scope.mode, e.subjectKind, e.requestedBy, e.requestedAt, e.events, e.webhookDeliveries, e.feedback, e.listEntries, e.velocityMembers],
+    [
+      e.id,
+      scope.tenantId,
+      scope.mode,
+      e.subjectKind,
+      e.requestedBy,
+      e.requestedAt,
+      e.events,
+      e.webhookDeliveries,
+      e.feedback,
+      e.listEntries,
+      e.velocityMembers,
+    ],
   );
 }
 
 export async function recordGraphCounts(db: Queryable, id: string, counts: { accounts: number; identifiers: number }): Promise<void> {
-  await db.query('UPDATE erasures SET accounts = $2, identifiers = $3, graph_applied_at = now() WHERE id = $1', [id, counts.accounts, counts.identifiers]);
+  await db.query('UPDATE erasures SET accounts = $2, identifiers = $3, graph_applied_at = now() WHERE id = $1', [
+    id,
+    counts.accounts,
+    counts.identifiers,
+  ]);
 }

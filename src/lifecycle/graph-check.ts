@@ -15,10 +15,16 @@ import type { GraphLink } from '../graph/identity-graph.js';
 import { linkPolicyInForce, type ProjectionDeps } from './graph-projection.js';
 
 export type DifferenceType =
-  | 'missing_node' | 'extra_node'
-  | 'missing_link' | 'extra_link' | 'link_state'
-  | 'wrong_hub' | 'wrong_cluster' | 'wrong_facts'
-  | 'missing_mark' | 'stale_mark';
+  | 'missing_node'
+  | 'extra_node'
+  | 'missing_link'
+  | 'extra_link'
+  | 'link_state'
+  | 'wrong_hub'
+  | 'wrong_cluster'
+  | 'wrong_facts'
+  | 'missing_mark'
+  | 'stale_mark';
 
 export interface GraphDifference {
   type: DifferenceType;
@@ -76,14 +82,27 @@ export async function startGraphCheck(deps: VerifyDeps, scope: Scope, limit: num
   const differences: GraphDifference[] = [];
   const linkPolicy = await linkPolicyInForce(deps, scope);
   const check: GraphCheck = {
-    deps, scope, linkPolicy, model: new GraphModel(), now, graceMs, differences, more: 0,
+    deps,
+    scope,
+    linkPolicy,
+    model: new GraphModel(),
+    now,
+    graceMs,
+    differences,
+    more: 0,
     differ: (d) => {
       if (differences.length < limit) differences.push(d);
       else check.more += 1;
     },
     repair: {
-      relink: new Map(), remark: [], retract: [], forgetEvents: [], forgetAccounts: [], forgetIds: [],
-      relinkAccounts: new Set(), recompute: new Set(),
+      relink: new Map(),
+      remark: [],
+      retract: [],
+      forgetEvents: [],
+      forgetAccounts: [],
+      forgetIds: [],
+      relinkAccounts: new Set(),
+      recompute: new Set(),
     },
   };
   return check;
@@ -98,7 +117,9 @@ export const liveInGraph = (expiresAt: unknown, expiredAt: unknown, now: number)
   num(expiredAt) === null && (num(expiresAt) === null || num(expiresAt)! > now);
 
 export async function* readGraph(
-  deps: Pick<VerifyDeps, 'graph' | 'cypher'>, name: string, params: Record<string, unknown>,
+  deps: Pick<VerifyDeps, 'graph' | 'cypher'>,
+  name: string,
+  params: Record<string, unknown>,
 ): AsyncGenerator<Neo4jRecord> {
   const session = deps.graph.session({ defaultAccessMode: neo4j.session.READ, fetchSize: 1000 });
   try {

@@ -12,7 +12,12 @@ export interface PageEnd {
   id: string;
 }
 
-export async function eventsPage(db: Queryable, scope: Scope, after: PageEnd | undefined, limit: number): Promise<{ events: ReceivedEvent[]; end: PageEnd | undefined }> {
+export async function eventsPage(
+  db: Queryable,
+  scope: Scope,
+  after: PageEnd | undefined,
+  limit: number,
+): Promise<{ events: ReceivedEvent[]; end: PageEnd | undefined }> {
   const { rows } = await db.query<ReceivedEventRow & { at: string }>(
     `SELECT ${RECEIVED_EVENT_COLUMNS}, created_at::text AS at FROM events
       WHERE tenant_id = $1 AND mode = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4))
@@ -40,7 +45,14 @@ export interface StoredOutcome {
 // rebuild must not bring it back; nor a mark about an erased event (its feedback row and
 // its review stay, without the person: the erasure took the mark out of the graph).
 export async function storedOutcomes(db: Queryable, scope: Scope): Promise<StoredOutcome[]> {
-  const { rows } = await db.query<{ at: Date; kind: StoredOutcome['kind']; subject_kind: StoredOutcome['subjectKind']; value: string; outcome: StoredOutcome['outcome']; codes: string[] | null }>(
+  const { rows } = await db.query<{
+    at: Date;
+    kind: StoredOutcome['kind'];
+    subject_kind: StoredOutcome['subjectKind'];
+    value: string;
+    outcome: StoredOutcome['outcome'];
+    codes: string[] | null;
+  }>(
     `SELECT f.created_at AS at, 'feedback' AS kind, f.subject_kind, f.subject_value AS value, f.outcome,
             (SELECT array_agg(DISTINCT r->>'code') FROM (SELECT reasons FROM events e
                WHERE e.tenant_id = f.tenant_id AND e.mode = f.mode
@@ -57,13 +69,24 @@ export async function storedOutcomes(db: Queryable, scope: Scope): Promise<Store
      ORDER BY 1`,
     [scope.tenantId, scope.mode],
   );
-  return rows.map((r) => ({ at: r.at, kind: r.kind, subjectKind: r.subject_kind, value: r.value, outcome: r.outcome, codes: r.codes ?? [] }));
+  return rows.map((r) => ({
+    at: r.at,
+    kind: r.kind,
+    subjectKind: r.subject_kind,
+    value: r.value,
+    outcome: r.outcome,
+    codes: r.codes ?? [],
+  }));
 }
 
 // Which of these event ids Postgres holds (the checker's look for events only the graph has).
 export async function storedEventIds(db: Queryable, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::text[])', [scope.tenantId, scope.mode, ids]);
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3::text[])', [
+    scope.tenantId,
+    scope.mode,
+    ids,
+  ]);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -24,7 +24,13 @@ export interface ProjectionDeps {
 
 const markOfOutcome = (scope: Scope, o: StoredOutcome): GraphOp => ({
   kind: 'mark',
-  payload: markOf(scope, { source: o.kind === 'resolution' ? 'review' : 'feedback', subject: { kind: o.subjectKind, value: o.value }, outcome: o.outcome, at: o.at, codes: o.codes }),
+  payload: markOf(scope, {
+    source: o.kind === 'resolution' ? 'review' : 'feedback',
+    subject: { kind: o.subjectKind, value: o.value },
+    outcome: o.outcome,
+    at: o.at,
+    codes: o.codes,
+  }),
 });
 
 // The scope's link policy as the projection applies it: the one in force in Postgres now.
@@ -43,7 +49,10 @@ export interface ProjectionPage {
 // Pages of the scope's projection, in the order the graph writer must apply them: an outcome
 // before the events judged after it, as they happened.
 export async function* projectScope(
-  deps: Pick<ProjectionDeps, 'db' | 'config'>, scope: Scope, linkPolicy: GraphLinkPolicy | undefined, pageSize = PAGE,
+  deps: Pick<ProjectionDeps, 'db' | 'config'>,
+  scope: Scope,
+  linkPolicy: GraphLinkPolicy | undefined,
+  pageSize = PAGE,
 ): AsyncGenerator<ProjectionPage> {
   const outcomes = await storedOutcomes(deps.db, scope);
   let next = 0;

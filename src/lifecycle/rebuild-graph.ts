@@ -20,7 +20,11 @@ export interface RebuildDeps extends ProjectionDeps {
   graphOutbox: GraphOutbox;
 }
 
-export async function rebuildGraph(deps: RebuildDeps, scope: Scope, options: { waitMs?: number } = {}): Promise<{ events: number; marks: number }> {
+export async function rebuildGraph(
+  deps: RebuildDeps,
+  scope: Scope,
+  options: { waitMs?: number } = {},
+): Promise<{ events: number; marks: number }> {
   // The links are rebuilt under the scope's link policy in force (a recluster is not needed after).
   const linkPolicy = await linkPolicyInForce(deps, scope);
   await deps.graphOutbox.deleteScope(deps.db, scope, deps.clock.now());
@@ -35,7 +39,8 @@ export async function rebuildGraph(deps: RebuildDeps, scope: Scope, options: { w
   }
   const deadline = Date.now() + (options.waitMs ?? 600_000);
   while ((await pendingGraphOps(deps.db, scope)) > 0) {
-    if (Date.now() > deadline) throw new AppError('internal', 'The replay is queued but not yet applied: is a graph writer running (doorman serve or worker)?');
+    if (Date.now() > deadline)
+      throw new AppError('internal', 'The replay is queued but not yet applied: is a graph writer running (doorman serve or worker)?');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { events, marks };

@@ -27,23 +27,36 @@ export interface ReclusterDeps {
   policies: PolicyRegistry;
 }
 
-export async function reclusterGraph(
-  deps: ReclusterDeps,
-  scope: Scope,
-  options: { waitMs?: number } = {},
-): Promise<ReclusterResult> {
+export async function reclusterGraph(deps: ReclusterDeps, scope: Scope, options: { waitMs?: number } = {}): Promise<ReclusterResult> {
   await deps.policies.refresh(scope);
   const policy = deps.policies.forScope(scope);
   const id = newId('rcl');
-  await deps.graphOutbox.recluster(deps.db, scope, { at: deps.clock.now().getTime(), id, ...linkPolicyParams(policy.graph, deps.config.hubThreshold) });
+  await deps.graphOutbox.recluster(deps.db, scope, {
+    at: deps.clock.now().getTime(),
+    id,
+    ...linkPolicyParams(policy.graph, deps.config.hubThreshold),
+  });
   const deadline = Date.now() + (options.waitMs ?? 600_000);
   for (;;) {
-    const { records } = await deps.graph.executeQuery(deps.cypher.get('graph/recluster-result'), { ...scope, id }, { routing: neo4j.routing.READ });
+    const { records } = await deps.graph.executeQuery(
+      deps.cypher.get('graph/recluster-result'),
+      { ...scope, id },
+      { routing: neo4j.routing.READ },
+    );
     const r = records[0];
-    if (r) return { clustersBefore: r.get('clustersBefore'), clustersAfter: r.get('clustersAfter'), split: r.get('split'), merged: r.get('merged') };
+    if (r)
+      return {
+        clustersBefore: r.get('clustersBefore'),
+        clustersAfter: r.get('clustersAfter'),
+        split: r.get('split'),
+        merged: r.get('merged'),
+      };
     if (Date.now() > deadline) {
       const waiting = await pendingGraphOps(deps.db, scope);
-      throw new AppError('internal', `The recluster is queued but not yet applied (${waiting} rows wait in the scope's outbox): is a graph writer running (doorman serve or worker)?`);
+      throw new AppError(
+        'internal',
+        `The recluster is queued but not yet applied (${waiting} rows wait in the scope's outbox): is a graph writer running (doorman serve or worker)?`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -26,11 +26,16 @@ const TABLES = [
 export async function sealPlainSecrets(deps: SealDeps): Promise<number> {
   let sealed = 0;
   for (const t of TABLES) {
-    const { rows } = await deps.db.query<{ key: string; secret: string | Buffer }>(`SELECT ${t.key} AS key, secret FROM ${t.table} WHERE sealed IS NULL`);
+    const { rows } = await deps.db.query<{ key: string; secret: string | Buffer }>(
+      `SELECT ${t.key} AS key, secret FROM ${t.table} WHERE sealed IS NULL`,
+    );
     for (const row of rows) {
       const bytes = typeof row.secret === 'string' ? Buffer.from(row.secret, 'utf8') : row.secret;
       const value = await deps.vault.seal(t.home(row.key), bytes);
-      const { rowCount } = await deps.db.query(`UPDATE ${t.table} SET sealed = $2, secret = NULL WHERE ${t.key} = $1 AND sealed IS NULL`, [row.key, value]);
+      const { rowCount } = await deps.db.query(`UPDATE ${t.table} SET sealed = $2, secret = NULL WHERE ${t.key} = $1 AND sealed IS NULL`, [
+        row.key,
+        value,
+      ]);
       sealed += rowCount ?? 0;
     }
   }

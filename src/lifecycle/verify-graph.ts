@@ -57,7 +57,12 @@ export async function verifyGraph(
   const result: VerifyResult = {
     ok: total === 0,
     checked: {
-      events, accounts: model.accounts.size, identifiers: model.identifiers.size, links: model.links, marks: model.marks.size, clusters,
+      events,
+      accounts: model.accounts.size,
+      identifiers: model.identifiers.size,
+      links: model.links,
+      marks: model.marks.size,
+      clusters,
     },
     differences,
     more,

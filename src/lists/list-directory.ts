@@ -58,8 +58,14 @@ function apply(lists: Lists, c: Change): void {
 function changeOf(payload: string): Change | undefined {
   try {
     const p = JSON.parse(payload) as { op?: string; tenant_id?: string; mode?: string; list?: string; kind?: string; value?: string };
-    if ((p.op === 'add' || p.op === 'remove') && p.tenant_id && (p.mode === 'live' || p.mode === 'test')
-      && (p.list === 'allow' || p.list === 'block') && p.kind && typeof p.value === 'string') {
+    if (
+      (p.op === 'add' || p.op === 'remove') &&
+      p.tenant_id &&
+      (p.mode === 'live' || p.mode === 'test') &&
+      (p.list === 'allow' || p.list === 'block') &&
+      p.kind &&
+      typeof p.value === 'string'
+    ) {
       return { op: p.op, tenantId: p.tenant_id, mode: p.mode, list: p.list, kind: p.kind, value: p.value };
     }
   } catch {

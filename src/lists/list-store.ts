@@ -21,13 +21,22 @@ export async function allListEntries(db: Queryable): Promise<ListEntry[]> {
 }
 
 export async function addListEntry(db: Queryable, scope: Scope, list: 'allow' | 'block', kind: ListKind, value: string): Promise<void> {
-  await db.query(
-    'INSERT INTO list_entries (tenant_id, mode, list, kind, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
-    [scope.tenantId, scope.mode, list, kind, value],
-  );
+  await db.query('INSERT INTO list_entries (tenant_id, mode, list, kind, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+    scope.tenantId,
+    scope.mode,
+    list,
+    kind,
+    value,
+  ]);
 }
 
-export async function removeListEntry(db: Queryable, scope: Scope, list: 'allow' | 'block', kind: ListKind, value: string): Promise<boolean> {
+export async function removeListEntry(
+  db: Queryable,
+  scope: Scope,
+  list: 'allow' | 'block',
+  kind: ListKind,
+  value: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     'DELETE FROM list_entries WHERE tenant_id = $1 AND mode = $2 AND list = $3 AND kind = $4 AND value = $5',
     [scope.tenantId, scope.mode, list, kind, value],

@@ -12,7 +12,11 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(deps: { config: Pick<Config, 'metricsPort' | 'metricsHost'>; metrics: Metrics; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer(deps: {
+  config: Pick<Config, 'metricsPort' | 'metricsHost'>;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<MetricsServer> {
   if (deps.config.metricsPort === 0) return { port: undefined, close: async () => undefined };
   deps.metrics.collectProcessMetrics();
   const { registry } = deps.metrics;
@@ -39,9 +43,10 @@ export async function startMetricsServer(deps: { config: Pick<Config, 'metricsPo
   deps.logger.info({ host: deps.config.metricsHost, port }, `metrics on http://${deps.config.metricsHost}:${port}/metrics`);
   return {
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

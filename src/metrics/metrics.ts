@@ -28,30 +28,62 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const requests = new Histogram({
-    name: 'doorman_http_request_duration_seconds', help: 'HTTP requests by route template, method and status',
-    labelNames: ['route', 'method', 'status'], buckets: REQUEST_BUCKETS, registers,
+    name: 'doorman_http_request_duration_seconds',
+    help: 'HTTP requests by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: REQUEST_BUCKETS,
+    registers,
   });
-  const verdicts = new Counter({ name: 'doorman_verdicts_total', help: 'Verdicts by event type and verdict', labelNames: ['event_type', 'verdict'], registers });
+  const verdicts = new Counter({
+    name: 'doorman_verdicts_total',
+    help: 'Verdicts by event type and verdict',
+    labelNames: ['event_type', 'verdict'],
+    registers,
+  });
   const reasons = new Counter({
-    name: 'doorman_verdict_reasons_total', help: 'Reason codes on verdicts, by event type, verdict and code',
-    labelNames: ['event_type', 'verdict', 'code'], registers,
+    name: 'doorman_verdict_reasons_total',
+    help: 'Reason codes on verdicts, by event type, verdict and code',
+    labelNames: ['event_type', 'verdict', 'code'],
+    registers,
   });
   const missing = new Counter({
-    name: 'doorman_missing_signals_total', help: 'Signals a verdict was decided without, by source and cause (timeout | unavailable)',
-    labelNames: ['source', 'cause'], registers,
+    name: 'doorman_missing_signals_total',
+    help: 'Signals a verdict was decided without, by source and cause (timeout | unavailable)',
+    labelNames: ['source', 'cause'],
+    registers,
   });
-  const failOpen = new Counter({ name: 'doorman_fail_open_total', help: 'Verdicts that failed open because a rule or the engine threw', registers });
-  const rateLimited = new Counter({ name: 'doorman_rate_limited_total', help: 'Requests refused with 429, by bucket kind (key | ip | auth_failures)', labelNames: ['bucket'], registers });
+  const failOpen = new Counter({
+    name: 'doorman_fail_open_total',
+    help: 'Verdicts that failed open because a rule or the engine threw',
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'doorman_rate_limited_total',
+    help: 'Requests refused with 429, by bucket kind (key | ip | auth_failures)',
+    labelNames: ['bucket'],
+    registers,
+  });
   const attempts = new Counter({
-    name: 'doorman_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by the state they left the delivery in',
-    labelNames: ['outcome'], registers,
+    name: 'doorman_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this process, by the state they left the delivery in',
+    labelNames: ['outcome'],
+    registers,
   });
   const deliveryLag = new Histogram({
-    name: 'doorman_webhook_delivery_lag_seconds', help: 'From a resolution to its webhook delivered (2xx)', buckets: LAG_BUCKETS, registers,
+    name: 'doorman_webhook_delivery_lag_seconds',
+    help: 'From a resolution to its webhook delivered (2xx)',
+    buckets: LAG_BUCKETS,
+    registers,
   });
-  const retention = new Counter({ name: 'doorman_retention_deleted_events_total', help: 'Events removed by the retention job in this process', registers });
+  const retention = new Counter({
+    name: 'doorman_retention_deleted_events_total',
+    help: 'Events removed by the retention job in this process',
+    registers,
+  });
   const retentionFailures = new Counter({
-    name: 'doorman_retention_scope_failures_total', help: 'Scopes (tenant and mode) a retention run skipped because a batch failed', registers,
+    name: 'doorman_retention_scope_failures_total',
+    help: 'Scopes (tenant and mode) a retention run skipped because a batch failed',
+    registers,
   });
   let processMetrics = false;
   return {

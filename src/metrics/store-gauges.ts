@@ -41,11 +41,18 @@ async function readFacts(db: pg.Pool): Promise<StoreFacts> {
 // The driver keeps its pool internal; read it where it is (neo4j-driver 5/6) and report nothing
 // if a driver version moves it.
 function neo4jPool(graph: Driver): { server: string; inUse: number; idle: number }[] {
-  const pool = (graph as unknown as { _connectionProvider?: { _connectionPool?: { _activeResourceCounts?: Record<string, number>; _pools?: Record<string, unknown[]> } } })
-    ._connectionProvider?._connectionPool;
+  const pool = (
+    graph as unknown as {
+      _connectionProvider?: { _connectionPool?: { _activeResourceCounts?: Record<string, number>; _pools?: Record<string, unknown[]> } };
+    }
+  )._connectionProvider?._connectionPool;
   if (!pool?._activeResourceCounts || !pool._pools) return [];
   const servers = new Set([...Object.keys(pool._activeResourceCounts), ...Object.keys(pool._pools)]);
-  return [...servers].map((server) => ({ server, inUse: pool._activeResourceCounts![server] ?? 0, idle: pool._pools![server]?.length ?? 0 }));
+  return [...servers].map((server) => ({
+    server,
+    inUse: pool._activeResourceCounts![server] ?? 0,
+    idle: pool._pools![server]?.length ?? 0,
+  }));
 }
 
 export function observeStores(registry: Registry, deps: ObservedStores, lagBuckets: number[]): void {
@@ -57,19 +64,37 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     return facts.value;
   };
   new Gauge({
-    name: 'doorman_graph_outbox_depth', help: 'Graph outbox rows waiting to be applied (fleet-wide)', registers,
-    async collect() { const f = await storeFacts(); if (f) this.set(f.outbox.waiting); },
+    name: 'doorman_graph_outbox_depth',
+    help: 'Graph outbox rows waiting to be applied (fleet-wide)',
+    registers,
+    async collect() {
+      const f = await storeFacts();
+      if (f) this.set(f.outbox.waiting);
+    },
   });
   new Gauge({
-    name: 'doorman_graph_outbox_failed', help: 'Graph outbox rows Neo4j refused and that were set aside (fleet-wide)', registers,
-    async collect() { const f = await storeFacts(); if (f) this.set(f.outbox.failed); },
+    name: 'doorman_graph_outbox_failed',
+    help: 'Graph outbox rows Neo4j refused and that were set aside (fleet-wide)',
+    registers,
+    async collect() {
+      const f = await storeFacts();
+      if (f) this.set(f.outbox.failed);
+    },
   });
   new Gauge({
-    name: 'doorman_graph_outbox_oldest_seconds', help: 'Age of the oldest waiting outbox row: the link lag right now (fleet-wide)', registers,
-    async collect() { const f = await storeFacts(); if (f) this.set(f.outbox.oldest); },
+    name: 'doorman_graph_outbox_oldest_seconds',
+    help: 'Age of the oldest waiting outbox row: the link lag right now (fleet-wide)',
+    registers,
+    async collect() {
+      const f = await storeFacts();
+      if (f) this.set(f.outbox.oldest);
+    },
   });
   new Gauge({
-    name: 'doorman_webhook_deliveries', help: 'Webhook deliveries by state (pending | delivered | failed), fleet-wide', labelNames: ['state'], registers,
+    name: 'doorman_webhook_deliveries',
+    help: 'Webhook deliveries by state (pending | delivered | failed), fleet-wide',
+    labelNames: ['state'],
+    registers,
     async collect() {
       const f = await storeFacts();
       if (!f) return;
@@ -77,8 +102,13 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     },
   });
   new Gauge({
-    name: 'doorman_webhook_oldest_pending_seconds', help: 'Age of the oldest pending webhook delivery (fleet-wide)', registers,
-    async collect() { const f = await storeFacts(); if (f) this.set(f.deliveries.find((d) => d.status === 'pending')?.oldest ?? 0); },
+    name: 'doorman_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest pending webhook delivery (fleet-wide)',
+    registers,
+    async collect() {
+      const f = await storeFacts();
+      if (f) this.set(f.deliveries.find((d) => d.status === 'pending')?.oldest ?? 0);
+    },
   });
 
   // This process's graph writer: links applied since the last look feed the counter and the lag
@@ -94,16 +124,33 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     }
     return stats;
   };
-  const applied = new Counter({ name: 'doorman_graph_links_applied_total', help: 'Outbox rows applied to Neo4j by this process', registers, collect: () => void pull() });
-  const linkLag = new Histogram({
-    name: 'doorman_graph_link_lag_seconds', help: 'From an outbox row committed to applied in Neo4j by this process', buckets: lagBuckets, registers,
+  const applied = new Counter({
+    name: 'doorman_graph_links_applied_total',
+    help: 'Outbox rows applied to Neo4j by this process',
+    registers,
     collect: () => void pull(),
   });
-  new Gauge({ name: 'doorman_graph_writer_lanes', help: 'Outbox lanes this process applies (16 across the fleet)', registers, collect() { this.set(pull().lanes); } });
+  const linkLag = new Histogram({
+    name: 'doorman_graph_link_lag_seconds',
+    help: 'From an outbox row committed to applied in Neo4j by this process',
+    buckets: lagBuckets,
+    registers,
+    collect: () => void pull(),
+  });
+  new Gauge({
+    name: 'doorman_graph_writer_lanes',
+    help: 'Outbox lanes this process applies (16 across the fleet)',
+    registers,
+    collect() {
+      this.set(pull().lanes);
+    },
+  });
 
   new Gauge({
-    name: 'doorman_postgres_pool_connections', help: 'Postgres pool connections of this process, by state (total | idle | waiting: requests queued for one)',
-    labelNames: ['state'], registers,
+    name: 'doorman_postgres_pool_connections',
+    help: 'Postgres pool connections of this process, by state (total | idle | waiting: requests queued for one)',
+    labelNames: ['state'],
+    registers,
     collect() {
       this.set({ state: 'total' }, deps.db.totalCount);
       this.set({ state: 'idle' }, deps.db.idleCount);
@@ -111,8 +158,10 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     },
   });
   new Gauge({
-    name: 'doorman_neo4j_pool_connections', help: 'Neo4j driver connections of this process, by server and state (in_use | idle)',
-    labelNames: ['server', 'state'], registers,
+    name: 'doorman_neo4j_pool_connections',
+    help: 'Neo4j driver connections of this process, by server and state (in_use | idle)',
+    labelNames: ['server', 'state'],
+    registers,
     collect() {
       this.reset();
       for (const p of neo4jPool(deps.graph)) {
@@ -122,7 +171,11 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     },
   });
   new Gauge({
-    name: 'doorman_redis_connected', help: '1 while this process\'s Redis client is ready (a Cluster client: connected to the cluster)', registers,
-    collect() { this.set(deps.redis.status === 'ready' ? 1 : 0); },
+    name: 'doorman_redis_connected',
+    help: "1 while this process's Redis client is ready (a Cluster client: connected to the cluster)",
+    registers,
+    collect() {
+      this.set(deps.redis.status === 'ready' ? 1 : 0);
+    },
   });
 }

@@ -27,8 +27,12 @@ function connect(url: string, commandTimeoutMs: number): Redis | Cluster {
   const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
   if (target.kind === 'sentinel') {
     return new Redis({
-      ...common, ...auth, ...tls,
-      sentinels: target.sentinels, name: target.name, db: target.db,
+      ...common,
+      ...auth,
+      ...tls,
+      sentinels: target.sentinels,
+      name: target.name,
+      db: target.db,
       ...(target.sentinelPassword && { sentinelPassword: target.sentinelPassword }),
       sentinelRetryStrategy: (times) => Math.min(100 * times, 2000),
     });

@@ -8,7 +8,16 @@ export interface RedisNode {
 
 export type RedisTarget =
   | { kind: 'single'; url: string }
-  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; db: number; username?: string; password?: string; sentinelPassword?: string; tls: boolean }
+  | {
+      kind: 'sentinel';
+      sentinels: RedisNode[];
+      name: string;
+      db: number;
+      username?: string;
+      password?: string;
+      sentinelPassword?: string;
+      tls: boolean;
+    }
   | { kind: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
 
 const FORM = /^(rediss?)(?:\+(sentinel|cluster))?:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)(\/[^?#]*)?(?:\?([^#]*))?$/;
@@ -41,8 +50,16 @@ export function parseRedisUrl(value: string): RedisTarget {
     return { kind: 'cluster', nodes: nodes(hosts!, 6379), tls, ...auth };
   }
   const [name, db = '0'] = path.replace(/^\//, '').split('/');
-  if (!name) throw new Error('redis+sentinel:// needs the primary\'s name as its path, e.g. redis+sentinel://h1:26379,h2:26379/mymaster');
+  if (!name) throw new Error("redis+sentinel:// needs the primary's name as its path, e.g. redis+sentinel://h1:26379,h2:26379/mymaster");
   if (!/^\d+$/.test(db)) throw new Error(`database "${db}" is not a number`);
   const sentinelPassword = params.get('sentinelPassword') ?? undefined;
-  return { kind: 'sentinel', sentinels: nodes(hosts!, 26379), name, db: Number(db), tls, ...auth, ...(sentinelPassword && { sentinelPassword }) };
+  return {
+    kind: 'sentinel',
+    sentinels: nodes(hosts!, 26379),
+    name,
+    db: Number(db),
+    tls,
+    ...auth,
+    ...(sentinelPassword && { sentinelPassword }),
+  };
 }

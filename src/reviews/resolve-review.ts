@@ -58,8 +58,14 @@ export async function resolveReview(deps: ReviewDeps, scope: Scope, input: Resol
     if (!found.event) throw new AppError('not_found', `No event ${input.eventId} in this tenant and mode.`);
     const review = found.review;
     if (!review) throw new AppError('conflict', `Event ${input.eventId} was not a review: there is nothing to resolve.`);
-    if (review.status !== 'pending') throw new AppError('conflict', `The review of ${input.eventId} was already resolved (${review.status}).`);
-    await markResolved(tx, scope, input.eventId, { resolution: input.resolution, resolvedAt, resolvedBy: input.resolvedBy, note: input.note });
+    if (review.status !== 'pending')
+      throw new AppError('conflict', `The review of ${input.eventId} was already resolved (${review.status}).`);
+    await markResolved(tx, scope, input.eventId, {
+      resolution: input.resolution,
+      resolvedAt,
+      resolvedBy: input.resolvedBy,
+      note: input.note,
+    });
     // Contract §6.2, plus delivery_id and policy_version (additive). Key order is fixed: these
     // bytes are what every attempt sends and what the signature covers.
     const payload = JSON.stringify({
@@ -77,15 +83,29 @@ export async function resolveReview(deps: ReviewDeps, scope: Scope, input: Resol
     // An erased person's event makes no mark (the graph has forgotten them, and a rebuild from
     // Postgres would not bring the mark back).
     if (!review.erased) {
-      await deps.graphOutbox.mark(tx, scope, markOf(scope, {
-        source: 'review', subject: { kind: 'event_id', value: input.eventId }, at: resolvedAt,
-        outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive', codes: review.reasons.map((r) => r.code),
-      }));
+      await deps.graphOutbox.mark(
+        tx,
+        scope,
+        markOf(scope, {
+          source: 'review',
+          subject: { kind: 'event_id', value: input.eventId },
+          at: resolvedAt,
+          outcome: input.resolution === 'denied' ? 'confirmed_abuse' : 'false_positive',
+          codes: review.reasons.map((r) => r.code),
+        }),
+      );
     }
-    await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
+    await deps.boss.send(
+      QUEUES.webhookDelivery.name,
+      { deliveryId, attempt: 1 },
+      { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) },
+    );
     if (input.audited) {
       await audit(tx, input.audited.actor, 'review.resolve', input.eventId, {
-        resolution: input.resolution, note: input.note ?? null, delivery_id: deliveryId, ...(input.audited.bulk && { bulk: true }),
+        resolution: input.resolution,
+        note: input.note ?? null,
+        delivery_id: deliveryId,
+        ...(input.audited.bulk && { bulk: true }),
       });
     }
   });

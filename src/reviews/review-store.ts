@@ -35,7 +35,13 @@ export interface QueueFilter {
   text?: string;
 }
 
-export async function listPendingReviews(db: Queryable, scope: Scope, limit: number, after?: { createdAt: Date; eventId: string }, f: QueueFilter = {}): Promise<PendingReview[]> {
+export async function listPendingReviews(
+  db: Queryable,
+  scope: Scope,
+  limit: number,
+  after?: { createdAt: Date; eventId: string },
+  f: QueueFilter = {},
+): Promise<PendingReview[]> {
   const params: unknown[] = [scope.tenantId, scope.mode, limit, after?.createdAt ?? null, after?.eventId ?? null];
   const where: string[] = [];
   if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
@@ -45,9 +51,19 @@ export async function listPendingReviews(db: Queryable, scope: Scope, limit: num
   if (f.text) {
     const start = params.push(likePrefix(f.text));
     const whole = params.push(f.text.toLowerCase().replace(/^@/, ''));
-    where.push(`(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`);
+    where.push(
+      `(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`,
+    );
   }
-  const { rows } = await db.query<{ event_id: string; event_type: string; reasons: Reason[]; created_at: Date; external_user_id: string | null; email: string | null; policy_version: string }>(
+  const { rows } = await db.query<{
+    event_id: string;
+    event_type: string;
+    reasons: Reason[];
+    created_at: Date;
+    external_user_id: string | null;
+    email: string | null;
+    policy_version: string;
+  }>(
     `SELECT r.event_id, e.event_type, e.reasons, r.created_at, e.external_user_id, e.email, e.policy_version
        FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
       WHERE r.tenant_id = $1 AND r.mode = $2 AND r.status = 'pending'
@@ -56,8 +72,13 @@ export async function listPendingReviews(db: Queryable, scope: Scope, limit: num
     params,
   );
   return rows.map((r) => ({
-    eventId: r.event_id, eventType: r.event_type, reasons: r.reasons, createdAt: r.created_at,
-    externalUserId: r.external_user_id ?? undefined, email: r.email ?? undefined, policyVersion: r.policy_version,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    reasons: r.reasons,
+    createdAt: r.created_at,
+    externalUserId: r.external_user_id ?? undefined,
+    email: r.email ?? undefined,
+    policyVersion: r.policy_version,
   }));
 }
 
@@ -75,10 +96,22 @@ export interface ReviewForResolution {
 // The event and its review, the review row locked until the resolving transaction ends (a second
 // resolution waits, then sees the first), so two resolutions of one review cannot both succeed.
 // `event: false` when there is no such event in the scope; no `review` when it was not one.
-export async function lockReviewForResolution(tx: Queryable, scope: Scope, eventId: string): Promise<{ event: boolean; review?: ReviewForResolution }> {
+export async function lockReviewForResolution(
+  tx: Queryable,
+  scope: Scope,
+  eventId: string,
+): Promise<{ event: boolean; review?: ReviewForResolution }> {
   // The event is locked too: an erasure (which locks the person's events) is either done before,
   // and seen here, or waits until this resolution committed, and then takes its mark back.
-  const { rows } = await tx.query<{ status: ReviewForResolution['status']; event_type: string; reasons: Reason[]; policy_version: string; external_user_id: string | null; email: string | null; erased: boolean }>(
+  const { rows } = await tx.query<{
+    status: ReviewForResolution['status'];
+    event_type: string;
+    reasons: Reason[];
+    policy_version: string;
+    external_user_id: string | null;
+    email: string | null;
+    erased: boolean;
+  }>(
     `SELECT r.status, e.event_type, e.reasons, e.policy_version, e.external_user_id, e.email, e.request ? 'erased' AS erased
        FROM reviews r JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id
       WHERE r.tenant_id = $1 AND r.mode = $2 AND r.event_id = $3
@@ -87,14 +120,23 @@ export async function lockReviewForResolution(tx: Queryable, scope: Scope, event
   );
   const row = rows[0];
   if (!row) {
-    const event = await tx.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [scope.tenantId, scope.mode, eventId]);
+    const event = await tx.query('SELECT 1 FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3', [
+      scope.tenantId,
+      scope.mode,
+      eventId,
+    ]);
     return { event: event.rows.length > 0 };
   }
   return {
     event: true,
     review: {
-      status: row.status, eventType: row.event_type, reasons: row.reasons, policyVersion: row.policy_version,
-      externalUserId: row.external_user_id ?? undefined, email: row.email ?? undefined, erased: row.erased,
+      status: row.status,
+      eventType: row.event_type,
+      reasons: row.reasons,
+      policyVersion: row.policy_version,
+      externalUserId: row.external_user_id ?? undefined,
+      email: row.email ?? undefined,
+      erased: row.erased,
     },
   };
 }
@@ -132,21 +174,43 @@ export interface ReviewState {
 }
 
 export async function findReview(db: Queryable, scope: Scope, eventId: string): Promise<ReviewState | undefined> {
-  const { rows } = await db.query<{ status: ReviewState['status']; resolved_at: Date | null; resolved_by: string | null; note: string | null; marks_retracted_at: Date | null; marks_retracted_by: string | null; marks_retract_note: string | null }>(
+  const { rows } = await db.query<{
+    status: ReviewState['status'];
+    resolved_at: Date | null;
+    resolved_by: string | null;
+    note: string | null;
+    marks_retracted_at: Date | null;
+    marks_retracted_by: string | null;
+    marks_retract_note: string | null;
+  }>(
     `SELECT status, resolved_at, resolved_by, note, marks_retracted_at, marks_retracted_by, marks_retract_note
        FROM reviews WHERE tenant_id = $1 AND mode = $2 AND event_id = $3`,
     [scope.tenantId, scope.mode, eventId],
   );
   const r = rows[0];
-  return r && {
-    status: r.status, resolvedAt: r.resolved_at ?? undefined, resolvedBy: r.resolved_by ?? undefined, note: r.note ?? undefined,
-    ...(r.marks_retracted_at && { marksRetracted: { at: r.marks_retracted_at, by: r.marks_retracted_by ?? '', note: r.marks_retract_note ?? '' } }),
-  };
+  return (
+    r && {
+      status: r.status,
+      resolvedAt: r.resolved_at ?? undefined,
+      resolvedBy: r.resolved_by ?? undefined,
+      note: r.note ?? undefined,
+      ...(r.marks_retracted_at && {
+        marksRetracted: { at: r.marks_retracted_at, by: r.marks_retracted_by ?? '', note: r.marks_retract_note ?? '' },
+      }),
+    }
+  );
 }
 
 // Records that a resolution's marks were taken back; false when the review is not resolved or
 // its marks were taken back already (nothing changes). The statement locks the row it changes.
-export async function markReviewMarksRetracted(tx: Queryable, scope: Scope, eventId: string, at: Date, by: string, note: string): Promise<boolean> {
+export async function markReviewMarksRetracted(
+  tx: Queryable,
+  scope: Scope,
+  eventId: string,
+  at: Date,
+  by: string,
+  note: string,
+): Promise<boolean> {
   const { rowCount } = await tx.query(
     `UPDATE reviews SET marks_retracted_at = $4, marks_retracted_by = $5, marks_retract_note = $6
       WHERE tenant_id = $1 AND mode = $2 AND event_id = $3 AND status <> 'pending' AND marks_retracted_at IS NULL`,

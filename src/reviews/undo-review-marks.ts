@@ -24,7 +24,10 @@ export async function undoReviewMarks(
     if (review.status === 'pending') throw new AppError('conflict', `The review of ${input.eventId} is not resolved: it made no marks.`);
     // An analyst undoes their own resolutions; an admin, anyone's.
     if (input.role !== 'admin' && review.resolvedBy !== input.actor.analystEmail) {
-      throw new AppError('forbidden', `The review of ${input.eventId} was resolved by ${review.resolvedBy ?? 'someone else'}; only they or an admin can undo its marks.`);
+      throw new AppError(
+        'forbidden',
+        `The review of ${input.eventId} was resolved by ${review.resolvedBy ?? 'someone else'}; only they or an admin can undo its marks.`,
+      );
     }
     if (!(await markReviewMarksRetracted(tx, scope, input.eventId, at, input.actor.analystEmail, input.note))) {
       throw new AppError('conflict', `The marks of the review of ${input.eventId} were already taken back.`);

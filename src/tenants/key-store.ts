@@ -23,10 +23,13 @@ export async function insertKey(
   db: Queryable,
   key: { hash: string; tenantId: string; mode: Scope['mode']; kind: KeyKind; hint: string },
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO api_keys (key_hash, tenant_id, mode, kind, hint) VALUES ($1, $2, $3, $4, $5)',
-    [key.hash, key.tenantId, key.mode, key.kind, key.hint],
-  );
+  await db.query('INSERT INTO api_keys (key_hash, tenant_id, mode, kind, hint) VALUES ($1, $2, $3, $4, $5)', [
+    key.hash,
+    key.tenantId,
+    key.mode,
+    key.kind,
+    key.hint,
+  ]);
 }
 
 export async function findKey(db: Queryable, hash: string): Promise<KeyRow | undefined> {
@@ -50,9 +53,6 @@ export async function allKeys(db: Queryable): Promise<Map<string, KeyRow>> {
 
 // Returns whether a key with this hash exists (revoking twice is not an error).
 export async function revokeKey(db: Queryable, hash: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE key_hash = $1',
-    [hash],
-  );
+  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE key_hash = $1', [hash]);
   return rowCount === 1;
 }

@@ -8,15 +8,24 @@ export interface StoredDataKey {
   masterKid: string;
 }
 
-const fromRow = (r: { id: string; wrapped: string; master_kid: string }): StoredDataKey => ({ id: r.id, wrapped: r.wrapped, masterKid: r.master_kid });
+const fromRow = (r: { id: string; wrapped: string; master_kid: string }): StoredDataKey => ({
+  id: r.id,
+  wrapped: r.wrapped,
+  masterKid: r.master_kid,
+});
 
 export async function findDataKey(db: Queryable, id: string): Promise<StoredDataKey | undefined> {
-  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>('SELECT id, wrapped, master_kid FROM secret_data_keys WHERE id = $1', [id]);
+  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>(
+    'SELECT id, wrapped, master_kid FROM secret_data_keys WHERE id = $1',
+    [id],
+  );
   return rows[0] && fromRow(rows[0]);
 }
 
 export async function currentDataKey(db: Queryable): Promise<StoredDataKey | undefined> {
-  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>('SELECT id, wrapped, master_kid FROM secret_data_keys WHERE current');
+  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>(
+    'SELECT id, wrapped, master_kid FROM secret_data_keys WHERE current',
+  );
   return rows[0] && fromRow(rows[0]);
 }
 
@@ -31,7 +40,9 @@ export async function insertFirstDataKey(db: Queryable, key: StoredDataKey): Pro
 }
 
 export async function allDataKeys(db: Queryable): Promise<StoredDataKey[]> {
-  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>('SELECT id, wrapped, master_kid FROM secret_data_keys ORDER BY created_at, id');
+  const { rows } = await db.query<{ id: string; wrapped: string; master_kid: string }>(
+    'SELECT id, wrapped, master_kid FROM secret_data_keys ORDER BY created_at, id',
+  );
   return rows.map(fromRow);
 }
 

@@ -67,7 +67,9 @@ export const dataKeyAad = (id: string) => `secret_data_keys/${id}`;
 export function unwrapDataKey(masters: readonly MasterKey[], stored: StoredDataKey): Buffer {
   const master = masters.find((m) => m.kid === stored.masterKid);
   if (!master) {
-    throw new VaultError(`data key ${stored.id} is wrapped under master key ${stored.masterKid}, which neither SECRETS_KEY nor SECRETS_PREVIOUS_KEYS holds`);
+    throw new VaultError(
+      `data key ${stored.id} is wrapped under master key ${stored.masterKid}, which neither SECRETS_KEY nor SECRETS_PREVIOUS_KEYS holds`,
+    );
   }
   return decrypt(master.key, dataKeyAad(stored.id), stored.wrapped);
 }

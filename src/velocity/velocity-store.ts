@@ -50,7 +50,13 @@ export function countersFor(scope: Scope, input: VelocityInput, policy: Policy):
   const add = (field: keyof VelocitySignal, dim: string, value: string | undefined, code: string, distinctValue?: string) => {
     if (value !== undefined) {
       const member = distinctValue === undefined ? input.eventId : `${digest(distinctValue)}|${input.eventId}`;
-      counters.push({ field, key: `${base}:${dim}:${digest(value)}`, windowMs: windowMs(policy, code), member, distinct: distinctValue !== undefined });
+      counters.push({
+        field,
+        key: `${base}:${dim}:${digest(value)}`,
+        windowMs: windowMs(policy, code),
+        member,
+        distinct: distinctValue !== undefined,
+      });
     }
   };
   if (input.eventType === 'signup') {

@@ -14,7 +14,14 @@ import type { Config } from '../config.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, Signals } from '../engine/types.js';
 import type { CypherCatalog } from '../graph/cypher-catalog.js';
-import { graphLinkOf, joiningKeys, readClusterFacts, type ClusterFacts, type GraphLink, type PendingLink } from '../graph/identity-graph.js';
+import {
+  graphLinkOf,
+  joiningKeys,
+  readClusterFacts,
+  type ClusterFacts,
+  type GraphLink,
+  type PendingLink,
+} from '../graph/identity-graph.js';
 import type { SecretCache } from '../devices/secret-cache.js';
 import { verifyDeviceToken } from '../devices/device-token.js';
 import type { Timings } from '../timings.js';
@@ -138,25 +145,49 @@ export async function collectSignals(
   const domain = parsed?.ok && parsed.registrableDomain ? { full: parsed.asciiDomain, registrable: parsed.registrableDomain } : undefined;
   const deviceId = deviceP ? note('device', await deviceP) : undefined;
 
-  const counters = countersFor(scope, {
-    eventType: event.eventType, eventId, ip: event.ip, deviceId,
-    domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
-    card: payment?.cardFingerprint, amount: payment?.amount, account: event.externalUserId,
-  }, policy);
-  const link = graphLinkOf(scope, {
-    eventId, eventType: event.eventType, at: now.getTime(), account: event.externalUserId, email: event.email, deviceId,
-    card: payment?.cardFingerprint, cardCountry: payment?.country, identity: event.identity,
-  }, deps.config.hubThreshold, policy.graph);
+  const counters = countersFor(
+    scope,
+    {
+      eventType: event.eventType,
+      eventId,
+      ip: event.ip,
+      deviceId,
+      domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
+      card: payment?.cardFingerprint,
+      amount: payment?.amount,
+      account: event.externalUserId,
+    },
+    policy,
+  );
+  const link = graphLinkOf(
+    scope,
+    {
+      eventId,
+      eventType: event.eventType,
+      at: now.getTime(),
+      account: event.externalUserId,
+      email: event.email,
+      deviceId,
+      card: payment?.cardFingerprint,
+      cardCountry: payment?.country,
+      identity: event.identity,
+    },
+    deps.config.hubThreshold,
+    policy.graph,
+  );
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
   // The lists from memory (a Postgres read only while the memory is not trusted).
-  const listHits = deps.lists.match(scope, listCandidates({
-    email: event.email,
-    emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
-    ip: event.ip,
-    deviceId,
-    cardFingerprint: payment?.cardFingerprint,
-    externalUserId: event.externalUserId,
-  }));
+  const listHits = deps.lists.match(
+    scope,
+    listCandidates({
+      email: event.email,
+      emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
+      ip: event.ip,
+      deviceId,
+      cardFingerprint: payment?.cardFingerprint,
+      externalUserId: event.externalUserId,
+    }),
+  );
   const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
   const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
   const [lists, velocity, graph] = await Promise.all([
@@ -175,7 +206,8 @@ export async function collectSignals(
   const signals: Signals = {
     eventType: event.eventType,
     ...(emailSignal && { email: emailSignal.signal }),
-    ...(ipFlags && event.ip && { ip: { address: event.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
+    ...(ipFlags &&
+      event.ip && { ip: { address: event.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
     ...(deviceId && { deviceId }),
     ...(payment && { payment }),
     lists: note('lists', lists) ?? [],
@@ -184,19 +216,23 @@ export async function collectSignals(
     ...(fixture && { testFixture: fixture }),
     missing: [...missing, ...(emailSignal?.missing ?? [])],
   };
-  const fresh: FreshRead | undefined = link && facts && {
-    ...joiningKeys(link, facts.joinKeys),
-    seen: facts.appliedSeq,
-    // The graph read again with the waiting links folded in, under a deadline of its own; if it
-    // fails, the verdict is judged without the graph, as when the first read fails.
-    async reread(pending, t) {
-      const { signal, clear } = clearableDeadline(deps.config.signalDeadlineMs);
-      const again = await gather(t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })), signal);
-      clear();
-      const { graph: _stale, ...rest } = signals;
-      if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
-      return { ...rest, graph: graphSignal(again.value, now.getTime(), payment?.cardFingerprint, payment?.country) };
-    },
-  };
+  const fresh: FreshRead | undefined = link &&
+    facts && {
+      ...joiningKeys(link, facts.joinKeys),
+      seen: facts.appliedSeq,
+      // The graph read again with the waiting links folded in, under a deadline of its own; if it
+      // fails, the verdict is judged without the graph, as when the first read fails.
+      async reread(pending, t) {
+        const { signal, clear } = clearableDeadline(deps.config.signalDeadlineMs);
+        const again = await gather(
+          t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })),
+          signal,
+        );
+        clear();
+        const { graph: _stale, ...rest } = signals;
+        if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
+        return { ...rest, graph: graphSignal(again.value, now.getTime(), payment?.cardFingerprint, payment?.country) };
+      },
+    };
   return { signals, counted: counting ? counting.catch(() => undefined) : Promise.resolve(undefined), link, ...(fresh && { fresh }) };
 }

@@ -53,7 +53,10 @@ export interface VerdictInput {
 
 function replay(answer: StoredAnswer, bodySha256: Buffer): string {
   if (!answer.bodySha256.equals(bodySha256)) {
-    throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body. Derive a new key per attempt.');
+    throw new AppError(
+      'idempotency_conflict',
+      'This Idempotency-Key was already used with a different request body. Derive a new key per attempt.',
+    );
   }
   return answer.response;
 }
@@ -103,17 +106,39 @@ export async function decideVerdict(deps: DecideVerdictDeps, scope: Scope, input
   const collected = await collectSignals(deps, scope, event, { eventId, now, timings, policy });
   let judged = judge(deps, eventId, collected.signals, policy);
 
-  const write = (joining: WriteExtras['joining']) => timings.time('write', writeJudgedEvent(deps.db, deps.graphOutbox, scope, {
-    id: eventId, eventType: event.eventType, verdict: judged.decision.verdict, reasons: judged.decision.reasons,
-    policyVersion: judged.decision.policyVersion, engineVersion: judged.decision.engineVersion, recommendedAction: judged.decision.recommendedAction, createdAt: now,
-    externalUserId: event.externalUserId, email: event.email, request: storedRequest(request), signals: judged.signals,
-  }, {
-    idempotency, response: judged.body, link: collected.link, ...(joining && { joining }),
-    // Never committed under a policy published over: this process's memory of
-    // policies may lag by MEMORY_STALENESS_MS, and a link judged under the previous link policy
-    // would stay in the graph against the one in force.
-    ...((input.rejudged ?? 0) < 2 && { policyVersion: policy.version }),
-  }));
+  const write = (joining: WriteExtras['joining']) =>
+    timings.time(
+      'write',
+      writeJudgedEvent(
+        deps.db,
+        deps.graphOutbox,
+        scope,
+        {
+          id: eventId,
+          eventType: event.eventType,
+          verdict: judged.decision.verdict,
+          reasons: judged.decision.reasons,
+          policyVersion: judged.decision.policyVersion,
+          engineVersion: judged.decision.engineVersion,
+          recommendedAction: judged.decision.recommendedAction,
+          createdAt: now,
+          externalUserId: event.externalUserId,
+          email: event.email,
+          request: storedRequest(request),
+          signals: judged.signals,
+        },
+        {
+          idempotency,
+          response: judged.body,
+          link: collected.link,
+          ...(joining && { joining }),
+          // Never committed under a policy published over: this process's memory of
+          // policies may lag by MEMORY_STALENESS_MS, and a link judged under the previous link policy
+          // would stay in the graph against the one in force.
+          ...((input.rejudged ?? 0) < 2 && { policyVersion: policy.version }),
+        },
+      ),
+    );
 
   let outcome: WriteOutcome;
   try {

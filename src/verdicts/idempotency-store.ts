@@ -10,7 +10,17 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 // The record as a data-modifying CTE of the verdict's one statement (CONVENTIONS.md departure 2):
 // written when the key is given (and `when`, an SQL condition, holds), new or taking over an
 // expired record; returns a row if written. The caller names its parameters.
-export function idempotencyRecordCte(p: { tenantId: string; mode: string; key: string; bodySha256: string; eventId: string; response: string; createdAt: string; ttlHours: string; when?: string }): string {
+export function idempotencyRecordCte(p: {
+  tenantId: string;
+  mode: string;
+  key: string;
+  bodySha256: string;
+  eventId: string;
+  response: string;
+  createdAt: string;
+  ttlHours: string;
+  when?: string;
+}): string {
   return `INSERT INTO idempotency_keys AS k (tenant_id, mode, key, body_sha256, event_id, response, created_at, expires_at)
   SELECT ${p.tenantId}, ${p.mode}, ${p.key}, ${p.bodySha256}, ${p.eventId}, ${p.response}, ${p.createdAt}, ${p.createdAt}::timestamptz + make_interval(hours => ${p.ttlHours})
    WHERE ${p.key}::text IS NOT NULL${p.when ? ` AND ${p.when}` : ''}

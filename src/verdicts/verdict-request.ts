@@ -61,15 +61,16 @@ export function verdictEventOf(req: VerdictRequest): VerdictEvent {
     ...(req.ip !== undefined && { ip: req.ip }),
     ...(req.device_token !== undefined && { deviceToken: req.device_token }),
     ...(req.identity !== undefined && { identity: req.identity }),
-    ...(p && req.event_type === 'checkout_attempt' && {
-      payment: {
-        ...(p.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
-        ...(p.card_funding !== undefined && { funding: p.card_funding }),
-        ...(p.card_country !== undefined && { country: p.card_country.toLowerCase() }),
-        ...(p.amount !== undefined && { amount: p.amount }),
-        ...(p.currency !== undefined && { currency: p.currency.toLowerCase() }),
-      },
-    }),
+    ...(p &&
+      req.event_type === 'checkout_attempt' && {
+        payment: {
+          ...(p.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
+          ...(p.card_funding !== undefined && { funding: p.card_funding }),
+          ...(p.card_country !== undefined && { country: p.card_country.toLowerCase() }),
+          ...(p.amount !== undefined && { amount: p.amount }),
+          ...(p.currency !== undefined && { currency: p.currency.toLowerCase() }),
+        },
+      }),
     ...(p?.card_fingerprint !== undefined && { cardFingerprint: p.card_fingerprint }),
   };
 }

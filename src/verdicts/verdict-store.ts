@@ -60,8 +60,21 @@ idempotency AS (
 proceed AS (SELECT 1 AS go WHERE NOT EXISTS (SELECT 1 FROM joining) AND NOT EXISTS (SELECT 1 FROM superseded) AND ($14::text IS NULL OR EXISTS (SELECT 1 FROM idempotency))),
 event AS (
   ${judgedEventCte({
-    tenantId: '$1', mode: '$2', id: '$3', eventType: '$4', verdict: '$5', reasons: '$6', policyVersion: '$7', recommendedAction: '$8', createdAt: '$9',
-    externalUserId: '$10', email: '$11', request: '$12', signals: '$13', engineVersion: '$19', source: 'proceed',
+    tenantId: '$1',
+    mode: '$2',
+    id: '$3',
+    eventType: '$4',
+    verdict: '$5',
+    reasons: '$6',
+    policyVersion: '$7',
+    recommendedAction: '$8',
+    createdAt: '$9',
+    externalUserId: '$10',
+    email: '$11',
+    request: '$12',
+    signals: '$13',
+    engineVersion: '$19',
+    source: 'proceed',
   })}),
 review AS (
   ${pendingReviewCte({ tenantId: '$1', mode: '$2', createdAt: '$9', verdict: '$5', source: 'event' })}),
@@ -73,17 +86,44 @@ SELECT (SELECT count(*)::int FROM event) AS written, (SELECT jsonb_agg(j) FROM j
 // Written, or not: an unexpired record for the key already existed (the caller replays it or
 // answers 409), or waiting links join the event (the caller decides again with them). A written
 // link wakes the graph writers (through outbox).
-export async function writeJudgedEvent(db: Queryable, outbox: Pick<GraphOutbox, 'written'>, scope: Scope, e: JudgedEvent, extra: WriteExtras): Promise<WriteOutcome> {
+export async function writeJudgedEvent(
+  db: Queryable,
+  outbox: Pick<GraphOutbox, 'written'>,
+  scope: Scope,
+  e: JudgedEvent,
+  extra: WriteExtras,
+): Promise<WriteOutcome> {
   // Named: prepared once per connection, so Postgres plans this statement once, not per verdict.
-  const { rows } = await db.query<{ written: number; joining: PendingLink[] | null; lane: number | null; superseded: boolean }>({ name: 'write-judged-event', text: WRITE_SQL, values: [
-    scope.tenantId, scope.mode, e.id, e.eventType, e.verdict, JSON.stringify(e.reasons), e.policyVersion,
-    e.recommendedAction ?? null, e.createdAt, e.externalUserId ?? null, e.email ?? null,
-    JSON.stringify(e.request), JSON.stringify(e.signals),
-    extra.idempotency?.key ?? null, extra.idempotency?.bodySha256 ?? null, extra.response, IDEMPOTENCY_TTL_HOURS,
-    extra.link ? JSON.stringify(extra.link) : null, e.engineVersion ?? null,
-    extra.joining?.joins ?? null, extra.joining?.own ?? [], extra.joining?.seen ?? null,
-    extra.link ? linkKeys(extra.link) : null, extra.policyVersion ?? null,
-  ] });
+  const { rows } = await db.query<{ written: number; joining: PendingLink[] | null; lane: number | null; superseded: boolean }>({
+    name: 'write-judged-event',
+    text: WRITE_SQL,
+    values: [
+      scope.tenantId,
+      scope.mode,
+      e.id,
+      e.eventType,
+      e.verdict,
+      JSON.stringify(e.reasons),
+      e.policyVersion,
+      e.recommendedAction ?? null,
+      e.createdAt,
+      e.externalUserId ?? null,
+      e.email ?? null,
+      JSON.stringify(e.request),
+      JSON.stringify(e.signals),
+      extra.idempotency?.key ?? null,
+      extra.idempotency?.bodySha256 ?? null,
+      extra.response,
+      IDEMPOTENCY_TTL_HOURS,
+      extra.link ? JSON.stringify(extra.link) : null,
+      e.engineVersion ?? null,
+      extra.joining?.joins ?? null,
+      extra.joining?.own ?? [],
+      extra.joining?.seen ?? null,
+      extra.link ? linkKeys(extra.link) : null,
+      extra.policyVersion ?? null,
+    ],
+  });
   if (rows[0]?.written === 1) {
     if (rows[0]!.lane !== null) outbox.written(db, rows[0]!.lane);
     return { written: true };

@@ -9,6 +9,7 @@ export type Gathered<T> = { ok: true; value: T } | { ok: false; missing: Missing
 export function gather<T>(work: Promise<T>, deadline: AbortSignal): Promise<Gathered<T>> {
   return beforeDeadline(work, deadline).then(
     (value): Gathered<T> => ({ ok: true, value }),
-    (error: unknown): Gathered<T> => (isDeadline(error, deadline) ? { ok: false, missing: 'timeout' } : { ok: false, missing: 'unavailable', error }),
+    (error: unknown): Gathered<T> =>
+      isDeadline(error, deadline) ? { ok: false, missing: 'timeout' } : { ok: false, missing: 'unavailable', error },
   );
 }

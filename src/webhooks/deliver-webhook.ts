@@ -46,7 +46,9 @@ export interface DeliveryDeps {
 
 async function requeue(deps: DeliveryDeps, job: DeliveryJob, afterMs: number): Promise<void> {
   await deps.boss.send(QUEUES.webhookDelivery.name, job, {
-    ...deliveryJobOptions(deps.config), priority: WAITING_DELIVERY_PRIORITY, startAfter: new Date(deps.clock.now().getTime() + afterMs),
+    ...deliveryJobOptions(deps.config),
+    priority: WAITING_DELIVERY_PRIORITY,
+    startAfter: new Date(deps.clock.now().getTime() + afterMs),
   });
 }
 
@@ -59,31 +61,65 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   if (!endpoint?.enabled || secrets.length === 0) {
     const waited = deps.clock.now().getTime() - delivery.createdAt.getTime();
     if (waited < HORIZON_MS) return requeue(deps, job, WAIT_FOR_ENDPOINT_MS);
-    await inTransaction(deps.db, (tx) => recordAttempt(tx, delivery.id, { attempt: job.attempt, latencyMs: 0, error: 'no enabled webhook endpoint' }, { status: 'failed', nextAttemptAt: null }));
+    await inTransaction(deps.db, (tx) =>
+      recordAttempt(
+        tx,
+        delivery.id,
+        { attempt: job.attempt, latencyMs: 0, error: 'no enabled webhook endpoint' },
+        { status: 'failed', nextAttemptAt: null },
+      ),
+    );
     return;
   }
   const signature = signatureHeader(secrets, delivery.payload);
-  const outcome = await postWebhook(endpoint.url, delivery.payload, {
-    'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
-    'Service-Signature': signature,
-    'Doorman-Delivery-Id': delivery.id,
-    'Doorman-Delivery-Attempt': String(job.attempt),
-  }, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate });
+  const outcome = await postWebhook(
+    endpoint.url,
+    delivery.payload,
+    {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'Service-Signature': signature,
+      'Doorman-Delivery-Id': delivery.id,
+      'Doorman-Delivery-Attempt': String(job.attempt),
+    },
+    { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate },
+  );
 
   const delivered = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const waitMs = delivered ? undefined : nextWaitMs(job.attempt, deps.config.webhookRetryUnitMs);
   const status = delivered ? 'delivered' : waitMs === undefined ? 'failed' : 'pending';
   const nextAttemptAt = waitMs === undefined ? null : new Date(deps.clock.now().getTime() + waitMs);
   await inTransaction(deps.db, async (tx) => {
-    const recorded = await recordAttempt(tx, delivery.id, {
-      attempt: job.attempt, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, responseBody: outcome.responseBody,
-      error: outcome.error ?? (delivered ? undefined : `answered ${outcome.statusCode}`),
-    }, { status, nextAttemptAt });
+    const recorded = await recordAttempt(
+      tx,
+      delivery.id,
+      {
+        attempt: job.attempt,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        responseBody: outcome.responseBody,
+        error: outcome.error ?? (delivered ? undefined : `answered ${outcome.statusCode}`),
+      },
+      { status, nextAttemptAt },
+    );
     if (recorded && nextAttemptAt) {
-      await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId: delivery.id, attempt: job.attempt + 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config), startAfter: nextAttemptAt });
+      await deps.boss.send(
+        QUEUES.webhookDelivery.name,
+        { deliveryId: delivery.id, attempt: job.attempt + 1 },
+        { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config), startAfter: nextAttemptAt },
+      );
     }
   });
   deps.metrics?.webhookAttempt(status, delivery.createdAt, deps.clock.now());
-  deps.logger.info({ delivery_id: delivery.id, attempt: job.attempt, status, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, err: outcome.error }, 'webhook attempt');
+  deps.logger.info(
+    {
+      delivery_id: delivery.id,
+      attempt: job.attempt,
+      status,
+      status_code: outcome.statusCode,
+      latency_ms: outcome.latencyMs,
+      err: outcome.error,
+    },
+    'webhook attempt',
+  );
 }

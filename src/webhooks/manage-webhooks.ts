@@ -15,8 +15,16 @@ import { checkWebhookHost, checkWebhookUrl } from './safe-address.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import { wakeWebhookWorkers } from './webhook-wake.js';
 import {
-  disableEndpoint, findDeliveryById, findEndpoint, listDeliveries, reopenDelivery, rotateSecret, secretSummaries, upsertEndpoint,
-  type DeliveryStatus, type DeliverySummary,
+  disableEndpoint,
+  findDeliveryById,
+  findEndpoint,
+  listDeliveries,
+  reopenDelivery,
+  rotateSecret,
+  secretSummaries,
+  upsertEndpoint,
+  type DeliveryStatus,
+  type DeliverySummary,
 } from './webhook-store.js';
 
 // What the webhook management use cases need; the composition root (src/deps.ts) passes its Deps.
@@ -29,7 +37,12 @@ export interface WebhookDeps {
 
 // revokePrevious: the previous secrets stop signing at once (a leaked secret), instead of after
 // WEBHOOK_SECRET_OVERLAP_HOURS; deliveries still pending are signed with the new one only.
-export async function setWebhook(deps: WebhookDeps, scope: Scope, rawUrl: string, options: { revokePrevious?: boolean } = {}): Promise<{ url: string; secret: string }> {
+export async function setWebhook(
+  deps: WebhookDeps,
+  scope: Scope,
+  rawUrl: string,
+  options: { revokePrevious?: boolean } = {},
+): Promise<{ url: string; secret: string }> {
   const url = checkWebhookUrl(rawUrl);
   await checkWebhookHost(url, deps.config.webhookAllowPrivate);
   const secret = newWebhookSecret();
@@ -52,7 +65,10 @@ export async function disableWebhook(deps: Pick<WebhookDeps, 'db'>, scope: Scope
 }
 
 export async function webhookDeliveries(
-  deps: Pick<WebhookDeps, 'db'>, scope: Scope, status?: DeliveryStatus, limit = 100,
+  deps: Pick<WebhookDeps, 'db'>,
+  scope: Scope,
+  status?: DeliveryStatus,
+  limit = 100,
 ): Promise<DeliverySummary[]> {
   return listDeliveries(deps.db, scope, status, limit);
 }
@@ -62,7 +78,11 @@ export async function redeliver(deps: WebhookDeps, scope: Scope, deliveryId: str
   if (!delivery) throw new AppError('not_found', `No delivery ${deliveryId} in this tenant and mode.`);
   await inTransaction(deps.db, async (tx) => {
     const attempts = await reopenDelivery(tx, deliveryId);
-    await deps.boss.send(QUEUES.webhookDelivery.name, { deliveryId, attempt: attempts + 1 }, { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) });
+    await deps.boss.send(
+      QUEUES.webhookDelivery.name,
+      { deliveryId, attempt: attempts + 1 },
+      { db: inTransactionDb(tx), ...deliveryJobOptions(deps.config) },
+    );
   });
   wakeWebhookWorkers(deps.db);
   return { deliveryId };

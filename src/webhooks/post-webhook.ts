@@ -16,7 +16,12 @@ export interface PostOutcome {
 
 const EXCERPT_BYTES = 1024;
 
-export function postWebhook(url: string, body: string, headers: Record<string, string>, o: { timeoutMs: number; allowPrivate: boolean }): Promise<PostOutcome> {
+export function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  o: { timeoutMs: number; allowPrivate: boolean },
+): Promise<PostOutcome> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -34,23 +39,32 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       return;
     }
     const client = target.protocol === 'https:' ? https : http;
-    const req = client.request(target, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
-      lookup: guardedLookup(o.allowPrivate) as unknown as typeof import('node:dns').lookup,
-      signal: AbortSignal.timeout(o.timeoutMs),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < EXCERPT_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('end', () => done({ statusCode: res.statusCode, responseBody: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') }));
-      res.on('error', (err) => done({ statusCode: res.statusCode, error: err.message }));
-    });
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
+        lookup: guardedLookup(o.allowPrivate) as unknown as typeof import('node:dns').lookup,
+        signal: AbortSignal.timeout(o.timeoutMs),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < EXCERPT_BYTES) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () =>
+          done({ statusCode: res.statusCode, responseBody: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') }),
+        );
+        res.on('error', (err) => done({ statusCode: res.statusCode, error: err.message }));
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const message = err.name === 'AbortError' || err.name === 'TimeoutError' ? `no answer within ${o.timeoutMs} ms` : `${err.code ?? 'error'}: ${err.message}`;
+      const message =
+        err.name === 'AbortError' || err.name === 'TimeoutError'
+          ? `no answer within ${o.timeoutMs} ms`
+          : `${err.code ?? 'error'}: ${err.message}`;
       done({ error: message });
     });
     req.end(body);

@@ -41,7 +41,9 @@ export function guardedLookup(allowPrivate: boolean) {
       const list = addresses as dns.LookupAddress[];
       const refused = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
       if (refused || list.length === 0) {
-        const error: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address`);
+        const error: NodeJS.ErrnoException = new Error(
+          `refused: ${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address`,
+        );
         error.code = 'EWEBHOOKADDRESS';
         return callback(error, []);
       }
@@ -58,7 +60,10 @@ export async function checkWebhookHost(url: URL, allowPrivate: boolean): Promise
   try {
     addresses = await dns.promises.lookup(host, { all: true });
   } catch (err) {
-    throw AppError.invalid([{ path: '/url', message: 'host does not resolve' }], `The webhook host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+    throw AppError.invalid(
+      [{ path: '/url', message: 'host does not resolve' }],
+      `The webhook host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
   }
   const refused = addresses.find((a) => !allowPrivate && !isPublicAddress(a.address));
   if (refused) {

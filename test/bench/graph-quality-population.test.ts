@@ -47,9 +47,14 @@ describe('graph-quality population', () => {
         for (const m of members) {
           const has = idsOf(pop, m.id);
           // Every member carries the ring's device and phone; its card is one of the ring's cards.
-          for (const id of expected.filter((x) => !x.startsWith('card:'))) expect(has.has(id), `${group} member ${m.id} ${id}`).to.equal(true);
+          for (const id of expected.filter((x) => !x.startsWith('card:')))
+            expect(has.has(id), `${group} member ${m.id} ${id}`).to.equal(true);
           const cards = expected.filter((x) => x.startsWith('card:'));
-          if (cards.length > 0) expect(cards.some((c) => has.has(c)), `${group} member ${m.id} card`).to.equal(true);
+          if (cards.length > 0)
+            expect(
+              cards.some((c) => has.has(c)),
+              `${group} member ${m.id} card`,
+            ).to.equal(true);
         }
       } else {
         for (const m of members) {
@@ -93,7 +98,16 @@ describe('graph-quality population', () => {
   });
 
   it('scores against that truth: precision and recall of clusters, and who a cluster reason convicted', () => {
-    const small = generatePopulation({ households: 2, offices: 0, kiosks: 0, hotspots: 0, loners: 400, rings: 1, takeovers: 0, mistakenMarks: 0 });
+    const small = generatePopulation({
+      households: 2,
+      offices: 0,
+      kiosks: 0,
+      hotspots: 0,
+      loners: 400,
+      rings: 1,
+      takeovers: 0,
+      mistakenMarks: 0,
+    });
     const ring = small.people.filter((p) => !p.honest);
     const household = small.people.filter((p) => p.group === 'household-0');
     // Perfect clusters: each household and the ring together, everyone else alone.
@@ -105,7 +119,9 @@ describe('graph-quality population', () => {
     // Fusing a loner into the ring costs precision; a block of that loner is an innocent convicted.
     const loner = small.people.find((p) => p.setting === 'loner')!;
     const fused = new Map(perfect).set(loner.account, 'ring-0');
-    const blocked: Decision[] = [{ person: loner.id, at: 1, eventType: 'login', attack: false, verdict: 'block', reasons: [{ code: 'cluster_confirmed_abuse' }] }];
+    const blocked: Decision[] = [
+      { person: loner.id, at: 1, eventType: 'login', attack: false, verdict: 'block', reasons: [{ code: 'cluster_confirmed_abuse' }] },
+    ];
     const t = score(small, blocked, fused, []);
     expect(t.pairwise_precision).to.be.below(1);
     expect(t).to.deep.include({ innocent_blocked: 1, innocent_blocked_through_graph: 1, pairwise_recall: 1 });

@@ -34,9 +34,11 @@ describe('client: getDeviceToken() in Debian Chromium', function () {
     const deadPort = await freePort();
     // The customer's site, on another origin than Doorman: its page and its own copy of the
     // client's browser module (as a bundler would ship it).
-    shop = await startHttpStandIn((req) => req.path === '/get-device-token.js'
-      ? { headers: { 'content-type': 'text/javascript' }, body: fs.readFileSync(MODULE, 'utf8') }
-      : { headers: { 'content-type': 'text/html; charset=utf-8' }, body: page(tenant.keys.pk_test, deadPort) });
+    shop = await startHttpStandIn((req) =>
+      req.path === '/get-device-token.js'
+        ? { headers: { 'content-type': 'text/javascript' }, body: fs.readFileSync(MODULE, 'utf8') }
+        : { headers: { 'content-type': 'text/html; charset=utf-8' }, body: page(tenant.keys.pk_test, deadPort) },
+    );
     chrome = await launchChromium(chromium);
   });
   after(async () => {
@@ -75,12 +77,18 @@ window.outcome = (async () => {
     expect(outcome.first?.device_token, consoleLines.join('\n')).to.be.a('string');
     expect(outcome.again, 'the held token is reused').to.equal(true);
     expect(outcome.failures).to.deep.equal([null, null, null]);
-    expect(consoleLines.filter((l) => l.startsWith('[doorman] no device token')), 'each failure says why').to.have.length(3);
+    expect(
+      consoleLines.filter((l) => l.startsWith('[doorman] no device token')),
+      'each failure says why',
+    ).to.have.length(3);
 
     const doorman = doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: api });
     const result = await doorman.screen(aSignup({ device_token: outcome.first!.device_token }) as never, { failOpen: false });
     if (result.failedOpen) expect.fail('did not expect to fail open');
-    const { rows } = await testDeps().db.query(`SELECT signals->>'deviceId' AS device FROM events WHERE tenant_id = $1 AND id = $2`, [tenant.tenantId, result.id]);
+    const { rows } = await testDeps().db.query(`SELECT signals->>'deviceId' AS device FROM events WHERE tenant_id = $1 AND id = $2`, [
+      tenant.tenantId,
+      result.id,
+    ]);
     expect(rows[0].device).to.equal(deviceIdOf(outcome.first!.device_token));
   });
 });

@@ -43,12 +43,17 @@ describe('client: the package', function () {
       changedSchema.components.schemas.StoredEvent.properties.risk_band = { type: 'string' };
       const changedValues = structuredClone(served);
       changedValues['x-service-known-values'].reason_codes.push('brand_new_code');
-      const cases = [['schema', changedSchema, 'openapi.ts'], ['values', changedValues, 'known-values.ts']] as const;
-      const results = await Promise.all(cases.map(([name, document]) => {
-        const source = path.join(dir, `${name}.json`);
-        fs.writeFileSync(source, JSON.stringify(document));
-        return check(source);
-      }));
+      const cases = [
+        ['schema', changedSchema, 'openapi.ts'],
+        ['values', changedValues, 'known-values.ts'],
+      ] as const;
+      const results = await Promise.all(
+        cases.map(([name, document]) => {
+          const source = path.join(dir, `${name}.json`);
+          fs.writeFileSync(source, JSON.stringify(document));
+          return check(source);
+        }),
+      );
       cases.forEach(([name, , file], i) => {
         expect(results[i]!.code, name).to.equal(1);
         expect(results[i]!.stderr).to.contain(`src/generated/${file} is out of date`);
@@ -84,7 +89,11 @@ describe('client: the package', function () {
   it('shows in its README the code of the examples the tests run', () => {
     const readme = fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[a-z-]+\.ts)\n([\s\S]*?)```/g)];
-    expect(blocks.map((b) => b[1])).to.include.members(['examples/signup-screening.ts', 'examples/express-receiver.ts', 'examples/events-and-feedback.ts']);
+    expect(blocks.map((b) => b[1])).to.include.members([
+      'examples/signup-screening.ts',
+      'examples/express-receiver.ts',
+      'examples/events-and-feedback.ts',
+    ]);
     for (const [, file, code] of blocks) {
       const example = fs.readFileSync(path.join(CLIENT, file!), 'utf8');
       for (const line of code!.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'))) {
@@ -95,7 +104,7 @@ describe('client: the package', function () {
     }
   });
 
-  it('names one express.raw setting, the same in verifyWebhook\'s error, the README and the Express example', async () => {
+  it("names one express.raw setting, the same in verifyWebhook's error, the README and the Express example", async () => {
     const setting = "express.raw({ type: 'application/json'";
     const readme = fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8');
     const example = fs.readFileSync(path.join(CLIENT, 'examples', 'express-receiver.ts'), 'utf8');
@@ -106,7 +115,11 @@ describe('client: the package', function () {
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const [where, text] of [['the error', message], ['the README', readme], ['the example', example]]) {
+    for (const [where, text] of [
+      ['the error', message],
+      ['the README', readme],
+      ['the example', example],
+    ]) {
       expect(text, where).to.contain(setting);
       expect(text, where).to.not.match(/express\.raw\(\{ type: '(?!application\/json')/);
     }
@@ -116,7 +129,11 @@ describe('client: the package', function () {
     const config = JSON.parse(fs.readFileSync(path.join(CLIENT, 'tsconfig.examples.json'), 'utf8'));
     expect(config.compilerOptions).to.include({ strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true });
     expect(config.include).to.include.members(['examples/**/*.ts', 'type-tests/**/*.ts']);
-    const tsc = (project: string) => run('node', [TSC, '-p', project]).then(() => '', (err: { stdout?: string }) => err.stdout ?? 'tsc failed');
+    const tsc = (project: string) =>
+      run('node', [TSC, '-p', project]).then(
+        () => '',
+        (err: { stdout?: string }) => err.stdout ?? 'tsc failed',
+      );
     expect(await tsc(path.join(CLIENT, 'tsconfig.examples.json'))).to.equal('');
     // The same cases without their directives: tsc must report an error on exactly the line after each.
     const lines = fs.readFileSync(path.join(CLIENT, 'type-tests', 'compile-errors.ts'), 'utf8').split('\n');
@@ -125,8 +142,14 @@ describe('client: the package', function () {
     const dir = path.join(CLIENT, '.type-tests-run');
     fs.mkdirSync(dir, { recursive: true });
     try {
-      fs.writeFileSync(path.join(dir, 'compile-errors.ts'), lines.map((line) => line.replace('// @ts-expect-error', '// (must fail)')).join('\n'));
-      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.examples.json', compilerOptions: { rootDir: '..' }, include: ['compile-errors.ts'] }));
+      fs.writeFileSync(
+        path.join(dir, 'compile-errors.ts'),
+        lines.map((line) => line.replace('// @ts-expect-error', '// (must fail)')).join('\n'),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: '../tsconfig.examples.json', compilerOptions: { rootDir: '..' }, include: ['compile-errors.ts'] }),
+      );
       const output = await tsc(path.join(dir, 'tsconfig.json'));
       const failing = [...new Set([...output.matchAll(/compile-errors\.ts\((\d+),\d+\): error/g)].map((m) => Number(m[1])))];
       expect(failing, output).to.deep.equal(expected);

@@ -49,7 +49,10 @@ describe('client: configuration', function () {
     const retries: RetryInfo[] = [];
     const options = { secretKey: tenant.keys.sk_test, baseUrl: 'http://doorman.invalid:8080', onRetry: (r: RetryInfo) => retries.push(r) };
     const strict = doormanClient(options);
-    const thrown = await strict.screen(aSignup() as never).then(() => expect.fail('expected a throw'), (err: unknown) => err as DoormanError);
+    const thrown = await strict.screen(aSignup() as never).then(
+      () => expect.fail('expected a throw'),
+      (err: unknown) => err as DoormanError,
+    );
     expect(thrown).to.be.instanceOf(DoormanError);
     expect([thrown.kind, thrown.retryable, thrown.attempts]).to.deep.equal(['configuration', false, 1]);
     expect(thrown.message).to.match(/does not resolve .*ENOTFOUND/);
@@ -67,17 +70,24 @@ describe('client: configuration', function () {
   });
 
   it('reports a redirect and https to a plain-http port as configuration errors; never follows the redirect with the key', async () => {
-    const target = await startHttpStandIn(() => ({ status: 200, body: { id: 'evt_elsewhere', verdict: 'allow', reasons: [], policy_version: '2025-01-01.1' } }));
+    const target = await startHttpStandIn(() => ({
+      status: 200,
+      body: { id: 'evt_elsewhere', verdict: 'allow', reasons: [], policy_version: '2025-01-01.1' },
+    }));
     const redirecting = await startHttpStandIn(() => ({ status: 308, headers: { location: `${target.url}/v1/verdict` } }));
     try {
-      const redirected = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: redirecting.url }).screen(aSignup() as never).catch((err: DoormanError) => err);
+      const redirected = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: redirecting.url })
+        .screen(aSignup() as never)
+        .catch((err: DoormanError) => err);
       expect((redirected as DoormanError).kind).to.equal('configuration');
       expect((redirected as DoormanError).message).to.match(/redirect/);
       expect([redirecting.requests.length, target.requests.length]).to.deep.equal([1, 0]);
     } finally {
       await Promise.all([target.close(), redirecting.close()]);
     }
-    const tls = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: baseUrl.replace('http:', 'https:') }).screen(aSignup() as never).catch((err: DoormanError) => err);
+    const tls = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: baseUrl.replace('http:', 'https:') })
+      .screen(aSignup() as never)
+      .catch((err: DoormanError) => err);
     expect([(tls as DoormanError).kind, (tls as DoormanError).attempts]).to.deep.equal(['configuration', 1]);
     expect((tls as DoormanError).message).to.match(/plain http/);
   });
@@ -87,7 +97,12 @@ describe('client: configuration', function () {
     const closed = await startHttpStandIn();
     const url = closed.url;
     await closed.close();
-    const result = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: url, screenTimeoutMs: 1500, onRetry: (r) => retries.push(r) }).screen(aSignup() as never);
+    const result = await doormanClient({
+      secretKey: tenant.keys.sk_test,
+      baseUrl: url,
+      screenTimeoutMs: 1500,
+      onRetry: (r) => retries.push(r),
+    }).screen(aSignup() as never);
     expect(result).to.deep.include({ failedOpen: true, reason: 'network_error' });
     expect(retries.length).to.equal(2);
   });
@@ -102,18 +117,30 @@ describe('client: configuration', function () {
     const after = (await testDeps().db.query('SELECT count(*)::int AS n FROM events WHERE tenant_id = $1', [tenant.tenantId])).rows[0].n;
     expect(after).to.equal(before);
 
-    const unknownKey = await doormanClient({ secretKey: `sk_live_${'0'.repeat(32)}`, baseUrl }).ping().catch((err: DoormanError) => err);
-    expect([(unknownKey as DoormanError).status, (unknownKey as DoormanError).code, (unknownKey as DoormanError).attempts]).to.deep.equal([401, 'unauthorized', 1]);
-    const wrongPath = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: `${baseUrl}/doorman` }).ping().catch((err: DoormanError) => err);
+    const unknownKey = await doormanClient({ secretKey: `sk_live_${'0'.repeat(32)}`, baseUrl })
+      .ping()
+      .catch((err: DoormanError) => err);
+    expect([(unknownKey as DoormanError).status, (unknownKey as DoormanError).code, (unknownKey as DoormanError).attempts]).to.deep.equal([
+      401,
+      'unauthorized',
+      1,
+    ]);
+    const wrongPath = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: `${baseUrl}/doorman` })
+      .ping()
+      .catch((err: DoormanError) => err);
     expect([(wrongPath as DoormanError).status, (wrongPath as DoormanError).code]).to.deep.equal([404, 'not_found']);
   });
 
-  it('ping() refuses an answer that is not a Doorman\'s health report', async () => {
-    const other = await startHttpStandIn((req) => (req.path.startsWith('/health')
-      ? { status: 200, headers: { 'content-type': 'application/json' }, body: { healthy: true } }
-      : { status: 200, body: { events: [] } }));
+  it("ping() refuses an answer that is not a Doorman's health report", async () => {
+    const other = await startHttpStandIn((req) =>
+      req.path.startsWith('/health')
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: { healthy: true } }
+        : { status: 200, body: { events: [] } },
+    );
     try {
-      const answer = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: other.url }).ping().catch((err: DoormanError) => err);
+      const answer = await doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: other.url })
+        .ping()
+        .catch((err: DoormanError) => err);
       expect((answer as DoormanError).kind).to.equal('invalid_response');
       expect((answer as DoormanError).message).to.match(/is baseUrl a Doorman/);
     } finally {

@@ -42,7 +42,10 @@ describe('client: events and feedback', function () {
     let taken = 0;
     for await (const _event of doorman.events.list({ limit: 1 })) if (++taken === 2) break;
     expect(taken).to.equal(2);
-    const none = await doorman.events.list({ limit: 0 }).next().catch((err: DoormanError) => err);
+    const none = await doorman.events
+      .list({ limit: 0 })
+      .next()
+      .catch((err: DoormanError) => err);
     expect((none as DoormanError).code).to.equal('invalid_request');
   });
 
@@ -56,22 +59,39 @@ describe('client: events and feedback', function () {
     expect((await doorman.events.get(id)).external_user_id).to.equal('usr_late');
     const conflict = await doorman.events.attachUser(id, 'usr_other').catch((err: DoormanError) => err);
     expect(conflict).to.be.instanceOf(DoormanError);
-    expect([(conflict as DoormanError).status, (conflict as DoormanError).code, (conflict as DoormanError).attempts]).to.deep.equal([409, 'conflict', 1]);
+    expect([(conflict as DoormanError).status, (conflict as DoormanError).code, (conflict as DoormanError).attempts]).to.deep.equal([
+      409,
+      'conflict',
+      1,
+    ]);
     const missing = await doorman.events.get('evt_nope').catch((err: DoormanError) => err);
     expect([(missing as DoormanError).status, (missing as DoormanError).code]).to.deep.equal([404, 'not_found']);
   });
 
   it('reports feedback with a receipt that tells a stored report from a deduplicated repost, and gets not_found for a subject that resolves to nothing', async () => {
-    const first = await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
-    const repost = await doorman.feedback.report({ subject: { kind: 'event_id', value: ids[1]! }, outcome: 'confirmed_abuse', note: 'card testing' });
-    expect([first, repost]).to.deep.equal([{ ok: true, duplicate: false }, { ok: true, duplicate: true }]);
+    const first = await doorman.feedback.report({
+      subject: { kind: 'event_id', value: ids[1]! },
+      outcome: 'confirmed_abuse',
+      note: 'card testing',
+    });
+    const repost = await doorman.feedback.report({
+      subject: { kind: 'event_id', value: ids[1]! },
+      outcome: 'confirmed_abuse',
+      note: 'card testing',
+    });
+    expect([first, repost]).to.deep.equal([
+      { ok: true, duplicate: false },
+      { ok: true, duplicate: true },
+    ]);
     const { rows } = await testDeps().db.query('SELECT count(*)::int AS n FROM feedback WHERE tenant_id = $1', [tenant.tenantId]);
     expect(rows[0].n).to.equal(1);
-    const missing = await doorman.feedback.report({ subject: { kind: 'external_user_id', value: 'nobody' }, outcome: 'chargeback' }).catch((err: DoormanError) => err);
+    const missing = await doorman.feedback
+      .report({ subject: { kind: 'external_user_id', value: 'nobody' }, outcome: 'chargeback' })
+      .catch((err: DoormanError) => err);
     expect((missing as DoormanError).code).to.equal('not_found');
   });
 
-  it('runs the README\'s events-and-feedback example: binds the user, reads the event, lists pending reviews, reports once', async () => {
+  it("runs the README's events-and-feedback example: binds the user, reads the event, lists pending reviews, reports once", async () => {
     const [id, review] = [ids[3]!, ids[2]!];
     const { event, receipt, reviews } = await afterSignup(doorman, id, 'usr_example');
     expect(event).to.include({ id, external_user_id: 'usr_example' });
@@ -79,7 +99,8 @@ describe('client: events and feedback', function () {
     expect(receipt).to.deep.equal({ ok: true, duplicate: false });
     expect((await afterSignup(doorman, id, 'usr_example')).receipt).to.deep.equal({ ok: true, duplicate: true });
     const { rows } = await testDeps().db.query(
-      "SELECT outcome, note FROM feedback WHERE tenant_id = $1 AND subject_kind = 'external_user_id' AND subject_value = 'usr_example'", [tenant.tenantId],
+      "SELECT outcome, note FROM feedback WHERE tenant_id = $1 AND subject_kind = 'external_user_id' AND subject_value = 'usr_example'",
+      [tenant.tenantId],
     );
     expect(rows).to.deep.equal([{ outcome: 'chargeback', note: 'dispute dp_123' }]);
   });

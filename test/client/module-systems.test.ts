@@ -68,7 +68,12 @@ const CJS_PROGRAM = PROGRAM.replace('LOADED', "require.resolve('@doorman/client'
 const ESM_PROGRAM = PROGRAM.replace('LOADED', "import.meta.resolve('@doorman/client')");
 
 const STRICT = {
-  target: 'ES2022', strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, types: ['node'],
+  target: 'ES2022',
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: false,
+  types: ['node'],
 };
 
 describe('client: the packed package in CommonJS and ES module projects', function () {
@@ -91,20 +96,34 @@ describe('client: the packed package in CommonJS and ES module projects', functi
       ['openapi-typescript-helpers', path.join(CLIENT, 'node_modules', 'openapi-typescript-helpers')],
       ['@types/node', path.join(ROOT, 'node_modules', '@types', 'node')],
       ['undici-types', path.join(ROOT, 'node_modules', 'undici-types')],
-    ] as const) fs.symlinkSync(from, path.join(project, 'node_modules', name), 'dir');
+    ] as const)
+      fs.symlinkSync(from, path.join(project, 'node_modules', name), 'dir');
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    for (const [dir, type, program] of [['cjs', 'commonjs', CJS_PROGRAM], ['esm', 'module', ESM_PROGRAM]] as const) {
+    for (const [dir, type, program] of [
+      ['cjs', 'commonjs', CJS_PROGRAM],
+      ['esm', 'module', ESM_PROGRAM],
+    ] as const) {
       fs.mkdirSync(path.join(project, dir));
       fs.writeFileSync(path.join(project, dir, 'package.json'), JSON.stringify({ type }));
       fs.writeFileSync(path.join(project, dir, 'main.ts'), program);
     }
     const configs: Record<string, object> = {
-      node10: { compilerOptions: { ...STRICT, module: 'CommonJS', moduleResolution: 'Node10', outDir: 'cjs/out-node10' }, files: ['cjs/main.ts'] },
-      node16: { compilerOptions: { ...STRICT, module: 'Node16', moduleResolution: 'Node16', outDir: 'cjs/out-node16' }, files: ['cjs/main.ts'] },
-      nodenext: { compilerOptions: { ...STRICT, module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'esm/out' }, files: ['esm/main.ts'] },
+      node10: {
+        compilerOptions: { ...STRICT, module: 'CommonJS', moduleResolution: 'Node10', outDir: 'cjs/out-node10' },
+        files: ['cjs/main.ts'],
+      },
+      node16: {
+        compilerOptions: { ...STRICT, module: 'Node16', moduleResolution: 'Node16', outDir: 'cjs/out-node16' },
+        files: ['cjs/main.ts'],
+      },
+      nodenext: {
+        compilerOptions: { ...STRICT, module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'esm/out' },
+        files: ['esm/main.ts'],
+      },
       bundler: { compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, files: ['esm/main.ts'] },
     };
-    for (const [name, config] of Object.entries(configs)) fs.writeFileSync(path.join(project, `tsconfig.${name}.json`), JSON.stringify(config));
+    for (const [name, config] of Object.entries(configs))
+      fs.writeFileSync(path.join(project, `tsconfig.${name}.json`), JSON.stringify(config));
   });
   after(() => {
     if (project) fs.rmSync(project, { recursive: true, force: true });
@@ -122,14 +141,20 @@ describe('client: the packed package in CommonJS and ES module projects', functi
     return JSON.parse(stdout) as Record<string, unknown>;
   };
   const expected = {
-    verdict: 'allow', degraded: [], ping: ['ok', 'test'], duplicates: [false, true], notFound: 'not_found', refused: 'TypeError', webhook: 'denied',
+    verdict: 'allow',
+    degraded: [],
+    ping: ['ok', 'test'],
+    duplicates: [false, true],
+    notFound: 'not_found',
+    refused: 'TypeError',
+    webhook: 'denied',
   };
 
-  it('type-checks under every module resolution a project may use, the package\'s .d.ts files included', async () => {
+  it("type-checks under every module resolution a project may use, the package's .d.ts files included", async () => {
     await Promise.all(['node10', 'node16', 'nodenext', 'bundler'].map(compile));
   });
 
-  it('runs as CommonJS without require(esm), from the package\'s CommonJS build (node10 and node16 outputs)', async () => {
+  it("runs as CommonJS without require(esm), from the package's CommonJS build (node10 and node16 outputs)", async () => {
     for (const out of ['cjs/out-node10/main.js', 'cjs/out-node16/main.js']) {
       const answer = await runProgram(out, ['--no-experimental-require-module']);
       expect(answer).to.deep.include(expected);
@@ -137,7 +162,7 @@ describe('client: the packed package in CommonJS and ES module projects', functi
     }
   });
 
-  it('runs as an ES module from the package\'s ES module build', async () => {
+  it("runs as an ES module from the package's ES module build", async () => {
     const answer = await runProgram('esm/out/main.js');
     expect(answer).to.deep.include(expected);
     expect(answer.loaded).to.match(/node_modules\/@doorman\/client\/dist\/doorman-client\.js$/);
@@ -147,8 +172,14 @@ describe('client: the packed package in CommonJS and ES module projects', functi
     const installed = path.join(project, 'node_modules', '@doorman', 'client');
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'dist', 'cjs', 'package.json'), 'utf8'));
     expect(manifest).to.deep.equal({ type: 'commonjs' });
-    const refused = await run('node', ['--no-experimental-require-module', '-e', `require(${JSON.stringify(path.join(installed, 'dist', 'doorman-client.js'))})`])
-      .then(() => '', (err: { stderr?: string }) => err.stderr ?? '');
+    const refused = await run('node', [
+      '--no-experimental-require-module',
+      '-e',
+      `require(${JSON.stringify(path.join(installed, 'dist', 'doorman-client.js'))})`,
+    ]).then(
+      () => '',
+      (err: { stderr?: string }) => err.stderr ?? '',
+    );
     expect(refused).to.match(/ERR_REQUIRE_ESM/);
   });
 });

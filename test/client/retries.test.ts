@@ -60,12 +60,19 @@ describe('client: retries against real faults', function () {
   it('retries a 429 after its retry-after with the same key and bytes, and stores one event', async () => {
     const tenant = await aTenant(testDeps());
     const retries: RetryInfo[] = [];
-    const doorman = doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: limitedProxy.url, screenTimeoutMs: 6000, onRetry: (r) => retries.push(r) });
+    const doorman = doormanClient({
+      secretKey: tenant.keys.sk_test,
+      baseUrl: limitedProxy.url,
+      screenTimeoutMs: 6000,
+      onRetry: (r) => retries.push(r),
+    });
     await spendTheWindow(tenant);
     const started = Date.now();
     const result = await doorman.screen(aSignup() as never);
     if (result.failedOpen) expect.fail(`failed open: ${result.error.message}`);
-    const sent = limitedProxy.exchanges.filter((e) => e.path === '/v1/verdict' && e.headers.authorization === `Bearer ${tenant.keys.sk_test}`);
+    const sent = limitedProxy.exchanges.filter(
+      (e) => e.path === '/v1/verdict' && e.headers.authorization === `Bearer ${tenant.keys.sk_test}`,
+    );
     expect(sent.map((e) => e.status)).to.deep.equal([429, 200]);
     sameRequestEveryTime(sent);
     expect(retries.map((r) => [r.error.status, r.error.code, r.delayMs])).to.deep.equal([[429, 'rate_limited', 2000]]);

@@ -59,15 +59,18 @@ describe('client: screen()', function () {
     const again = await doorman.screen(event, { idempotencyKey: first.idempotencyKey });
     expect(again.failedOpen ? undefined : again.id).to.equal(first.failedOpen ? 'x' : first.id);
     const before = verdictCalls().length;
-    const error = await doorman.screen({ ...(event as object), user_agent: 'changed' } as never, { idempotencyKey: first.idempotencyKey }).then(
-      () => expect.fail('expected a 409'), (err: unknown) => err as DoormanError,
-    );
+    const error = await doorman
+      .screen({ ...(event as object), user_agent: 'changed' } as never, { idempotencyKey: first.idempotencyKey })
+      .then(
+        () => expect.fail('expected a 409'),
+        (err: unknown) => err as DoormanError,
+      );
     expect(error).to.be.instanceOf(DoormanError);
     expect([error.status, error.code, error.retryable, error.attempts]).to.deep.equal([409, 'idempotency_conflict', false, 1]);
     expect(verdictCalls().length - before).to.equal(1);
   });
 
-  it('throws the caller\'s mistakes instead of failing open: 400 with the issues, 401, a bad key', async () => {
+  it("throws the caller's mistakes instead of failing open: 400 with the issues, 401, a bad key", async () => {
     const doorman = doormanClient({ secretKey: tenant.keys.sk_test, baseUrl });
     const invalid = await doorman.screen({ event_type: 'signup', email: 'a@b.example' } as never).catch((err: DoormanError) => err);
     expect(invalid).to.be.instanceOf(DoormanError);
@@ -81,7 +84,10 @@ describe('client: screen()', function () {
     // Doorman would ignore such a key as if absent, and retries would silently stop being safe.
     for (const idempotencyKey of ['', 'k'.repeat(256)]) {
       const refusedKey = await doorman.screen(aSignup() as never, { idempotencyKey }).catch((err: unknown) => err);
-      expect(refusedKey).to.be.instanceOf(TypeError).with.property('message').that.matches(/idempotencyKey/);
+      expect(refusedKey)
+        .to.be.instanceOf(TypeError)
+        .with.property('message')
+        .that.matches(/idempotencyKey/);
     }
   });
 
@@ -110,7 +116,10 @@ describe('client: screen()', function () {
   it('retries a refused connection within the budget, then fails open as network_error', async () => {
     const retries: number[] = [];
     const doorman = doormanClient({
-      secretKey: tenant.keys.sk_test, baseUrl: `http://127.0.0.1:${await freePort()}`, screenTimeoutMs: 1500, onRetry: (r) => retries.push(r.retry),
+      secretKey: tenant.keys.sk_test,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      screenTimeoutMs: 1500,
+      onRetry: (r) => retries.push(r.retry),
     });
     const result = await doorman.screen(aSignup() as never);
     expect(result).to.deep.include({ failedOpen: true, reason: 'network_error' });
@@ -119,7 +128,7 @@ describe('client: screen()', function () {
     expect(retries).to.deep.equal([1, 2]);
   });
 
-  it('passes codes and fields it does not know through as strings, retries an unknown 5xx error code, honours a 503\'s retry-after', async () => {
+  it("passes codes and fields it does not know through as strings, retries an unknown 5xx error code, honours a 503's retry-after", async () => {
     let calls = 0;
     const later = await startHttpStandIn((req) => {
       calls += 1;
@@ -127,7 +136,14 @@ describe('client: screen()', function () {
       if (calls === 1) return { status: 503, body: { error: 'maintenance', message: 'back soon' } };
       return {
         status: 200,
-        body: { id: 'evt_1', verdict: 'review', reasons: [{ code: 'brand_new_signal', detail: { score_band: 'high' } }], policy_version: '2030-01-01.1', recommended_action: 'step_up', risk_story: 'new field' },
+        body: {
+          id: 'evt_1',
+          verdict: 'review',
+          reasons: [{ code: 'brand_new_signal', detail: { score_band: 'high' } }],
+          policy_version: '2030-01-01.1',
+          recommended_action: 'step_up',
+          risk_story: 'new field',
+        },
       };
     });
     try {
@@ -156,11 +172,18 @@ describe('client: screen()', function () {
     }
   });
 
-  it('reads degraded from the reasons that name missing sources, a later Doorman\'s unnamed one as unknown', async () => {
-    const answer = (reasons: object[]) => ({ status: 200, body: { id: 'evt_1', verdict: 'allow', reasons, policy_version: '2030-01-01.1' } });
-    const later = await startHttpStandIn(() => answer([
-      { code: 'timeout_failopen', detail: { sources: 'rdap,dns' } }, { code: 'partial_enrichment', detail: { sources: 'graph,dns' } }, { code: 'proxy_ip' },
-    ]));
+  it("reads degraded from the reasons that name missing sources, a later Doorman's unnamed one as unknown", async () => {
+    const answer = (reasons: object[]) => ({
+      status: 200,
+      body: { id: 'evt_1', verdict: 'allow', reasons, policy_version: '2030-01-01.1' },
+    });
+    const later = await startHttpStandIn(() =>
+      answer([
+        { code: 'timeout_failopen', detail: { sources: 'rdap,dns' } },
+        { code: 'partial_enrichment', detail: { sources: 'graph,dns' } },
+        { code: 'proxy_ip' },
+      ]),
+    );
     try {
       const doorman = doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: later.url });
       const both = await doorman.screen(aSignup() as never);
@@ -173,24 +196,40 @@ describe('client: screen()', function () {
     }
   });
 
-  it('runs the README\'s signup example: allow is 201, block a generic 403, and Doorman down still 201 (failed open)', async () => {
+  it("runs the README's signup example: allow is 201, block a generic 403, and Doorman down still 201 (failed open)", async () => {
     const created: string[] = [];
     const createUser = async (userId: string) => {
       created.push(userId);
     };
     const blocked = `blocked.${Date.now()}@${DOMAINS.good}`;
-    await changeList(testDeps().db, { tenantId: tenant.tenantId, mode: 'test' }, { action: 'add', list: 'block', kind: 'email', value: blocked });
+    await changeList(
+      testDeps().db,
+      { tenantId: tenant.tenantId, mode: 'test' },
+      { action: 'add', list: 'block', kind: 'email', value: blocked },
+    );
     const shop = signupApp(doormanClient({ secretKey: tenant.keys.sk_test, baseUrl }), createUser);
     const before = verdictCalls().length;
-    const welcome = await request(shop).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: `ada.${Date.now()}@${DOMAINS.good}` });
+    const welcome = await request(shop)
+      .post('/signup')
+      .set('X-Forwarded-For', IPS.clean)
+      .send({ email: `ada.${Date.now()}@${DOMAINS.good}` });
     expect(welcome.status).to.equal(201);
     const refused = await request(shop).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: blocked });
     expect([refused.status, refused.body]).to.deep.equal([403, { error: 'We could not create your account.' }]);
     // The end user's address (from the trusted proxy's header), not the shop's own.
-    const sent = verdictCalls().slice(before).map((e) => JSON.parse(e.body.toString('utf8')));
+    const sent = verdictCalls()
+      .slice(before)
+      .map((e) => JSON.parse(e.body.toString('utf8')));
     expect(sent.map((b) => b.ip)).to.deep.equal([IPS.clean, IPS.clean]);
     const down = signupApp(doormanClient({ secretKey: tenant.keys.sk_test, baseUrl: `http://127.0.0.1:${await freePort()}` }), createUser);
-    expect((await request(down).post('/signup').set('X-Forwarded-For', IPS.clean).send({ email: `bo@${DOMAINS.good}` })).status).to.equal(201);
+    expect(
+      (
+        await request(down)
+          .post('/signup')
+          .set('X-Forwarded-For', IPS.clean)
+          .send({ email: `bo@${DOMAINS.good}` })
+      ).status,
+    ).to.equal(201);
     expect(created).to.have.length(2);
     expect(created[0]).to.equal(welcome.body.user_id);
   });

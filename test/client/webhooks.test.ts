@@ -29,7 +29,11 @@ async function listen(server: Server): Promise<{ url: string; close(): Promise<v
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/doorman`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -63,7 +67,9 @@ describe('client: webhook verification against real deliveries', function () {
     return { scope, resolvedReview };
   };
   const attemptsOf = async (deliveryId: string) =>
-    (await deps.db.query('SELECT status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [deliveryId])).rows.map((r) => r.status_code);
+    (await deps.db.query('SELECT status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [deliveryId])).rows.map(
+      (r) => r.status_code,
+    );
 
   it('the Express receiver verifies a real delivery over the raw bytes and hands over the typed payload', async () => {
     const { scope, resolvedReview } = await aCustomer();
@@ -75,7 +81,12 @@ describe('client: webhook verification against real deliveries', function () {
       const { eventId, deliveryId } = await resolvedReview('denied', 'usr_express');
       const [event] = await until('the receiver to get the event', async () => (got.length > 0 ? got : undefined), 15_000);
       expect(event).to.deep.include({
-        type: 'review.resolved', event_id: eventId, resolution: 'denied', final_verdict: 'block', external_user_id: 'usr_express', delivery_id: deliveryId,
+        type: 'review.resolved',
+        event_id: eventId,
+        resolution: 'denied',
+        final_verdict: 'block',
+        external_user_id: 'usr_express',
+        delivery_id: deliveryId,
       });
       await until('the delivery to be recorded', async () => ((await attemptsOf(deliveryId)).length > 0 ? true : undefined));
       expect(await attemptsOf(deliveryId)).to.deep.equal([204]);

@@ -30,7 +30,9 @@ describe('console actions and their audit entries', function () {
   const refuseAudit = async () => {
     await h.deps.db.query(`CREATE OR REPLACE FUNCTION test_refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.tenant_id = TG_ARGV[0] THEN RAISE EXCEPTION 'the audit log refuses this entry (test)'; END IF; RETURN NEW; END $$`);
-    await h.deps.db.query(`CREATE TRIGGER ${trigger()} BEFORE INSERT ON console_audit FOR EACH ROW EXECUTE FUNCTION test_refuse_audit('${h.tenant.tenantId}')`);
+    await h.deps.db.query(
+      `CREATE TRIGGER ${trigger()} BEFORE INSERT ON console_audit FOR EACH ROW EXECUTE FUNCTION test_refuse_audit('${h.tenant.tenantId}')`,
+    );
   };
   afterEach(async () => {
     await h.deps.db.query(`DROP TRIGGER IF EXISTS ${trigger()} ON console_audit`);
@@ -42,18 +44,28 @@ describe('console actions and their audit entries', function () {
     const { rows } = await h.deps.db.query<{ status: string; deliveries: number }>(
       `SELECT r.status, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.tenant_id = r.tenant_id AND d.event_id = r.event_id) AS deliveries
          FROM reviews r WHERE r.tenant_id = $1 AND r.event_id = $2`,
-      [h.tenant.tenantId, eventId]);
+      [h.tenant.tenantId, eventId],
+    );
     await h.graphSettled();
-    const { records } = await h.deps.graph.executeQuery('MATCH (f:Feedback {tenantId: $t, mode: $m, key: $key}) RETURN count(f) AS n',
-      { t: h.tenant.tenantId, m: 'test', key: `review:${eventId}` });
+    const { records } = await h.deps.graph.executeQuery('MATCH (f:Feedback {tenantId: $t, mode: $m, key: $key}) RETURN count(f) AS n', {
+      t: h.tenant.tenantId,
+      m: 'test',
+      key: `review:${eventId}`,
+    });
     return { ...rows[0], marked: Number(records[0]!.get('n')) > 0 };
   };
   const audited = async (action: string, subject: string) => {
-    const { rows } = await h.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM console_audit WHERE tenant_id = $1 AND action = $2 AND subject = $3', [h.tenant.tenantId, action, subject]);
+    const { rows } = await h.deps.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM console_audit WHERE tenant_id = $1 AND action = $2 AND subject = $3',
+      [h.tenant.tenantId, action, subject],
+    );
     return rows[0]!.n;
   };
   const feedbackRows = async (account: string) => {
-    const { rows } = await h.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM feedback WHERE tenant_id = $1 AND subject_value = $2', [h.tenant.tenantId, account]);
+    const { rows } = await h.deps.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM feedback WHERE tenant_id = $1 AND subject_value = $2',
+      [h.tenant.tenantId, account],
+    );
     return rows[0]!.n;
   };
 

@@ -53,7 +53,9 @@ describe('console API', function () {
     receiver = await startHttpStandIn(() => ({ status: 200 }));
     secret = (await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/hooks`)).secret;
     for (let i = 0; i < 3; i++) {
-      const res = await h.verdict(aSignup({ ip: IPS.proxy, external_user_id: `ring_${i}`, email: `ring${i}@shop-mail.com`, identity: { phone: '+1555000777' } }));
+      const res = await h.verdict(
+        aSignup({ ip: IPS.proxy, external_user_id: `ring_${i}`, email: `ring${i}@shop-mail.com`, identity: { phone: '+1555000777' } }),
+      );
       expect(res.body.verdict).to.equal('review');
       reviews.push(res.body.id);
     }
@@ -87,7 +89,13 @@ describe('console API', function () {
     const later = await a.get(`/events/${login.body.id}`).expect(200);
     expect(later.body.earlier.events.map((e: { id: string }) => e.id)).to.deep.equal([reviews[1]]);
     const detail = await a.get(`/events/${reviews[1]}`).expect(200);
-    expect(detail.body.event).to.include({ id: reviews[1], verdict: 'review', external_user_id: 'ring_1', email: 'ring1@shop-mail.com', ip: IPS.proxy });
+    expect(detail.body.event).to.include({
+      id: reviews[1],
+      verdict: 'review',
+      external_user_id: 'ring_1',
+      email: 'ring1@shop-mail.com',
+      ip: IPS.proxy,
+    });
     expect(detail.body.event.identity).to.deep.equal({ phone: '+1555000777' });
     expect(detail.body.signals).to.be.an('object').that.has.property('ip');
     expect(detail.body.review).to.include({ status: 'pending' });
@@ -102,7 +110,14 @@ describe('console API', function () {
     expect(res.body).to.include({ ok: true, final_verdict: 'block' });
     const [delivery] = (await receiver.waitForRequests(before + 1, 15_000)).slice(before);
     expect(await verifies(secret, delivery!)).to.equal(true);
-    expect(JSON.parse(delivery!.body)).to.include({ type: 'review.resolved', event_id: reviews[0], resolution: 'denied', final_verdict: 'block', external_user_id: 'ring_0', delivery_id: res.body.delivery_id });
+    expect(JSON.parse(delivery!.body)).to.include({
+      type: 'review.resolved',
+      event_id: reviews[0],
+      resolution: 'denied',
+      final_verdict: 'block',
+      external_user_id: 'ring_0',
+      delivery_id: res.body.delivery_id,
+    });
     const stored = await a.get(`/events/${reviews[0]}`).expect(200);
     expect(stored.body.review).to.include({ status: 'denied', resolved_by: a.email, note: 'ring of three' });
     expect((await a.post(`/reviews/${reviews[0]}/resolve`, { resolution: 'approved' }).expect(409)).body.error).to.equal('conflict');
@@ -116,7 +131,10 @@ describe('console API', function () {
     const bad = await a.post('/feedback', { subject: { kind: 'ip', value: '1.2.3.4' }, outcome: 'chargeback' }).expect(400);
     expect(bad.body.details.issues[0].path).to.equal('/subject/kind');
     await a.post('/feedback', { subject: { kind: 'external_user_id', value: 'theirs' }, outcome: 'chargeback' }).expect(404);
-    const { rows } = await h.deps.db.query('SELECT outcome FROM feedback WHERE tenant_id = $1 AND subject_value = $2', [h.tenant.tenantId, 'ring_2']);
+    const { rows } = await h.deps.db.query('SELECT outcome FROM feedback WHERE tenant_id = $1 AND subject_value = $2', [
+      h.tenant.tenantId,
+      'ring_2',
+    ]);
     expect(rows).to.deep.equal([{ outcome: 'chargeback' }]);
     expect((await admin.get('/audit').expect(200)).body.entries[0]).to.include({ action: 'feedback', subject: 'external_user_id:ring_2' });
   });
@@ -125,21 +143,30 @@ describe('console API', function () {
     await a.post('/feedback', { subject: { kind: 'external_user_id', value: 'ring_1' }, outcome: 'false_positive' }).expect(200);
     const listed = (await a.get('/feedback?external_user_id=ring_1').expect(200)).body.feedback;
     expect(listed).to.have.length(1);
-    expect(listed[0]).to.deep.include({ outcome: 'false_positive', subject: { kind: 'external_user_id', value: 'ring_1' }, retracted_at: null });
+    expect(listed[0]).to.deep.include({
+      outcome: 'false_positive',
+      subject: { kind: 'external_user_id', value: 'ring_1' },
+      retracted_at: null,
+    });
     await a.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'not mine to undo' }).expect(403);
     await admin.post(`/feedback/${listed[0].feedback_id}/retract`, {}).expect(400);
     const done = await admin.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'reported by mistake' }).expect(200);
     expect(done.body.feedback).to.deep.include({ feedback_id: listed[0].feedback_id, retract_note: 'reported by mistake' });
     expect(done.body.feedback.retracted_at).to.be.a('string');
     await admin.post('/feedback/fbk_nope/retract', { note: 'x' }).expect(404);
-    expect((await admin.get('/audit').expect(200)).body.entries[0]).to.include({ action: 'feedback.retract', subject: listed[0].feedback_id });
+    expect((await admin.get('/audit').expect(200)).body.entries[0]).to.include({
+      action: 'feedback.retract',
+      subject: listed[0].feedback_id,
+    });
   });
 
   it('searches events by id, external user id, email, verdict, type and time, newest first, a page at a time', async () => {
     const byUser = await a.get('/events?external_user_id=ring_1').expect(200);
     expect(byUser.body.events).to.have.length(2);
     expect(Date.parse(byUser.body.events[0].created_at)).to.be.at.least(Date.parse(byUser.body.events[1].created_at));
-    expect((await a.get('/events?email=RING2@shop-mail.com').expect(200)).body.events.map((e: { id: string }) => e.id)).to.deep.equal([reviews[2]]);
+    expect((await a.get('/events?email=RING2@shop-mail.com').expect(200)).body.events.map((e: { id: string }) => e.id)).to.deep.equal([
+      reviews[2],
+    ]);
     expect((await a.get(`/events?id=${reviews[1]}`).expect(200)).body.events).to.have.length(1);
     expect((await a.get(`/events?id=${otherReview}`).expect(200)).body.events).to.have.length(0);
     const reviewed = await a.get('/events?verdict=review&event_type=signup&limit=2').expect(200);
@@ -151,20 +178,26 @@ describe('console API', function () {
     expect((await a.get('/events?from=yesterday').expect(400)).body.details.issues[0].path).to.equal('/from');
   });
 
-  it('draws an event\'s cluster: accounts, identifiers and events, bounded, with the cluster\'s facts', async () => {
+  it("draws an event's cluster: accounts, identifiers and events, bounded, with the cluster's facts", async () => {
     const { cluster_id: clusterId } = (await a.get(`/events/${reviews[1]}/cluster`).expect(200)).body;
     expect((await a.get('/accounts/ring_2/cluster').expect(200)).body.cluster_id).to.equal(clusterId);
     const picture = await a.get(`/clusters/${clusterId}`).expect(200);
     expect(picture.body.cluster).to.include({ id: clusterId, accounts: 3 });
     const keys = picture.body.nodes.map((n: { key: string }) => n.key);
-    expect(keys).to.include.members(['account:ring_0', 'account:ring_1', 'account:ring_2', 'id:phone:+1555000777', 'id:email:ring0@shop-mail.com']);
+    expect(keys).to.include.members([
+      'account:ring_0',
+      'account:ring_1',
+      'account:ring_2',
+      'id:phone:+1555000777',
+      'id:email:ring0@shop-mail.com',
+    ]);
     expect(picture.body.events.map((e: { id: string }) => e.id)).to.include.members(reviews);
     expect(picture.body.edges).to.deep.include({ from: 'account:ring_0', to: 'id:phone:+1555000777', type: 'LINKED' });
     expect(picture.body.edges).to.deep.include({ from: `event:${reviews[0]}`, to: 'account:ring_0', type: 'BY' });
     expect(picture.body.drawnMembers).to.equal(picture.body.cluster.size);
   });
 
-  it('answers 404 for another tenant\'s event, review, cluster and query, and for the other mode\'s', async () => {
+  it("answers 404 for another tenant's event, review, cluster and query, and for the other mode's", async () => {
     await a.get(`/events/${otherReview}`).expect(404);
     await a.post(`/reviews/${otherReview}/resolve`, { resolution: 'denied' }).expect(404);
     await a.get(`/events/${otherReview}/cluster`).expect(404);
@@ -193,12 +226,18 @@ describe('console API', function () {
       const tenantDir = (id: string) => fs.mkdirSync(path.join(dir, 'analyst', 'tenants', id), { recursive: true });
       tenantDir(h.tenant.tenantId);
       tenantDir(other.tenant.tenantId);
-      fs.writeFileSync(path.join(dir, 'analyst', 'tenants', other.tenant.tenantId, 'their-accounts.cypher'),
-        '// their-accounts: accounts.\n// Parameters: $tenantId, $mode, $limit.\n// Returns: account.\nMATCH (a:Account {tenantId: $tenantId, mode: $mode}) RETURN a.externalId AS account LIMIT $limit\n');
-      fs.writeFileSync(path.join(dir, 'analyst', 'tenants', h.tenant.tenantId, 'sneaky-write.cypher'),
-        '// sneaky-write: tries to write.\n// Parameters: $tenantId, $mode.\n// Returns: n.\nCREATE (n:Account {tenantId: $tenantId, mode: $mode, externalId: \'planted\'}) RETURN n\n');
-      fs.writeFileSync(path.join(dir, 'analyst', 'tenants', h.tenant.tenantId, 'all-accounts.cypher'),
-        '// all-accounts: every account (ignores $limit).\n// Parameters: $tenantId, $mode.\n// Returns: account.\nMATCH (a:Account {tenantId: $tenantId, mode: $mode}) RETURN a.externalId AS account\n');
+      fs.writeFileSync(
+        path.join(dir, 'analyst', 'tenants', other.tenant.tenantId, 'their-accounts.cypher'),
+        '// their-accounts: accounts.\n// Parameters: $tenantId, $mode, $limit.\n// Returns: account.\nMATCH (a:Account {tenantId: $tenantId, mode: $mode}) RETURN a.externalId AS account LIMIT $limit\n',
+      );
+      fs.writeFileSync(
+        path.join(dir, 'analyst', 'tenants', h.tenant.tenantId, 'sneaky-write.cypher'),
+        "// sneaky-write: tries to write.\n// Parameters: $tenantId, $mode.\n// Returns: n.\nCREATE (n:Account {tenantId: $tenantId, mode: $mode, externalId: 'planted'}) RETURN n\n",
+      );
+      fs.writeFileSync(
+        path.join(dir, 'analyst', 'tenants', h.tenant.tenantId, 'all-accounts.cypher'),
+        '// all-accounts: every account (ignores $limit).\n// Parameters: $tenantId, $mode.\n// Returns: account.\nMATCH (a:Account {tenantId: $tenantId, mode: $mode}) RETURN a.externalId AS account\n',
+      );
       const deps = testDeps({ ...WEBHOOK_ENV, CONSOLE_QUERY_ROW_CAP: '2' }, { cypher: loadCypher(dir) });
       app = createApp(deps);
       mine = await anAnalyst(deps, app, h.tenant.tenantId);
@@ -206,7 +245,7 @@ describe('console API', function () {
     });
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    it('lists the saved queries with their descriptions and parameters, and only this tenant\'s own files', async () => {
+    it("lists the saved queries with their descriptions and parameters, and only this tenant's own files", async () => {
       const list = (await mine.get('/queries').expect(200)).body;
       const ids = list.queries.map((q: { id: string }) => q.id);
       expect(ids).to.include.members(['hubs', 'largest-clusters', 'shared-identifiers', 'sneaky-write', 'all-accounts']);
@@ -221,7 +260,9 @@ describe('console API', function () {
     });
 
     it('runs a query with the tenant and mode injected, whatever the analyst sends, and returns paths for a picture', async () => {
-      const rows = (await mine.post('/queries/shared-identifiers/run', { account: 'ring_0', tenantId: other.tenant.tenantId, mode: 'live' }).expect(400)).body;
+      const rows = (
+        await mine.post('/queries/shared-identifiers/run', { account: 'ring_0', tenantId: other.tenant.tenantId, mode: 'live' }).expect(400)
+      ).body;
       expect(rows.details.issues.map((i: { path: string }) => i.path)).to.deep.equal(['/tenantId', '/mode']);
       const run = await mine.post('/queries/shared-identifiers/run', { account: 'ring_0' }).expect(200);
       expect(run.body.columns).to.deep.equal(['path', 'kind', 'value', 'other']);
@@ -240,7 +281,9 @@ describe('console API', function () {
       expect(capped.body.truncated).to.equal(true);
       const write = await mine.post('/queries/sneaky-write/run', {}).expect(403);
       expect(write.body.message).to.match(/read-only/);
-      const { records } = await h.deps.graph.executeQuery("MATCH (a:Account {tenantId: $t, externalId: 'planted'}) RETURN count(a) AS n", { t: h.tenant.tenantId });
+      const { records } = await h.deps.graph.executeQuery("MATCH (a:Account {tenantId: $t, externalId: 'planted'}) RETURN count(a) AS n", {
+        t: h.tenant.tenantId,
+      });
       expect(records[0]!.get('n')).to.equal(0);
       const csv = await mine.get('/queries/shared-identifiers/csv?account=ring_0').expect(200);
       expect(csv.headers['content-type']).to.match(/^text\/csv/);
@@ -254,11 +297,20 @@ describe('console API', function () {
   it('gives the overview: verdicts per hour, top reasons, the backlog and failed deliveries with a working redeliver', async () => {
     await h.verdict(aCheckout({ external_user_id: 'buyer' }));
     const failing = await h.verdict(aSignup({ ip: IPS.proxy }));
-    const { rows } = await h.deps.db.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1", [h.tenant.tenantId]);
+    const { rows } = await h.deps.db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1', [h.tenant.tenantId]);
     // A delivery that failed for good (as after its 15 attempts), to redeliver.
-    await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [h.tenant.tenantId]);
+    await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [
+      h.tenant.tenantId,
+    ]);
     const overview = (await a.get('/overview').expect(200)).body;
-    const totals = overview.verdicts_per_hour.reduce((t: Record<string, number>, r: Record<string, number>) => ({ allow: t.allow! + r.allow!, review: t.review! + r.review!, block: t.block! + r.block! }), { allow: 0, review: 0, block: 0 });
+    const totals = overview.verdicts_per_hour.reduce(
+      (t: Record<string, number>, r: Record<string, number>) => ({
+        allow: t.allow! + r.allow!,
+        review: t.review! + r.review!,
+        block: t.block! + r.block!,
+      }),
+      { allow: 0, review: 0, block: 0 },
+    );
     expect(totals).to.deep.equal({ allow: 2, review: 4, block: 0 });
     expect(overview.top_reasons[0]).to.deep.equal({ code: 'proxy_ip', events: 4 });
     expect(overview.backlog.pending).to.equal(3);
@@ -276,7 +328,11 @@ describe('console API', function () {
   it('switches between test and live; a new account starts in test', async () => {
     const fresh = await anAnalyst(h.deps, h.app, h.tenant.tenantId);
     expect((await fresh.get('/me')).body.mode).to.equal('test');
-    await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_live)).send(aSignup({ ip: IPS.proxy })).expect(200);
+    await request(h.app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_live))
+      .send(aSignup({ ip: IPS.proxy }))
+      .expect(200);
     await fresh.post('/mode', { mode: 'live' }).expect(200);
     expect((await fresh.get('/reviews')).body.pending).to.equal(1);
     await fresh.post('/mode', { mode: 'test' }).expect(200);

@@ -37,25 +37,49 @@ describe('console sign-in and sessions', function () {
   it('signs in through the one-time link, which sets the password and works once', async () => {
     const { email, link } = await newAccount();
     expect(link.signInUrl).to.match(/^http:\/\/localhost:\d+\/console\/welcome#token=[\w-]{43}$/);
-    const res = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
+    const res = await request(app)
+      .post('/console/api/welcome')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ token: tokenOf(link.signInUrl), password: PASSWORD })
+      .expect(200);
     const setCookie = String(res.headers['set-cookie']);
     expect(setCookie).to.match(/doorman_console=[\w-]+; Path=\/console; HttpOnly; SameSite=Strict/);
     expect(setCookie).not.to.match(/Secure/);
     const me = await request(app).get('/console/api/me').set('Cookie', cookieOf(res)).expect(200);
     expect(me.body).to.include({ email, role: 'analyst', tenant_id: tenant.tenantId, mode: 'test' });
-    const again = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: 'another long password' }).expect(401);
+    const again = await request(app)
+      .post('/console/api/welcome')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ token: tokenOf(link.signInUrl), password: 'another long password' })
+      .expect(401);
     expect(again.body.error).to.equal('unauthorized');
     await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email, password: PASSWORD }).expect(200);
-    await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email: email.toUpperCase(), password: 'wrong password!!' }).expect(401);
+    await request(app)
+      .post('/console/api/sign-in')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ email: email.toUpperCase(), password: 'wrong password!!' })
+      .expect(401);
   });
 
   it('refuses an expired link, a short password, and an unknown address like a wrong password', async () => {
     const { link } = await newAccount();
-    const short = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: 'short' }).expect(400);
+    const short = await request(app)
+      .post('/console/api/welcome')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ token: tokenOf(link.signInUrl), password: 'short' })
+      .expect(400);
     expect(short.body.details.issues[0].path).to.equal('/password');
     clockNow += 24 * 3_600_000 + 1000;
-    await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(401);
-    const unknown = await request(app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp()).send({ email: 'nobody@example.org', password: PASSWORD }).expect(401);
+    await request(app)
+      .post('/console/api/welcome')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ token: tokenOf(link.signInUrl), password: PASSWORD })
+      .expect(401);
+    const unknown = await request(app)
+      .post('/console/api/sign-in')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ email: 'nobody@example.org', password: PASSWORD })
+      .expect(401);
     expect(unknown.body.message).to.equal('That email and password do not match an analyst account.');
   });
 
@@ -65,7 +89,11 @@ describe('console sign-in and sessions', function () {
     const link = await addAnalyst(secureDeps, { tenantId: secureTenant.tenantId, email: `s-${Date.now()}@example.org`, role: 'analyst' });
     expect(link.signInUrl).to.match(/^https:\/\/doorman\.example\.com\/console\/welcome#token=/);
     // Its own client address: the per-IP sign-in limit is shared by every test of the run.
-    const res = await request(createApp(secureDeps)).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
+    const res = await request(createApp(secureDeps))
+      .post('/console/api/welcome')
+      .set('X-Forwarded-For', aClientIp())
+      .send({ token: tokenOf(link.signInUrl), password: PASSWORD })
+      .expect(200);
     expect(String(res.headers['set-cookie'])).to.match(/; Secure/);
   });
 
@@ -94,11 +122,22 @@ describe('console sign-in and sessions', function () {
     const a = await anAnalyst(deps, app, tenant.tenantId);
     const noToken = await request(app).post('/console/api/mode').set('Cookie', a.cookie).send({ mode: 'live' }).expect(403);
     expect(noToken.body).to.include({ error: 'forbidden' });
-    await request(app).post('/console/api/mode').set('Cookie', a.cookie).set('X-CSRF-Token', 'x'.repeat(a.csrf.length)).send({ mode: 'live' }).expect(403);
+    await request(app)
+      .post('/console/api/mode')
+      .set('Cookie', a.cookie)
+      .set('X-CSRF-Token', 'x'.repeat(a.csrf.length))
+      .send({ mode: 'live' })
+      .expect(403);
     await a.post('/mode', { mode: 'live' }).set('Origin', 'http://127.0.0.1:1').expect(403);
     await a.post('/mode', { mode: 'live' }).set('Sec-Fetch-Site', 'same-site').expect(403);
     // A form post (urlencoded) is refused even with the token: bodies are JSON only.
-    await request(app).post('/console/api/mode').set('Cookie', a.cookie).set('X-CSRF-Token', a.csrf).type('form').send('mode=live').expect(400);
+    await request(app)
+      .post('/console/api/mode')
+      .set('Cookie', a.cookie)
+      .set('X-CSRF-Token', a.csrf)
+      .type('form')
+      .send('mode=live')
+      .expect(400);
     expect((await a.get('/me')).body.mode).to.equal('test');
     await a.post('/mode', { mode: 'live' }).set('Sec-Fetch-Site', 'same-origin').expect(200);
     expect((await a.get('/me')).body.mode).to.equal('live');
@@ -110,7 +149,11 @@ describe('console sign-in and sessions', function () {
     expect(withKey.body.message).to.match(/takes no API keys/);
     await request(app).get('/console/api/me').set(bearer(tenant.keys.sk_test)).set('Cookie', a.cookie).expect(401);
     await request(app).get('/v1/events').set('Cookie', a.cookie).expect(401);
-    await request(app).post('/v1/feedback').set('Cookie', a.cookie).send({ subject: { kind: 'email', value: 'x@example.org' }, outcome: 'chargeback' }).expect(401);
+    await request(app)
+      .post('/v1/feedback')
+      .set('Cookie', a.cookie)
+      .send({ subject: { kind: 'email', value: 'x@example.org' }, outcome: 'chargeback' })
+      .expect(401);
   });
 
   it('limits sign-in attempts per account, also with the right password, and clears the count on success', async () => {
@@ -138,10 +181,24 @@ describe('console sign-in and sessions', function () {
     const ip = `198.19.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push((await request(limitedApp).post('/console/api/sign-in').set('X-Forwarded-For', ip).send({ email: `guess${i}@example.org`, password: 'guessing password' })).status);
+      statuses.push(
+        (
+          await request(limitedApp)
+            .post('/console/api/sign-in')
+            .set('X-Forwarded-For', ip)
+            .send({ email: `guess${i}@example.org`, password: 'guessing password' })
+        ).status,
+      );
     }
     expect(statuses).to.deep.equal([401, 401, 401, 401, 429, 429]);
-    expect((await request(limitedApp).post('/console/api/sign-in').set('X-Forwarded-For', '198.19.255.1').send({ email: 'guess@example.org', password: 'guessing password' })).status).to.equal(401);
+    expect(
+      (
+        await request(limitedApp)
+          .post('/console/api/sign-in')
+          .set('X-Forwarded-For', '198.19.255.1')
+          .send({ email: 'guess@example.org', password: 'guessing password' })
+      ).status,
+    ).to.equal(401);
   });
 });
 
@@ -158,9 +215,23 @@ describe('console API permissions', function () {
   });
 
   const ROUTES: [string, string][] = [
-    ['get', '/me'], ['post', '/mode'], ['post', '/sign-out'], ['get', '/reviews'], ['post', '/reviews/evt_x/resolve'], ['get', '/events'],
-    ['get', '/events/evt_x'], ['post', '/feedback'], ['get', '/events/evt_x/cluster'], ['get', '/accounts/u/cluster'], ['get', '/clusters/clu_x'],
-    ['get', '/queries'], ['post', '/queries/hubs/run'], ['get', '/queries/hubs/csv'], ['get', '/overview'], ['post', '/deliveries/dlv_x/redeliver'], ['get', '/audit'],
+    ['get', '/me'],
+    ['post', '/mode'],
+    ['post', '/sign-out'],
+    ['get', '/reviews'],
+    ['post', '/reviews/evt_x/resolve'],
+    ['get', '/events'],
+    ['get', '/events/evt_x'],
+    ['post', '/feedback'],
+    ['get', '/events/evt_x/cluster'],
+    ['get', '/accounts/u/cluster'],
+    ['get', '/clusters/clu_x'],
+    ['get', '/queries'],
+    ['post', '/queries/hubs/run'],
+    ['get', '/queries/hubs/csv'],
+    ['get', '/overview'],
+    ['post', '/deliveries/dlv_x/redeliver'],
+    ['get', '/audit'],
   ];
 
   it('answers 401 on every API route without a session', async () => {
@@ -181,14 +252,18 @@ describe('console API permissions', function () {
     expect((await analyst.get('/audit').expect(403)).body.error).to.equal('forbidden');
     await analyst.post('/deliveries/dlv_x/redeliver').expect(403);
     const log = await admin.get('/audit').expect(200);
-    expect(log.body.entries.map((e: { action: string; analyst: string }) => `${e.action} ${e.analyst}`)).to.include.members([`sign_in.link ${analyst.email}`, `sign_in.link ${admin.email}`]);
+    expect(log.body.entries.map((e: { action: string; analyst: string }) => `${e.action} ${e.analyst}`)).to.include.members([
+      `sign_in.link ${analyst.email}`,
+      `sign_in.link ${admin.email}`,
+    ]);
     await admin.post('/deliveries/dlv_x/redeliver').expect(404);
   });
 
   it('serves pages with a strict Content-Security-Policy and no inline script', async () => {
     const page = await request(app).get('/console/queue').expect(200);
     const csp = String(page.headers['content-security-policy']);
-    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]) expect(csp).to.contain(directive);
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'"])
+      expect(csp).to.contain(directive);
     expect(csp).not.to.match(/unsafe-inline|unsafe-eval|https?:/);
     expect(page.text).to.match(/<script type="module" src="\/console\/assets\/console\.js\?v=[0-9a-f]{12}"><\/script>/);
     expect(page.text.match(/<script/g)).to.have.length(1);

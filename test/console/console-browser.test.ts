@@ -26,14 +26,19 @@ const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console'
 const publishScreenshot = (name: string, docsPath: string) => {
   if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(path.join(OUTPUT, name), docsPath);
 };
-const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', WEBHOOK_TIMEOUT_MS: '2000', GRAPH_HUB_THRESHOLD: '5', CONSOLE_SIGN_IN_PER_IP: '1000' };
+const ENV = {
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_RETRY_UNIT_MS: '10',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  GRAPH_HUB_THRESHOLD: '5',
+  CONSOLE_SIGN_IN_PER_IP: '1000',
+};
 const XSS = {
   email: '"<img src=x onerror=window.__xss=1>"@shop-mail.com',
   external_user_id: '<script>window.__xss=2</script>',
   identity: { phone: '<img src=x onerror="window.__xss=3">', '<b>key</b>': '</dd><script>window.__xss=4</script>' },
   context: { note: '<script>window.__xss=5</script>', nested: { html: '<svg onload=window.__xss=6>' } },
 };
-
 
 describe('the analyst console in Debian Chromium', function () {
   this.timeout(180_000);
@@ -70,7 +75,14 @@ describe('the analyst console in Debian Chromium', function () {
     // A ring of six accounts: two phones and a card shared, and an office network identifier
     // that so many use that it became a hub.
     for (let i = 0; i < 6; i++) {
-      const res = await h.verdict(aSignup({ ip: IPS.proxy, external_user_id: `ring_${i}`, email: `ring${i}@shop-mail.com`, identity: { phone: `+1555000${i % 2}`, wifi: 'office-guest' } }));
+      const res = await h.verdict(
+        aSignup({
+          ip: IPS.proxy,
+          external_user_id: `ring_${i}`,
+          email: `ring${i}@shop-mail.com`,
+          identity: { phone: `+1555000${i % 2}`, wifi: 'office-guest' },
+        }),
+      );
       reviews.push(res.body.id);
     }
     for (const i of [0, 2, 4]) await h.verdict(aCheckout({ external_user_id: `ring_${i}` }, { card_fingerprint: 'card_ring' }));
@@ -94,7 +106,9 @@ describe('the analyst console in Debian Chromium', function () {
     await ctx.addInitScript(() => {
       const w = window as unknown as { __violations: string[] };
       w.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`.trim()));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        w.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`.trim()),
+      );
     });
     ctx.on('request', (req) => origins.add(new URL(req.url()).origin));
     watchConsole(ctx, consoleNoise);
@@ -140,14 +154,22 @@ describe('the analyst console in Debian Chromium', function () {
     const [delivery] = (await receiver.waitForRequests(before + 1, 20_000)).slice(before);
     const signatures = String(delivery!.headers['service-signature']).split(' ');
     expect(await verify(secret, delivery!.body, signatures[0]!)).to.equal(true);
-    expect(JSON.parse(delivery!.body)).to.include({ event_id: reviews[1], resolution: 'denied', final_verdict: 'block', external_user_id: 'ring_1' });
+    expect(JSON.parse(delivery!.body)).to.include({
+      event_id: reviews[1],
+      resolution: 'denied',
+      final_verdict: 'block',
+      external_user_id: 'ring_1',
+    });
     // The denied review left the queue; the one after it is selected.
     expect(await page.locator('.queue li').count()).to.equal(5);
     expect(await selected()).to.equal(reviews[2]);
     await page.waitForSelector(`.event[data-event-id="${reviews[2]}"] button.approve`);
     await page.keyboard.press('a');
     await page.waitForSelector(`.notice:text("Approved ${reviews[2]}")`);
-    const { rows } = await h.deps.db.query('SELECT event_id, status, resolved_by, note FROM reviews WHERE tenant_id = $1 AND status <> $2 ORDER BY event_id', [h.tenant.tenantId, 'pending']);
+    const { rows } = await h.deps.db.query(
+      'SELECT event_id, status, resolved_by, note FROM reviews WHERE tenant_id = $1 AND status <> $2 ORDER BY event_id',
+      [h.tenant.tenantId, 'pending'],
+    );
     expect(rows).to.deep.equal([
       { event_id: reviews[1], status: 'denied', resolved_by: email, note: 'same phone as ring_0; denied' },
       { event_id: reviews[2], status: 'approved', resolved_by: email, note: null },
@@ -160,10 +182,20 @@ describe('the analyst console in Debian Chromium', function () {
     await page.goto(`${site.origin}/console/events/${reviews[0]}`);
     await page.click('text=Open the cluster picture');
     await page.waitForSelector('.graph canvas');
-    await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: { nodes(): { length: number } } }).cy?.nodes().length ?? 0) > 10);
+    await page.waitForFunction(
+      () => ((document.querySelector('.graph') as unknown as { cy?: { nodes(): { length: number } } }).cy?.nodes().length ?? 0) > 10,
+    );
     const summary = await page.evaluate(() => {
-      const cy = (document.querySelector('.graph') as unknown as { cy: { nodes(sel?: string): { length: number; map(f: (n: { id(): string }) => string): string[] } } }).cy;
-      return { accounts: cy.nodes('[kind = "account"]').map((n) => n.id()), hubs: cy.nodes('[kind = "hub"]').map((n) => n.id()), events: cy.nodes('[kind = "event"]').length };
+      const cy = (
+        document.querySelector('.graph') as unknown as {
+          cy: { nodes(sel?: string): { length: number; map(f: (n: { id(): string }) => string): string[] } };
+        }
+      ).cy;
+      return {
+        accounts: cy.nodes('[kind = "account"]').map((n) => n.id()),
+        hubs: cy.nodes('[kind = "hub"]').map((n) => n.id()),
+        events: cy.nodes('[kind = "event"]').length,
+      };
     });
     // The wifi value became a hub at the sixth account: the ring split into the accounts that share
     // a phone and a card (0, 2, 4) and those that share the other phone (1, 3, 5).
@@ -171,7 +203,9 @@ describe('the analyst console in Debian Chromium', function () {
     expect(summary.hubs).to.deep.equal(['id:wifi:office-guest']);
     expect(summary.events).to.equal(6);
     const at = await page.evaluate(() => {
-      const graph = document.querySelector('.graph') as HTMLElement & { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } };
+      const graph = document.querySelector('.graph') as HTMLElement & {
+        cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } };
+      };
       const p = graph.cy.getElementById('account:ring_2').renderedPosition();
       const box = graph.getBoundingClientRect();
       return { x: box.left + p.x, y: box.top + p.y };
@@ -191,11 +225,27 @@ describe('the analyst console in Debian Chromium', function () {
     // ring_1's review was denied (a mark on its event); ring_3 shares ring_1's phone.
     await page.goto(`${site.origin}/console/events/${reviews[3]}/cluster`);
     await page.waitForSelector('section.evidence li');
-    expect(await page.textContent('section.evidence li')).to.match(/confirmed_abuse on event ring_1, .* via phone \(review of .*; by review by lead-/);
-    await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: { nodes(sel: string): { length: number } } }).cy?.nodes('.evidence').length ?? 0) === 3);
+    expect(await page.textContent('section.evidence li')).to.match(
+      /confirmed_abuse on event ring_1, .* via phone \(review of .*; by review by lead-/,
+    );
+    await page.waitForFunction(
+      () =>
+        ((document.querySelector('.graph') as unknown as { cy?: { nodes(sel: string): { length: number } } }).cy?.nodes('.evidence')
+          .length ?? 0) === 3,
+    );
     const marked = await page.evaluate(() => {
-      const cy = (document.querySelector('.graph') as unknown as { cy: { elements(sel: string): { map(f: (n: { id(): string }) => string): string[] } } }).cy;
-      return { nodes: cy.elements('node.evidence').map((n) => n.id()).sort(), edges: cy.elements('edge.evidence').map((n) => n.id()).length };
+      const cy = (
+        document.querySelector('.graph') as unknown as {
+          cy: { elements(sel: string): { map(f: (n: { id(): string }) => string): string[] } };
+        }
+      ).cy;
+      return {
+        nodes: cy
+          .elements('node.evidence')
+          .map((n) => n.id())
+          .sort(),
+        edges: cy.elements('edge.evidence').map((n) => n.id()).length,
+      };
     });
     expect(marked).to.deep.equal({ nodes: ['account:ring_1', 'account:ring_3', 'id:phone:+15550001'], edges: 2 });
     await noViolations();
@@ -209,7 +259,9 @@ describe('the analyst console in Debian Chromium', function () {
     await page.waitForSelector('table.result tbody tr');
     const others = await page.locator('table.result tbody tr td:nth-child(4)').allTextContents();
     expect(others).to.deep.equal(['ring_2', 'ring_4', 'ring_2', 'ring_4']);
-    expect(await page.getAttribute('a:text("Download CSV")', 'href')).to.equal('/console/api/queries/shared-identifiers/csv?account=ring_0');
+    expect(await page.getAttribute('a:text("Download CSV")', 'href')).to.equal(
+      '/console/api/queries/shared-identifiers/csv?account=ring_0',
+    );
     await page.click('button:text("Show as picture")');
     await page.waitForSelector('.graph.small canvas');
     await page.screenshot({ path: path.join(OUTPUT, 'query.png') });
@@ -226,11 +278,20 @@ describe('the analyst console in Debian Chromium', function () {
     await page.waitForSelector('.cm-tooltip-autocomplete li:has-text("Account")');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+A');
-    await page.keyboard.type('MATCH p = (a:Account)-[:LINKED]->(i:Identifier {kind: $kind}) RETURN a.externalId AS account, p ORDER BY account');
+    await page.keyboard.type(
+      'MATCH p = (a:Account)-[:LINKED]->(i:Identifier {kind: $kind}) RETURN a.externalId AS account, p ORDER BY account',
+    );
     await page.fill('input[name=param-kind]', 'phone');
     await page.keyboard.press('Control+Enter');
     await page.waitForSelector('table.result tbody tr');
-    expect(await page.locator('table.result tbody tr td:nth-child(1)').allTextContents()).to.deep.equal(['ring_0', 'ring_1', 'ring_2', 'ring_3', 'ring_4', 'ring_5']);
+    expect(await page.locator('table.result tbody tr td:nth-child(1)').allTextContents()).to.deep.equal([
+      'ring_0',
+      'ring_1',
+      'ring_2',
+      'ring_3',
+      'ring_4',
+      'ring_5',
+    ]);
     await page.screenshot({ path: path.join(OUTPUT, 'cypher.png') });
     publishScreenshot('cypher.png', 'docs/console-cypher.png');
     await page.setViewportSize({ width: 1024, height: 900 });
@@ -243,13 +304,17 @@ describe('the analyst console in Debian Chromium', function () {
     expect(csv[1]).to.match(/^ring_0,"\{""\$path""/);
     await page.click('button:text("Show as picture")');
     await page.waitForSelector('.graph.small canvas');
-    expect(await page.$eval('.graph.small', (el) => (el as HTMLElement & { cy: { nodes(): { length: number } } }).cy.nodes().length)).to.equal(8);
+    expect(
+      await page.$eval('.graph.small', (el) => (el as HTMLElement & { cy: { nodes(): { length: number } } }).cy.nodes().length),
+    ).to.equal(8);
     await page.click('.cm-content');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('CALL db.labels()');
     await page.keyboard.press('Control+Enter');
     await page.waitForSelector('.cypher-workbench .error');
-    expect(await page.textContent('.cypher-workbench .error')).to.contain('Refused: the procedure db.labels (procedure calls) (line 1, column 1).');
+    expect(await page.textContent('.cypher-workbench .error')).to.contain(
+      'Refused: the procedure db.labels (procedure calls) (line 1, column 1).',
+    );
     await page.waitForSelector('.cypher-history li:has-text("refused")');
     expect(await page.locator('.cypher-history li').count()).to.be.at.least(2);
     await page.click('.cypher-history li:nth-child(2) .history-entry');
@@ -275,12 +340,15 @@ describe('the analyst console in Debian Chromium', function () {
     const answer = evil.waitForResponse((r) => r.url().includes('/resolve'));
     await evil.goto(attacker.url);
     expect((await answer).status()).to.equal(403);
-    const { rows } = await h.deps.db.query('SELECT status FROM reviews WHERE tenant_id = $1 AND event_id = $2', [h.tenant.tenantId, reviews[3]]);
+    const { rows } = await h.deps.db.query('SELECT status FROM reviews WHERE tenant_id = $1 AND event_id = $2', [
+      h.tenant.tenantId,
+      reviews[3],
+    ]);
     expect(rows[0].status).to.equal('pending');
     await evil.close();
   });
 
-  it('shows another tenant\'s event as not found, and switches to live mode with an empty queue that says what to do', async () => {
+  it("shows another tenant's event as not found, and switches to live mode with an empty queue that says what to do", async () => {
     await page.goto(`${site.origin}/console/events/${xssEvent}`);
     await page.waitForSelector('.error');
     expect(await page.textContent('.error')).to.contain(`No event ${xssEvent}`);
@@ -294,7 +362,11 @@ describe('the analyst console in Debian Chromium', function () {
   });
 
   it('renders hostile email, external_user_id, identity and context as text', async () => {
-    const link = await addAnalyst(other.deps, { tenantId: other.tenant.tenantId, email: `other-${Date.now()}@example.org`, role: 'analyst' });
+    const link = await addAnalyst(other.deps, {
+      tenantId: other.tenant.tenantId,
+      email: `other-${Date.now()}@example.org`,
+      role: 'analyst',
+    });
     const theirs = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
     await watch(theirs);
     const p = await theirs.newPage();
@@ -310,11 +382,15 @@ describe('the analyst console in Debian Chromium', function () {
     expect(await p.textContent('.event .external-user-id')).to.equal(XSS.external_user_id);
     const identity = await p.textContent('.event .identity');
     expect(identity).to.contain(XSS.identity.phone).and.contain('<b>key</b>').and.contain(XSS.identity['<b>key</b>']);
-    expect(await p.textContent('.event .context')).to.contain(XSS.context.note).and.contain(XSS.context.nested.html);
-    expect(await p.evaluate(() => ({
-      xss: (window as unknown as { __xss?: number }).__xss,
-      injected: document.querySelectorAll('main img, main script, main svg:not(.chart), main b').length,
-    }))).to.deep.equal({ xss: undefined, injected: 0 });
+    expect(await p.textContent('.event .context'))
+      .to.contain(XSS.context.note)
+      .and.contain(XSS.context.nested.html);
+    expect(
+      await p.evaluate(() => ({
+        xss: (window as unknown as { __xss?: number }).__xss,
+        injected: document.querySelectorAll('main img, main script, main svg:not(.chart), main b').length,
+      })),
+    ).to.deep.equal({ xss: undefined, injected: 0 });
     expect(dialogs).to.deep.equal([]);
     await noViolations(p);
     await theirs.close();

@@ -41,7 +41,9 @@ describe('the console door', function () {
     const ip = aClientIp();
     const statuses: number[] = [];
     for (let i = 0; i < 120; i++) {
-      const res = await request(app).post('/console/api/welcome').set('X-Forwarded-For', ip)
+      const res = await request(app)
+        .post('/console/api/welcome')
+        .set('X-Forwarded-For', ip)
         .send({ token: `forged-${i}-${'x'.repeat(30)}`, password: 'a long enough password' });
       statuses.push(res.status);
     }
@@ -57,11 +59,20 @@ describe('the console door', function () {
     const app = createApp(deps);
     const tenant = await aTenant(deps);
     const link = await addAnalyst(deps, { tenantId: tenant.tenantId, email: `door-${Date.now()}@example.org`, role: 'analyst' });
-    const results = await Promise.all(Array.from({ length: 20 }, () => request(app).post('/console/api/welcome')
-      .set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        request(app)
+          .post('/console/api/welcome')
+          .set('X-Forwarded-For', aClientIp())
+          .send({ token: tokenOf(link.signInUrl), password: PASSWORD }),
+      ),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).to.have.length(1);
-    expect(statuses.every((s) => [200, 401, 429].includes(s)), statuses.join(',')).to.equal(true);
+    expect(
+      statuses.every((s) => [200, 401, 429].includes(s)),
+      statuses.join(','),
+    ).to.equal(true);
     expect(passwords.hashes).to.be.within(1, 5);
   });
 
@@ -73,8 +84,14 @@ describe('the console door', function () {
     const tenant = await aTenant(deps);
     const analyst = await anAnalyst(deps, app, tenant.tenantId);
     const before = passwords.verifications;
-    const results = await Promise.all(Array.from({ length: 200 }, () => request(app).post('/console/api/sign-in')
-      .set('X-Forwarded-For', aClientIp()).send({ email: analyst.email, password: 'not the password at all' })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        request(app)
+          .post('/console/api/sign-in')
+          .set('X-Forwarded-For', aClientIp())
+          .send({ email: analyst.email, password: 'not the password at all' }),
+      ),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).to.have.length(5);
     expect(statuses.filter((s) => s === 429)).to.have.length(195);
@@ -88,14 +105,16 @@ describe('the console door', function () {
     const prefix = aClientIp().replace(/::1$/, '');
     const statuses: number[] = [];
     for (let i = 1; i <= 6; i++) {
-      const res = await request(app).post('/console/api/sign-in').set('X-Forwarded-For', `${prefix}:${i.toString(16)}:0:0:${i}`)
+      const res = await request(app)
+        .post('/console/api/sign-in')
+        .set('X-Forwarded-For', `${prefix}:${i.toString(16)}:0:0:${i}`)
         .send({ email: `guess${i}@example.org`, password: 'guessing password' });
       statuses.push(res.status);
     }
     expect(statuses).to.deep.equal([401, 401, 401, 401, 429, 429]);
   });
 
-  it('ends the account\'s other sessions when a link sets the password, and a new link voids the earlier ones', async () => {
+  it("ends the account's other sessions when a link sets the password, and a new link voids the earlier ones", async () => {
     const deps = testDeps();
     const app = createApp(deps);
     const tenant = await aTenant(deps);
@@ -103,7 +122,8 @@ describe('the console door', function () {
     await request(app).get('/console/api/me').set('Cookie', analyst.cookie).expect(200);
     const first = await newSignInLink(deps, { tenantId: tenant.tenantId, email: analyst.email });
     const second = await newSignInLink(deps, { tenantId: tenant.tenantId, email: analyst.email });
-    const welcome = (token: string) => request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token, password: 'a brand new password' });
+    const welcome = (token: string) =>
+      request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token, password: 'a brand new password' });
     expect((await welcome(tokenOf(first.signInUrl))).status, 'the earlier link').to.equal(401);
     const used = await welcome(tokenOf(second.signInUrl));
     expect(used.status).to.equal(200);

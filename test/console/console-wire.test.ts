@@ -39,11 +39,12 @@ async function check(...args: string[]): Promise<{ code: number; stderr: string 
 
 // The routes a router registers, as "METHOD /path", its mounted routers' included.
 type Stack = { stack: { route?: { path: string; methods: Record<string, boolean> }; handle?: unknown }[] };
-const routesOf = (router: Stack): string[] => router.stack.flatMap((layer) => {
-  if (layer.route) return Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`);
-  const inner = layer.handle as Partial<Stack> | undefined;
-  return inner?.stack ? routesOf(inner as Stack) : [];
-});
+const routesOf = (router: Stack): string[] =>
+  router.stack.flatMap((layer) => {
+    if (layer.route) return Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`);
+    const inner = layer.handle as Partial<Stack> | undefined;
+    return inner?.stack ? routesOf(inner as Stack) : [];
+  });
 
 describe('console API: its wire', function () {
   this.timeout(60_000);
@@ -97,7 +98,18 @@ describe('console API: its wire', function () {
       receiver = await startHttpStandIn(() => ({ status: 200 }));
       await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/hooks`);
       for (let i = 0; i < 3; i++) {
-        ring.push((await h.verdict(aSignup({ ip: IPS.proxy, external_user_id: `wire_${i}`, email: `wire${i}@shop-mail.com`, identity: { phone: '+1555000444' } }))).body.id);
+        ring.push(
+          (
+            await h.verdict(
+              aSignup({
+                ip: IPS.proxy,
+                external_user_id: `wire_${i}`,
+                email: `wire${i}@shop-mail.com`,
+                identity: { phone: '+1555000444' },
+              }),
+            )
+          ).body.id,
+        );
       }
       checkout = (await h.verdict(aCheckout({ external_user_id: 'wire_0' }, { card_fingerprint: 'card_wire' }))).body.id;
       await h.graphSettled();
@@ -114,12 +126,24 @@ describe('console API: its wire', function () {
     it('answer the door as the wire says: the one-time link, sign-in, me, the mode, sign-out', async () => {
       const email = `wire-${Date.now()}@example.org`;
       const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'analyst' });
-      await request(h.app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp())
-        .send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(conforms('POST', '/welcome', seen)).expect(200);
-      const signedIn = await request(h.app).post('/console/api/sign-in').set('X-Forwarded-For', aClientIp())
-        .send({ email, password: PASSWORD }).expect(conforms('POST', '/sign-in', seen)).expect(200);
+      await request(h.app)
+        .post('/console/api/welcome')
+        .set('X-Forwarded-For', aClientIp())
+        .send({ token: tokenOf(link.signInUrl), password: PASSWORD })
+        .expect(conforms('POST', '/welcome', seen))
+        .expect(200);
+      const signedIn = await request(h.app)
+        .post('/console/api/sign-in')
+        .set('X-Forwarded-For', aClientIp())
+        .send({ email, password: PASSWORD })
+        .expect(conforms('POST', '/sign-in', seen))
+        .expect(200);
       const cookie = cookieOf(signedIn);
-      const me = await request(h.app).get('/console/api/me').set('Cookie', cookie).expect(conforms('GET', '/me', seen)).expect(200);
+      const me = await request(h.app)
+        .get('/console/api/me')
+        .set('Cookie', cookie)
+        .expect(conforms('GET', '/me', seen))
+        .expect(200);
       const c = wireChecked(consoleClient(h.app, cookie, me.body.csrf_token, { email, analystId: link.analystId }), seen);
       await c.post('/mode', { mode: 'live' }).expect(200);
       await c.post('/sign-out').expect(200);
@@ -130,7 +154,9 @@ describe('console API: its wire', function () {
       await a.post(`/reviews/${ring[0]}/resolve`, { resolution: 'denied', note: 'wire ring' }).expect(200);
       const many = await a.post('/reviews/resolve-many', { event_ids: [ring[1], 'evt_nope'], resolution: 'approved' }).expect(200);
       expect(many.body.results.map((r: { ok: boolean }) => r.ok)).to.deep.equal([true, false]);
-      await a.post('/feedback', { subject: { kind: 'external_user_id', value: 'wire_2' }, outcome: 'confirmed_abuse', note: 'same phone' }).expect(200);
+      await a
+        .post('/feedback', { subject: { kind: 'external_user_id', value: 'wire_2' }, outcome: 'confirmed_abuse', note: 'same phone' })
+        .expect(200);
       await a.post('/feedback', { subject: { kind: 'email', value: 'wire1@shop-mail.com' }, outcome: 'chargeback' }).expect(200);
       const listed = (await a.get('/feedback?email=wire1@shop-mail.com').expect(200)).body.feedback;
       await admin.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'reported by mistake' }).expect(200);
@@ -146,19 +172,28 @@ describe('console API: its wire', function () {
       const { cluster_id: clusterId } = (await a.get(`/events/${ring[2]}/cluster`).expect(200)).body;
       await a.get('/accounts/wire_2/cluster').expect(200);
       await a.get(`/clusters/${encodeURIComponent(clusterId)}`).expect(200);
-      const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as { feedback_id: string | null; review_event_id?: string }[];
+      const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as {
+        feedback_id: string | null;
+        review_event_id?: string;
+      }[];
       expect(marks.some((m) => m.feedback_id) && marks.some((m) => m.review_event_id), 'a feedback mark and a review mark').to.equal(true);
       await a.post(`/reviews/${ring[0]}/undo-marks`, { note: 'wrong key' }).expect(200);
     });
 
-    it('answer the saved queries and analysts\' own Cypher as the wire says', async () => {
+    it("answer the saved queries and analysts' own Cypher as the wire says", async () => {
       await a.get('/queries').expect(200);
       await a.post('/queries/shared-identifiers/run', { account: 'wire_0' }).expect(200);
       await a.get('/queries/shared-identifiers/csv?account=wire_0').expect(200);
       await admin.get('/cypher').expect(200);
       await admin.post('/cypher/run', { query: 'MATCH (a:Account) RETURN a.externalId AS account ORDER BY account LIMIT 2' }).expect(200);
       await admin.get('/cypher/history').expect(200);
-      await admin.post('/cypher/saved', { id: 'wire-accounts', description: 'accounts', query: 'MATCH (a:Account) RETURN a.externalId AS account LIMIT 5' }).expect(201);
+      await admin
+        .post('/cypher/saved', {
+          id: 'wire-accounts',
+          description: 'accounts',
+          query: 'MATCH (a:Account) RETURN a.externalId AS account LIMIT 5',
+        })
+        .expect(201);
       // A tenant's own query runs through the guard: its answer carries the guard's cost.
       expect((await a.post('/queries/wire-accounts/run', {}).expect(200)).body.guardMs).to.be.a('number');
       await send(admin, 'put', '/cypher/settings', { free_form_roles: 'analyst' }).expect(200);
@@ -166,7 +201,9 @@ describe('console API: its wire', function () {
     });
 
     it('answer the overview, a redelivery and the audit log as the wire says', async () => {
-      await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [h.tenant.tenantId]);
+      await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [
+        h.tenant.tenantId,
+      ]);
       const failed = (await a.get('/overview').expect(200)).body.webhook.failed;
       await admin.post(`/deliveries/${failed[0].delivery_id}/redeliver`).expect(200);
       expect((await admin.get('/audit?limit=2').expect(200)).body.next_cursor).to.be.a('string');
@@ -185,14 +222,19 @@ describe('console API: its wire', function () {
     it('are refused with a field the schema does not name, a renamed one or a missing one', async () => {
       const me = (await a.get('/me').expect(200)).body as Record<string, unknown>;
       expect(wireProblems('GET', '/me', 200, me)).to.deep.equal([]);
-      expect(wireProblems('GET', '/me', 200, { ...me, avatar_url: 'x' })).to.deep.equal(['GET /me (200): Me must NOT have additional properties (avatar_url)']);
+      expect(wireProblems('GET', '/me', 200, { ...me, avatar_url: 'x' })).to.deep.equal([
+        'GET /me (200): Me must NOT have additional properties (avatar_url)',
+      ]);
       const { idle_minutes: idle, ...rest } = me;
       expect(wireProblems('GET', '/me', 200, { ...rest, idleMinutes: idle })).to.have.members([
-        'GET /me (200): Me must have required property \'idle_minutes\'', 'GET /me (200): Me must NOT have additional properties (idleMinutes)',
+        "GET /me (200): Me must have required property 'idle_minutes'",
+        'GET /me (200): Me must NOT have additional properties (idleMinutes)',
       ]);
       const detail = (await a.get(`/events/${ring[2]}`).expect(200)).body as { event: Record<string, unknown> };
       expect(wireProblems('GET', `/events/${ring[2]}`, 200, { ...detail, event: { ...detail.event, risk: 1 } })).to.have.length(1);
-      expect(wireProblems('GET', '/nowhere', 200, {})).to.deep.equal(['GET /nowhere (200): no route of CONSOLE_ROUTES (src/console/console-wire-schema.ts) matches']);
+      expect(wireProblems('GET', '/nowhere', 200, {})).to.deep.equal([
+        'GET /nowhere (200): no route of CONSOLE_ROUTES (src/console/console-wire-schema.ts) matches',
+      ]);
     });
   });
 });

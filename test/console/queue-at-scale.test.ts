@@ -48,6 +48,8 @@ describe('the review queue at 10,000 pending reviews', function () {
     const page = await request(app).get('/console/queue').set('Cookie', analyst.cookie).expect(200);
     expect(page.text).to.match(/<div id="app">/);
     const timing = /total;dur=([\d.]+)/.exec(String(first.headers['server-timing']));
-    console.log(`      queue at 10,000 pending (information only; bench/console-queue.ts measures it): /console/api/reviews ${timing?.[1] ?? '?'} ms server time, /console/queue ${(performance.now() - started).toFixed(1)} ms`);
+    console.log(
+      `      queue at 10,000 pending (information only; bench/console-queue.ts measures it): /console/api/reviews ${timing?.[1] ?? '?'} ms server time, /console/queue ${(performance.now() - started).toFixed(1)} ms`,
+    );
   });
 });

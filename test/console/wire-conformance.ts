@@ -42,7 +42,10 @@ export function wireProblems(method: string, path: string, status: number, body:
   if (found.route.response === null) return [];
   const check = checker(found.route.response);
   if (check(body)) return [];
-  return (check.errors ?? []).map((e) => `${at}: ${found.route.response}${e.instancePath} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`);
+  return (check.errors ?? []).map(
+    (e) =>
+      `${at}: ${found.route.response}${e.instancePath} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+  );
 }
 
 // A supertest assertion: the answer conforms, and its route is noted in `seen`.

@@ -3,13 +3,21 @@
 import { expect } from 'chai';
 import { openApiDocument } from '../../src/contract/openapi.js';
 
-type Operation = { operationId: string; requestBody?: unknown; parameters?: { in: string }[]; responses: Record<string, { links?: Record<string, { operationId: string }> }> };
-const operations = Object.entries(openApiDocument.paths as Record<string, Record<string, Operation>>)
-  .flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation })));
+type Operation = {
+  operationId: string;
+  requestBody?: unknown;
+  parameters?: { in: string }[];
+  responses: Record<string, { links?: Record<string, { operationId: string }> }>;
+};
+const operations = Object.entries(openApiDocument.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation })),
+);
 
 describe('the OpenAPI document’s responses', () => {
   it('declares a 400 on every operation that takes a body, a query or a path parameter', () => {
-    const takesInput = operations.filter(({ operation }) => operation.requestBody || (operation.parameters ?? []).some((p) => p.in !== 'header'));
+    const takesInput = operations.filter(
+      ({ operation }) => operation.requestBody || (operation.parameters ?? []).some((p) => p.in !== 'header'),
+    );
     expect(takesInput.map((o) => o.label)).to.include.members(['GET /v1/events', 'GET /v1/events/{id}', 'POST /v1/verdict']);
     for (const { label, operation } of takesInput) expect(operation.responses, label).to.have.property('400');
   });

@@ -18,9 +18,13 @@ const examplesRule = { severity: 'warn', allowAdditionalProperties: true } as co
 const describeProblem = (problem: NormalizedProblem) =>
   `${problem.severity} ${problem.ruleId} at ${problem.location.map((l) => l.pointer).join(', ')}: ${problem.message}`;
 
-const isWaived = (problem: NormalizedProblem) => waivedWarnings.some((waiver) =>
-  problem.severity === 'warn' && problem.ruleId === waiver.ruleId
-  && problem.location.some((location) => location.pointer === waiver.pointer));
+const isWaived = (problem: NormalizedProblem) =>
+  waivedWarnings.some(
+    (waiver) =>
+      problem.severity === 'warn' &&
+      problem.ruleId === waiver.ruleId &&
+      problem.location.some((location) => location.pointer === waiver.pointer),
+  );
 
 describe('the OpenAPI document', () => {
   let problems: NormalizedProblem[];
@@ -45,11 +49,18 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes every route of the contract', () => {
-    const operations = Object.entries(openApiDocument.paths as Record<string, object>)
-      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(openApiDocument.paths as Record<string, object>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(operations).to.have.members([
-      'POST /v1/verdict', 'GET /v1/events', 'GET /v1/events/{id}', 'PATCH /v1/events/{id}',
-      'POST /v1/feedback', 'POST /v1/device', 'GET /health', 'GET /v1/openapi.json',
+      'POST /v1/verdict',
+      'GET /v1/events',
+      'GET /v1/events/{id}',
+      'PATCH /v1/events/{id}',
+      'POST /v1/feedback',
+      'POST /v1/device',
+      'GET /health',
+      'GET /v1/openapi.json',
     ]);
     expect(openApiDocument.webhooks).to.have.key('review.resolved');
   });
@@ -57,7 +68,13 @@ describe('the OpenAPI document', () => {
   it('lists the known error and reason codes under x-service-known-values', () => {
     const known = openApiDocument['x-service-known-values'] as Record<string, string[]>;
     expect(known.error_codes).to.have.members([
-      'invalid_request', 'unauthorized', 'not_found', 'idempotency_conflict', 'conflict', 'rate_limited', 'internal',
+      'invalid_request',
+      'unauthorized',
+      'not_found',
+      'idempotency_conflict',
+      'conflict',
+      'rate_limited',
+      'internal',
     ]);
     expect(known.reason_codes).to.include.members(['disposable_email', 'card_probe_pattern', 'partial_enrichment', 'cluster_chargeback']);
     expect(known.reason_codes).to.have.lengthOf(28);
@@ -66,7 +83,15 @@ describe('the OpenAPI document', () => {
 
   it('lists every signal source a verdict can be decided without under x-service-known-values', () => {
     // A Record over the collector's union: a source added there fails to compile here until listed.
-    const collectorSources: Record<SignalSource, true> = { email: true, dns: true, rdap: true, device: true, lists: true, velocity: true, graph: true };
+    const collectorSources: Record<SignalSource, true> = {
+      email: true,
+      dns: true,
+      rdap: true,
+      device: true,
+      lists: true,
+      velocity: true,
+      graph: true,
+    };
     const known = openApiDocument['x-service-known-values'] as Record<string, string[]>;
     expect(known.signal_sources).to.have.members(Object.keys(collectorSources));
   });

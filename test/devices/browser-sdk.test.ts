@@ -34,7 +34,11 @@ async function serveApi(app: http.RequestListener): Promise<{ origin: string; cl
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -104,7 +108,9 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     expect(new Set(tokens.map(deviceIdOf)).size, 'one device').to.equal(1);
     const reasons: string[][] = [];
     for (const [i, token] of tokens.entries()) {
-      const res = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
+      const res = await request(h.app)
+        .post('/v1/verdict')
+        .set(bearer(h.tenant.keys.sk_test))
         .send(aSignup({ ip: `100.64.90.${i + 1}`, device_token: token }));
       reasons.push(res.body.reasons.map((r: { code: string }) => r.code));
     }
@@ -134,7 +140,7 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     await page.close();
   });
 
-  it('loads nothing from any origin but the page\'s and the API\'s', () => {
+  it("loads nothing from any origin but the page's and the API's", () => {
     expect(posted.length).to.be.greaterThan(5);
     expect([...requested].sort()).to.deep.equal([api.origin, shop.url].sort());
   });
@@ -144,23 +150,26 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     await page.goto(shop.url);
     await tokenOn(page);
     const postsBefore = posted.length;
-    const outcome = await page.evaluate(async ({ sdk, key, deadPort }) => {
-      const { doorman } = await import(sdk);
-      const client = doorman({ publishableKey: key });
-      const first = await client.token();
-      const again = await client.token();
-      // Tokens live 900 s: asking for more than 900 s left makes every call fetch a fresh one.
-      const eager = doorman({ publishableKey: key, refreshBeforeSeconds: 901 });
-      const [a, b] = await Promise.all([eager.token(), eager.token()]);
-      await eager.token();
-      const failures = await Promise.all([
-        doorman({ publishableKey: 'pk_test_' + '0'.repeat(32) }).token(),
-        doorman({ publishableKey: 'sk_test_not_for_browsers' }).token(),
-        doorman({ publishableKey: key, apiBase: 'http://127.0.0.1:' + deadPort }).token(),
-        doorman(undefined as never).token(),
-      ]);
-      return { same: first === again, shared: a === b, failures };
-    }, { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, deadPort: await freePort() });
+    const outcome = await page.evaluate(
+      async ({ sdk, key, deadPort }) => {
+        const { doorman } = await import(sdk);
+        const client = doorman({ publishableKey: key });
+        const first = await client.token();
+        const again = await client.token();
+        // Tokens live 900 s: asking for more than 900 s left makes every call fetch a fresh one.
+        const eager = doorman({ publishableKey: key, refreshBeforeSeconds: 901 });
+        const [a, b] = await Promise.all([eager.token(), eager.token()]);
+        await eager.token();
+        const failures = await Promise.all([
+          doorman({ publishableKey: 'pk_test_' + '0'.repeat(32) }).token(),
+          doorman({ publishableKey: 'sk_test_not_for_browsers' }).token(),
+          doorman({ publishableKey: key, apiBase: 'http://127.0.0.1:' + deadPort }).token(),
+          doorman(undefined as never).token(),
+        ]);
+        return { same: first === again, shared: a === b, failures };
+      },
+      { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, deadPort: await freePort() },
+    );
     expect(outcome.same, 'a held token is reused').to.equal(true);
     expect(outcome.shared, 'concurrent calls share one exchange').to.equal(true);
     expect(outcome.failures).to.deep.equal([null, null, null, null]);
@@ -171,12 +180,15 @@ ${readmeSnippet(api.origin, tenant.keys.pk_test, integrity)}
     // An API that never answers: null once timeoutMs has passed, not a page left waiting.
     const silent = await startHttpStandIn(() => ({ delayMs: 60_000 }));
     try {
-      const waited = await page.evaluate(async ({ sdk, key, apiBase }) => {
-        const { doorman } = await import(sdk);
-        const started = Date.now();
-        const token = await doorman({ publishableKey: key, apiBase, timeoutMs: 500 }).token();
-        return { token, ms: Date.now() - started };
-      }, { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, apiBase: silent.url });
+      const waited = await page.evaluate(
+        async ({ sdk, key, apiBase }) => {
+          const { doorman } = await import(sdk);
+          const started = Date.now();
+          const token = await doorman({ publishableKey: key, apiBase, timeoutMs: 500 }).token();
+          return { token, ms: Date.now() - started };
+        },
+        { sdk: `${api.origin}/sdk/v1/doorman.js`, key: h.tenant.keys.pk_test, apiBase: silent.url },
+      );
       expect(waited.token).to.equal(null);
       expect(waited.ms).to.be.within(400, 5000);
     } finally {

@@ -21,8 +21,11 @@ describe('CORS', () => {
 
   it('answers the preflight of POST /v1/device for any origin, with Authorization and Content-Type, unmetered', async () => {
     for (const origin of ORIGINS) {
-      const res = await request(app).options('/v1/device').set('Origin', origin)
-        .set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'authorization,content-type');
+      const res = await request(app)
+        .options('/v1/device')
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization,content-type');
       expect(res.status).to.equal(204);
       expect(res.headers['access-control-allow-origin']).to.equal(origin);
       expect(res.headers['access-control-allow-methods']).to.equal('POST');
@@ -33,11 +36,19 @@ describe('CORS', () => {
   });
 
   it('lets the page read the answer of POST /v1/device, an error included', async () => {
-    const ok = await request(app).post('/v1/device').set('Origin', ORIGINS[0]!).set(bearer(tenant.keys.pk_test)).send(recorded('desktop-load-1'));
+    const ok = await request(app)
+      .post('/v1/device')
+      .set('Origin', ORIGINS[0]!)
+      .set(bearer(tenant.keys.pk_test))
+      .send(recorded('desktop-load-1'));
     expect(ok.status).to.equal(200);
     expect(ok.headers['access-control-allow-origin']).to.equal(ORIGINS[0]);
     expect(ok.headers['access-control-expose-headers']).to.contain('x-ratelimit-remaining');
-    const refused = await request(app).post('/v1/device').set('Origin', ORIGINS[0]!).set(bearer(tenant.keys.sk_test)).send(recorded('desktop-load-1'));
+    const refused = await request(app)
+      .post('/v1/device')
+      .set('Origin', ORIGINS[0]!)
+      .set(bearer(tenant.keys.sk_test))
+      .send(recorded('desktop-load-1'));
     expect(refused.status).to.equal(401);
     expect(refused.headers['access-control-allow-origin']).to.equal(ORIGINS[0]);
   });
@@ -45,8 +56,19 @@ describe('CORS', () => {
   it('sends Access-Control-Allow-Origin on no other route', async () => {
     const origin = ORIGINS[0]!;
     const sk = bearer(tenant.keys.sk_test);
-    const routes = ['GET /health', 'GET /v1/openapi.json', 'POST /v1/verdict', 'GET /v1/events', 'GET /v1/events/{id}', 'PATCH /v1/events/{id}',
-      'POST /v1/feedback', 'GET /demo/device', 'GET /v1/nothing', 'OPTIONS /v1/verdict', 'OPTIONS /v1/events'];
+    const routes = [
+      'GET /health',
+      'GET /v1/openapi.json',
+      'POST /v1/verdict',
+      'GET /v1/events',
+      'GET /v1/events/{id}',
+      'PATCH /v1/events/{id}',
+      'POST /v1/feedback',
+      'GET /demo/device',
+      'GET /v1/nothing',
+      'OPTIONS /v1/verdict',
+      'OPTIONS /v1/events',
+    ];
     const answers = await Promise.all([
       request(app).get('/health').set('Origin', origin),
       request(app).get('/v1/openapi.json').set('Origin', origin),

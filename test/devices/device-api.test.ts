@@ -15,7 +15,11 @@ const app = createApp(deps);
 
 describe('POST /v1/device', () => {
   let tenant: TestTenant;
-  const post = (body: unknown) => request(app).post('/v1/device').set(bearer(tenant.keys.pk_test)).send(body as object);
+  const post = (body: unknown) =>
+    request(app)
+      .post('/v1/device')
+      .set(bearer(tenant.keys.pk_test))
+      .send(body as object);
   before(async () => {
     tenant = await aTenant(deps);
   });
@@ -56,8 +60,12 @@ describe('POST /v1/device', () => {
 
   it('refuses values nested deeper than 16 levels with a 400, however deep', async () => {
     // Sent as text: a client-side JSON encoder would overflow its own stack first.
-    const nested = (levels: number) => request(app).post('/v1/device').set(bearer(tenant.keys.pk_test)).set('Content-Type', 'application/json')
-      .send(`{"components":{"canvas":${'['.repeat(levels)}1${']'.repeat(levels)}}}`);
+    const nested = (levels: number) =>
+      request(app)
+        .post('/v1/device')
+        .set(bearer(tenant.keys.pk_test))
+        .set('Content-Type', 'application/json')
+        .send(`{"components":{"canvas":${'['.repeat(levels)}1${']'.repeat(levels)}}}`);
     expect((await nested(16)).status).to.equal(200);
     const res = await nested(17);
     expect(res.status).to.equal(400);
@@ -70,7 +78,9 @@ describe('POST /v1/device', () => {
   });
 
   it('refuses a set in which nothing identifies a device (only what changes between visits)', async () => {
-    const res = await post({ components: { timezone: { value: 'Europe/Paris', duration: 1 }, languages: { value: [['fr']], duration: 0 } } });
+    const res = await post({
+      components: { timezone: { value: 'Europe/Paris', duration: 1 }, languages: { value: [['fr']], duration: 0 } },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.details.issues).to.deep.equal([{ path: '/components', message: 'has no component that identifies a device' }]);
     expect((await post({ components: {} })).status).to.equal(400);
@@ -78,16 +88,30 @@ describe('POST /v1/device', () => {
 
   it('never logs or stores the raw components', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logged = createApp({ ...deps, logger: pino({ level: 'trace' }, sink) });
     const marker = `marker-${Date.now()}-raw-component`;
     const body = { components: { ...recorded('desktop-load-1').components, canvas: { value: marker, duration: 1 } } };
     const token = await issueToken(logged, tenant.keys.pk_test, body);
-    await request(logged).post('/v1/device').set(bearer(tenant.keys.pk_test)).send({ components: { [marker]: { deep: [[[[[[[[[[[[[[[[[marker]]]]]]]]]]]]]]]]] } } });
-    const verdict = await request(logged).post('/v1/verdict').set(bearer(tenant.keys.sk_test)).send(aSignup({ device_token: token }));
+    await request(logged)
+      .post('/v1/device')
+      .set(bearer(tenant.keys.pk_test))
+      .send({ components: { [marker]: { deep: [[[[[[[[[[[[[[[[[marker]]]]]]]]]]]]]]]]] } } });
+    const verdict = await request(logged)
+      .post('/v1/verdict')
+      .set(bearer(tenant.keys.sk_test))
+      .send(aSignup({ device_token: token }));
     expect(lines.length, 'the requests were logged').to.be.greaterThan(2);
     expect(lines.join('\n')).to.not.contain(marker);
-    const { rows } = await deps.db.query<{ row: string }>('SELECT e::text AS row FROM events e WHERE tenant_id = $1 AND id = $2', [tenant.tenantId, verdict.body.id]);
+    const { rows } = await deps.db.query<{ row: string }>('SELECT e::text AS row FROM events e WHERE tenant_id = $1 AND id = $2', [
+      tenant.tenantId,
+      verdict.body.id,
+    ]);
     expect(rows[0]!.row).to.contain(deviceIdOf(token)).and.not.contain(marker);
   });
 });

@@ -40,21 +40,31 @@ describe('device ids from FingerprintJS components', () => {
   it('drops the operating-system version from userAgentData, and keeps the rest of it', async () => {
     const body = recorded('windows-16-cores');
     const agent = body.components.userAgentData as { value: Record<string, unknown>; duration: number };
-    const withOs = (platformVersion: string) => ({ components: { ...body.components, userAgentData: { ...agent, value: { ...agent.value, platformVersion } } } });
+    const withOs = (platformVersion: string) => ({
+      components: { ...body.components, userAgentData: { ...agent, value: { ...agent.value, platformVersion } } },
+    });
     expect(await idOf(withOs('15.0.1'))).to.equal(await idOf(withOs('15.0.0')));
     const edge = { components: { ...body.components, userAgentData: { ...agent, value: { ...agent.value, brands: ['Microsoft Edge'] } } } };
     expect(await idOf(edge), 'Chrome and Edge on one machine are two browsers').to.not.equal(await idOf(withOs('15.0.0')));
   });
 
   it('hashes FingerprintJS error and undefined components without their timings', async () => {
-    const id = await idOf({ components: { canvas: { value: 'c', duration: 3 }, audio: { error: {}, duration: 4 }, osCpu: { duration: 0 } } });
-    expect(await idOf({ components: { canvas: { value: 'c', duration: 9 }, audio: { error: { message: 'x' }, duration: 1 }, osCpu: { duration: 7 } } })).to.equal(id);
+    const id = await idOf({
+      components: { canvas: { value: 'c', duration: 3 }, audio: { error: {}, duration: 4 }, osCpu: { duration: 0 } },
+    });
+    expect(
+      await idOf({
+        components: { canvas: { value: 'c', duration: 9 }, audio: { error: { message: 'x' }, duration: 1 }, osCpu: { duration: 7 } },
+      }),
+    ).to.equal(id);
   });
 
   it('hashes a component of any other shape as given', async () => {
     const id = await idOf({ components: { canvas: { value: 'c', duration: 3, extra: 1 } } });
     expect(await idOf({ components: { canvas: { value: 'c', duration: 4, extra: 1 } } })).to.not.equal(id);
-    expect(await idOf({ components: { screen: '1920x1080', gpu: 'x' } })).to.not.equal(await idOf({ components: { screen: '1920x1080', gpu: 'y' } }));
+    expect(await idOf({ components: { screen: '1920x1080', gpu: 'x' } })).to.not.equal(
+      await idOf({ components: { screen: '1920x1080', gpu: 'y' } }),
+    );
   });
 
   it('makes one browser a different device in another tenant and in the other mode', async () => {

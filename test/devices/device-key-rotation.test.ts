@@ -33,7 +33,10 @@ describe('doorman device rotate-key', function () {
   });
 
   const deviceSignal = async (app: typeof h.app, token: string) => {
-    const res = await request(app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ device_token: token }));
+    const res = await request(app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ device_token: token }));
     expect(res.status).to.equal(200);
     const { rows } = await h.deps.db.query<{ device: string | null }>(
       `SELECT signals->>'deviceId' AS device FROM events WHERE tenant_id = $1 AND mode = 'test' AND id = $2`,
@@ -58,10 +61,14 @@ describe('doorman device rotate-key', function () {
       const kid = await rotateKey();
       expect(tokenHeader(before).kid).to.not.equal(kid);
       // Well inside the minute after which an instance would refresh on its own: this is NOTIFY.
-      const after = await until('the server to sign with the new key', async () => {
-        const token = await issue();
-        return tokenHeader(token).kid === kid ? token : undefined;
-      }, 20_000);
+      const after = await until(
+        'the server to sign with the new key',
+        async () => {
+          const token = await issue();
+          return tokenHeader(token).kid === kid ? token : undefined;
+        },
+        20_000,
+      );
       expect(deviceIdOf(after)).to.equal(deviceIdOf(before));
     } finally {
       await server.stop();

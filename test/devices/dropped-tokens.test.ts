@@ -23,7 +23,12 @@ describe('POST /v1/verdict with a device token that must be dropped', () => {
     const answers: request.Response[] = [];
     for (let i = 0; i < 4; i++) {
       const ip = `100.64.${Math.floor(Math.random() * 250)}.${i + 1}`;
-      answers.push(await request(app).post('/v1/verdict').set(bearer(tenant.keys.sk_test)).send(aSignup({ ip, device_token: token })));
+      answers.push(
+        await request(app)
+          .post('/v1/verdict')
+          .set(bearer(tenant.keys.sk_test))
+          .send(aSignup({ ip, device_token: token })),
+      );
     }
     const { rows } = await h.deps.db.query<{ device: string | null }>(
       `SELECT signals->>'deviceId' AS device FROM events WHERE tenant_id = $1 AND mode = 'test' AND id = ANY($2)`,
@@ -43,7 +48,8 @@ describe('POST /v1/verdict with a device token that must be dropped', () => {
     expect(result.counted).to.deep.equal([]);
   }
 
-  const freshToken = async (tenant: TestTenant, key: 'pk_test' | 'pk_live' = 'pk_test') => issueToken(h.app, tenant.keys[key], recorded('desktop-load-1'));
+  const freshToken = async (tenant: TestTenant, key: 'pk_test' | 'pk_live' = 'pk_test') =>
+    issueToken(h.app, tenant.keys[key], recorded('desktop-load-1'));
 
   it('counts a valid token (the control: the checks below can fail)', async () => {
     const tenant = await aTenant(h.deps);
@@ -82,8 +88,14 @@ describe('POST /v1/verdict with a device token that must be dropped', () => {
     const tenant = await aTenant(h.deps);
     const claims = tokenClaims(await freshToken(tenant));
     const forge = (kid?: string) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'HS256', ...(kid && { kid }) }).setIssuer('doorman').setAudience(claims.aud)
-        .setSubject(claims.sub).setIssuedAt().setExpirationTime('10m').sign(randomBytes(32));
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256', ...(kid && { kid }) })
+        .setIssuer('doorman')
+        .setAudience(claims.aud)
+        .setSubject(claims.sub)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(randomBytes(32));
     const loadsBefore = h.deps.secrets.deviceKeys.loads();
     expectDropped(await screenFour(tenant, await forge('dk_foreign')));
     expectDropped(await screenFour(tenant, await forge()));

@@ -15,10 +15,13 @@ describe('browser SDK files', () => {
 
   it('serves the bundle as JavaScript: unversioned for minutes, versioned for a year, 304 when unchanged', async () => {
     const bundle = fs.readFileSync(SDK_BUNDLE);
-    const plain = await request(app).get('/sdk/doorman.js').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const plain = await request(app)
+      .get('/sdk/doorman.js')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(null, Buffer.concat(chunks)));
+      });
     expect(plain.status).to.equal(200);
     expect(plain.headers['content-type']).to.equal('text/javascript; charset=utf-8');
     expect(plain.headers['cache-control']).to.equal('public, max-age=300');
@@ -31,7 +34,7 @@ describe('browser SDK files', () => {
     expect(again.status).to.equal(304);
   });
 
-  it('is the bundle whose integrity hash the README publishes, with FingerprintJS\'s licence and no monitoring call', () => {
+  it("is the bundle whose integrity hash the README publishes, with FingerprintJS's licence and no monitoring call", () => {
     const bundle = fs.readFileSync(SDK_BUNDLE);
     const readme = fs.readFileSync('README.md', 'utf8');
     const published = [...readme.matchAll(/sha384-[A-Za-z0-9+/=]{64}/g)].map((m) => m[0]);

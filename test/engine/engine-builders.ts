@@ -8,16 +8,34 @@ import type { EmailSignal, EventType, GraphSignal, IpSignal, Signals } from '../
 export const EVENT_TYPES: EventType[] = ['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'];
 
 export const email = (e: Partial<EmailSignal> = {}): EmailSignal => ({ malformed: false, disposable: false, freemail: false, ...e });
-export const ip = (flags: Partial<IpSignal> = {}): IpSignal => ({ address: '192.0.2.1', torExit: false, proxy: false, datacenter: false, ...flags });
+export const ip = (flags: Partial<IpSignal> = {}): IpSignal => ({
+  address: '192.0.2.1',
+  torExit: false,
+  proxy: false,
+  datacenter: false,
+  ...flags,
+});
 export const graph = (g: Partial<GraphSignal> = {}): GraphSignal => ({
-  clusterId: 'clu_1', linkedAccounts: 1, confirmedAbuse: false, falsePositive: false, chargebacks: 0, suppressedCodes: [],
-  distinctCards24h: 0, distinctCardCountries24h: 0, accountHasHistory: false, deviceSeenForAccount: false, ...g,
+  clusterId: 'clu_1',
+  linkedAccounts: 1,
+  confirmedAbuse: false,
+  falsePositive: false,
+  chargebacks: 0,
+  suppressedCodes: [],
+  distinctCards24h: 0,
+  distinctCardCountries24h: 0,
+  accountHasHistory: false,
+  deviceSeenForAccount: false,
+  ...g,
 });
 
 export const signals = (s: Partial<Signals> = {}): Signals => ({ eventType: 'signup', missing: [], ...s });
 
 export const run = (s: Partial<Signals>, policy: Policy = defaultPolicy) => evaluate(signals(s), defaultRules, policy);
-export const codesOf = (s: Partial<Signals>, policy?: Policy) => run(s, policy).reasons.map((r) => r.code).sort();
+export const codesOf = (s: Partial<Signals>, policy?: Policy) =>
+  run(s, policy)
+    .reasons.map((r) => r.code)
+    .sort();
 
 // A copy of the default policy with one rule's entry changed.
 export function withRule(code: string, change: Partial<RulePolicy>, base: Policy = defaultPolicy): Policy {

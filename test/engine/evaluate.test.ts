@@ -8,7 +8,11 @@ import type { Signals } from '../../src/engine/types.js';
 const base = (s: Partial<Signals>): Signals => ({ eventType: 'signup', missing: [], ...s });
 const run = (s: Partial<Signals>) => evaluate(base(s), defaultRules, defaultPolicy);
 const ip = (flags: Partial<{ torExit: boolean; proxy: boolean; datacenter: boolean }>) => ({
-  address: '192.0.2.1', torExit: false, proxy: false, datacenter: false, ...flags,
+  address: '192.0.2.1',
+  torExit: false,
+  proxy: false,
+  datacenter: false,
+  ...flags,
 });
 
 describe('engine: evaluate', () => {
@@ -23,11 +27,41 @@ describe('engine: evaluate', () => {
     ['20 signups from a domain', { velocity: { domainSignups: 20 } }, 'allow', []],
     ['21 signups from a domain', { velocity: { domainSignups: 21 } }, 'review', ['velocity_domain_signups']],
     ['domain registered 30 days ago', { email: { malformed: false, disposable: false, freemail: false, domainAgeDays: 30 } }, 'allow', []],
-    ['domain registered 29 days ago', { email: { malformed: false, disposable: false, freemail: false, domainAgeDays: 29 } }, 'review', ['young_domain']],
+    [
+      'domain registered 29 days ago',
+      { email: { malformed: false, disposable: false, freemail: false, domainAgeDays: 29 } },
+      'review',
+      ['young_domain'],
+    ],
     ['block beats review', { ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }, 'block', ['proxy_ip', 'velocity_device_signups']],
-    ['allowlisted beats a block rule', { lists: [{ list: 'allow', kind: 'ip', value: 'x' }], velocity: { deviceSignups: 9 } }, 'allow', ['allowlisted', 'velocity_device_signups']],
-    ['blocklisted beats allowlisted', { lists: [{ list: 'allow', kind: 'ip', value: 'x' }, { list: 'block', kind: 'email', value: 'y' }] }, 'block', ['allowlisted', 'blocklisted']],
-    ['a missing source informs only', { missing: [{ source: 'velocity', reason: 'unavailable' }, { source: 'dns', reason: 'timeout' }] }, 'allow', ['partial_enrichment', 'timeout_failopen']],
+    [
+      'allowlisted beats a block rule',
+      { lists: [{ list: 'allow', kind: 'ip', value: 'x' }], velocity: { deviceSignups: 9 } },
+      'allow',
+      ['allowlisted', 'velocity_device_signups'],
+    ],
+    [
+      'blocklisted beats allowlisted',
+      {
+        lists: [
+          { list: 'allow', kind: 'ip', value: 'x' },
+          { list: 'block', kind: 'email', value: 'y' },
+        ],
+      },
+      'block',
+      ['allowlisted', 'blocklisted'],
+    ],
+    [
+      'a missing source informs only',
+      {
+        missing: [
+          { source: 'velocity', reason: 'unavailable' },
+          { source: 'dns', reason: 'timeout' },
+        ],
+      },
+      'allow',
+      ['partial_enrichment', 'timeout_failopen'],
+    ],
   ];
   for (const [name, signals, verdict, codes] of cases) {
     it(name, () => {
@@ -46,8 +80,16 @@ describe('engine: evaluate', () => {
 
   it('drops codes suppressed for the cluster, but never a list or confirmed abuse', () => {
     const graph = {
-      clusterId: 'c', linkedAccounts: 1, confirmedAbuse: false, falsePositive: false, chargebacks: 0,
-      suppressedCodes: ['proxy_ip', 'blocklisted'], distinctCards24h: 0, distinctCardCountries24h: 0, accountHasHistory: false, deviceSeenForAccount: false,
+      clusterId: 'c',
+      linkedAccounts: 1,
+      confirmedAbuse: false,
+      falsePositive: false,
+      chargebacks: 0,
+      suppressedCodes: ['proxy_ip', 'blocklisted'],
+      distinctCards24h: 0,
+      distinctCardCountries24h: 0,
+      accountHasHistory: false,
+      deviceSeenForAccount: false,
     };
     const d = run({ ip: ip({ proxy: true }), lists: [{ list: 'block', kind: 'ip', value: 'x' }], graph });
     expect(d.reasons.map((r) => r.code)).to.deep.equal(['blocklisted']);
@@ -55,7 +97,12 @@ describe('engine: evaluate', () => {
   });
 
   it('fails open with no reasons when a rule throws', () => {
-    const boom = { code: 'proxy_ip', evaluate: () => { throw new Error('bug'); } };
+    const boom = {
+      code: 'proxy_ip',
+      evaluate: () => {
+        throw new Error('bug');
+      },
+    };
     const d = evaluate(base({ ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }), [...defaultRules, boom], defaultPolicy);
     expect(d).to.deep.include({ verdict: 'allow', reasons: [] });
     expect(d.fault).to.equal('bug');
@@ -63,9 +110,11 @@ describe('engine: evaluate', () => {
 
   it('carries the detail of a finding into its reason', () => {
     const d = run({ eventType: 'checkout_attempt', velocity: { cardSmallAttempts: 7, ipSmallAttempts: 2 } });
-    expect(d.reasons).to.deep.equal([{
-      code: 'card_probe_pattern',
-      detail: { attempts_10m: 7, count: 7, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' },
-    }]);
+    expect(d.reasons).to.deep.equal([
+      {
+        code: 'card_probe_pattern',
+        detail: { attempts_10m: 7, count: 7, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' },
+      },
+    ]);
   });
 });

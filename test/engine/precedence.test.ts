@@ -45,7 +45,10 @@ describe('engine: list precedence', () => {
 });
 
 describe('engine: suppression by false_positive feedback', () => {
-  const suppressing = (codes: string[], extra: Partial<Signals>) => ({ ...extra, graph: graph({ ...extra.graph, suppressedCodes: codes }) });
+  const suppressing = (codes: string[], extra: Partial<Signals>) => ({
+    ...extra,
+    graph: graph({ ...extra.graph, suppressedCodes: codes }),
+  });
 
   it('drops a suppressed code and its effect', () => {
     const d = run(suppressing(['proxy_ip'], { ip: ip({ proxy: true }), email: email({ disposable: true }) }));
@@ -57,7 +60,14 @@ describe('engine: suppression by false_positive feedback', () => {
     expect(codesOf(suppressing(['tor_exit'], { ip: ip({ proxy: true }) }))).to.deep.equal(['proxy_ip']);
   });
 
-  for (const code of ['blocklisted', 'allowlisted', 'cluster_confirmed_abuse', 'cluster_trusted', 'timeout_failopen', 'partial_enrichment']) {
+  for (const code of [
+    'blocklisted',
+    'allowlisted',
+    'cluster_confirmed_abuse',
+    'cluster_trusted',
+    'timeout_failopen',
+    'partial_enrichment',
+  ]) {
     it(`never suppresses ${code}`, () => {
       expect(NEVER_SUPPRESSED.has(code)).to.equal(true);
       const fires = FIRES[code]!;
@@ -67,7 +77,14 @@ describe('engine: suppression by false_positive feedback', () => {
   }
 
   it('holds exactly those six codes', () => {
-    expect([...NEVER_SUPPRESSED].sort()).to.deep.equal(['allowlisted', 'blocklisted', 'cluster_confirmed_abuse', 'cluster_trusted', 'partial_enrichment', 'timeout_failopen']);
+    expect([...NEVER_SUPPRESSED].sort()).to.deep.equal([
+      'allowlisted',
+      'blocklisted',
+      'cluster_confirmed_abuse',
+      'cluster_trusted',
+      'partial_enrichment',
+      'timeout_failopen',
+    ]);
   });
 
   it('still blocks on confirmed abuse whatever false_positive feedback suppressed', () => {
@@ -128,7 +145,9 @@ describe('engine: trust softens only velocity, ip and cluster-size reviews', () 
   });
 
   it('is itself off when the policy turns cluster_trusted off', () => {
-    expect(run({ graph: trusted(), velocity: { ipSignups: 6 } }, withRule('cluster_trusted', { enabled: false })).verdict).to.equal('review');
+    expect(run({ graph: trusted(), velocity: { ipSignups: 6 } }, withRule('cluster_trusted', { enabled: false })).verdict).to.equal(
+      'review',
+    );
   });
 });
 
@@ -140,17 +159,22 @@ describe('engine: recommended action goes with the verdict it advises on', () =>
   });
 
   it('no challenge for a device already seen, or an account without history, or no device', () => {
-    expect(run({ ...newDevice, graph: graph({ accountHasHistory: true, deviceSeenForAccount: true }) })).to.not.have.property('recommendedAction');
+    expect(run({ ...newDevice, graph: graph({ accountHasHistory: true, deviceSeenForAccount: true }) })).to.not.have.property(
+      'recommendedAction',
+    );
     expect(run({ ...newDevice, graph: graph({ accountHasHistory: false }) }).verdict).to.equal('allow');
     expect(run({ ...newDevice, deviceId: undefined }).verdict).to.equal('allow');
   });
 
   it('hold with the block of a device burst, and hold wins over challenge', () => {
-    expect(run({ eventType: 'login', velocity: { accountDistinctDevices: 4 } })).to.deep.include({ verdict: 'block', recommendedAction: 'hold' });
+    expect(run({ eventType: 'login', velocity: { accountDistinctDevices: 4 } })).to.deep.include({
+      verdict: 'block',
+      recommendedAction: 'hold',
+    });
     expect(run({ ...newDevice, velocity: { accountDistinctDevices: 4 } })).to.deep.include({ verdict: 'block', recommendedAction: 'hold' });
   });
 
-  it('advice from one finding among several with the verdict\'s effect', () => {
+  it("advice from one finding among several with the verdict's effect", () => {
     // tor_exit reviews a login without advice, ato_new_device reviews it with a challenge.
     expect(run({ ...newDevice, ip: ip({ torExit: true }) })).to.deep.include({ verdict: 'review', recommendedAction: 'challenge' });
   });
@@ -167,7 +191,11 @@ describe('engine: recommended action goes with the verdict it advises on', () =>
   });
 
   it('a hold that a suppression removed is not advised', () => {
-    const d = run({ eventType: 'login', velocity: { accountDistinctDevices: 4 }, graph: graph({ suppressedCodes: ['ato_account_device_burst'] }) });
+    const d = run({
+      eventType: 'login',
+      velocity: { accountDistinctDevices: 4 },
+      graph: graph({ suppressedCodes: ['ato_account_device_burst'] }),
+    });
     expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version, engineVersion: d.engineVersion });
   });
 });
@@ -199,15 +227,33 @@ describe('engine: the decision', () => {
   });
 
   it('fails open with no reasons and no engine version when a rule throws, naming the fault', () => {
-    const boom: Rule = { code: 'proxy_ip', evaluate: () => { throw new Error('bug'); } };
+    const boom: Rule = {
+      code: 'proxy_ip',
+      evaluate: () => {
+        throw new Error('bug');
+      },
+    };
     const d = evaluate(signals({ ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }), [...defaultRules, boom], defaultPolicy);
     expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version, fault: 'bug' });
-    const thrown: Rule = { code: 'proxy_ip', evaluate: () => { throw 'plain'; } };
+    const thrown: Rule = {
+      code: 'proxy_ip',
+      evaluate: () => {
+        throw 'plain';
+      },
+    };
     expect(evaluate(signals({ ip: ip({ proxy: true }) }), [thrown], defaultPolicy).fault).to.equal('plain');
   });
 
   it('names the sources that were missing, once each, sorted', () => {
-    const d = run({ missing: [{ source: 'velocity', reason: 'unavailable' }, { source: 'dns', reason: 'timeout' }, { source: 'graph', reason: 'unavailable' }, { source: 'graph', reason: 'unavailable' }, { source: 'rdap', reason: 'timeout' }] });
+    const d = run({
+      missing: [
+        { source: 'velocity', reason: 'unavailable' },
+        { source: 'dns', reason: 'timeout' },
+        { source: 'graph', reason: 'unavailable' },
+        { source: 'graph', reason: 'unavailable' },
+        { source: 'rdap', reason: 'timeout' },
+      ],
+    });
     expect(d.reasons).to.deep.equal([
       { code: 'timeout_failopen', detail: { sources: 'dns,rdap' } },
       { code: 'partial_enrichment', detail: { sources: 'graph,velocity' } },
@@ -215,7 +261,9 @@ describe('engine: the decision', () => {
   });
 
   it('carries the details of the other rules', () => {
-    expect(run({ email: email({ disposable: true, domain: 'mail.trash.example' }) }).reasons).to.deep.equal([{ code: 'disposable_email', detail: { domain: 'mail.trash.example' } }]);
+    expect(run({ email: email({ disposable: true, domain: 'mail.trash.example' }) }).reasons).to.deep.equal([
+      { code: 'disposable_email', detail: { domain: 'mail.trash.example' } },
+    ]);
     expect(run({ email: email({ disposable: true }) }).reasons).to.deep.equal([{ code: 'disposable_email', detail: { domain: '' } }]);
     expect(run({ email: email({ disposable: true, malformed: true }) }).reasons).to.deep.equal([{ code: 'malformed_email' }]);
     expect(run({ email: email({ mx: 'null_mx' }) }).reasons).to.deep.equal([{ code: 'invalid_mx', detail: { mx: 'null_mx' } }]);
@@ -223,6 +271,10 @@ describe('engine: the decision', () => {
     expect(run({ eventType: 'checkout_attempt', payment: { funding: 'debit' } }).reasons).to.deep.equal([]);
     expect(run({ eventType: 'checkout_attempt', payment: { funding: 'prepaid' } }).reasons).to.deep.equal([{ code: 'prepaid_card' }]);
     expect(run({ graph: graph({ confirmedAbuse: true }) }).reasons).to.deep.equal([{ code: 'cluster_confirmed_abuse' }]);
-    expect(run({ ip: ip({ torExit: true, proxy: true, datacenter: true }) }).reasons).to.deep.equal([{ code: 'tor_exit' }, { code: 'proxy_ip' }, { code: 'datacenter_ip' }]);
+    expect(run({ ip: ip({ torExit: true, proxy: true, datacenter: true }) }).reasons).to.deep.equal([
+      { code: 'tor_exit' },
+      { code: 'proxy_ip' },
+      { code: 'datacenter_ip' },
+    ]);
   });
 });

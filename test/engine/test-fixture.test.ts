@@ -14,7 +14,12 @@ describe('engine: test fixtures', () => {
   ] as const;
   for (const [outcome, verdict, action] of cases) {
     it(`${outcome}: ${verdict}${action ? ` with ${action}` : ''}, whatever else fired, lists included`, () => {
-      const d = run({ eventType: 'login', testFixture: { outcome }, ip: ip({ torExit: true }), lists: [{ list: 'block', kind: 'ip', value: '192.0.2.1' }] });
+      const d = run({
+        eventType: 'login',
+        testFixture: { outcome },
+        ip: ip({ torExit: true }),
+        lists: [{ list: 'block', kind: 'ip', value: '192.0.2.1' }],
+      });
       expect(d.verdict).to.equal(verdict);
       expect(d.recommendedAction).to.equal(action);
       expect(d.reasons).to.deep.include({ code: 'test_fixture', detail: { outcome } });

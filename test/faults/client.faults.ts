@@ -31,12 +31,20 @@ describe('faults: what the client says about a degraded Doorman', function () {
 
   // A signup with no email (no DNS to wait for) that makes a graph link and counts velocity.
   const screen = async (): Promise<Screened> => {
-    const result = await doorman.screen({ event_type: 'signup', ip: '100.67.1.1', external_user_id: `u_${randomUUID().slice(0, 8)}`, identity: { phone: `+1555${randomUUID().slice(0, 6)}` } });
+    const result = await doorman.screen({
+      event_type: 'signup',
+      ip: '100.67.1.1',
+      external_user_id: `u_${randomUUID().slice(0, 8)}`,
+      identity: { phone: `+1555${randomUUID().slice(0, 6)}` },
+    });
     if (result.failedOpen) expect.fail(`the client failed open: ${result.error.message}`);
     return result;
   };
 
-  for (const [store, source] of [['neo4j', 'graph'], ['redis', 'velocity']] as Array<[Store, string]>) {
+  for (const [store, source] of [
+    ['neo4j', 'graph'],
+    ['redis', 'velocity'],
+  ] as Array<[Store, string]>) {
     it(`names ${source} in degraded while ${store} is down, and ping() reports ${store} down`, async () => {
       expect((await screen()).degraded, 'healthy first').to.deep.equal([]);
       await stack.down(store);

@@ -54,14 +54,25 @@ describe('faults: two instances and a worker under load while a store flaps', fu
     const household = () => `+1555${randomUUID().slice(0, 6)}`;
     let phone = household();
     const { sent, achievedRate } = await openLoop({
-      bases, apiKey: tenant.keys.sk_test, rate: RATE, seconds: SECONDS, during: flap,
+      bases,
+      apiKey: tenant.keys.sk_test,
+      rate: RATE,
+      seconds: SECONDS,
+      during: flap,
       body: (i) => {
         if (i % 3 === 0) phone = household();
-        return { event_type: 'signup', ip: `100.70.${(i >> 8) & 255}.${i & 255}`, external_user_id: `u_${randomUUID().slice(0, 8)}`, identity: { phone } };
+        return {
+          event_type: 'signup',
+          ip: `100.70.${(i >> 8) & 255}.${i & 255}`,
+          external_user_id: `u_${randomUUID().slice(0, 8)}`,
+          identity: { phone },
+        };
       },
     });
     const counts = sent.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s.res.status]: (acc[s.res.status] ?? 0) + 1 }), {});
-    process.stdout.write(`      (${store} flapping: ${sent.length} requests offered at ${RATE}/s, sent at ${achievedRate}/s, statuses ${JSON.stringify(counts)})\n`);
+    process.stdout.write(
+      `      (${store} flapping: ${sent.length} requests offered at ${RATE}/s, sent at ${achievedRate}/s, statuses ${JSON.stringify(counts)})\n`,
+    );
     return { sent, outages };
   }
 
@@ -70,8 +81,12 @@ describe('faults: two instances and a worker under load while a store flaps', fu
     const ids = sent.filter((s) => s.res.status === 200).map((s) => s.res.body.id as string);
     const unreadable: string[] = [];
     for (let i = 0; i < ids.length; i += 50) {
-      const page = await Promise.all(ids.slice(i, i + 50).map((id, j) => call(bases[j % 2]!, 'GET', `/v1/events/${id}`, { key: tenant.keys.sk_test })));
-      page.forEach((res, j) => { if (res.status !== 200) unreadable.push(`${ids[i + j]} (${res.status})`); });
+      const page = await Promise.all(
+        ids.slice(i, i + 50).map((id, j) => call(bases[j % 2]!, 'GET', `/v1/events/${id}`, { key: tenant.keys.sk_test })),
+      );
+      page.forEach((res, j) => {
+        if (res.status !== 200) unreadable.push(`${ids[i + j]} (${res.status})`);
+      });
     }
     expect(unreadable, 'acknowledged events that GET cannot read').to.deep.equal([]);
     return ids;
@@ -91,7 +106,9 @@ describe('faults: two instances and a worker under load while a store flaps', fu
     it(`${store} flapping: no 5xx at all, no acknowledged event lost`, async () => {
       const tenant = await aTenant(deps);
       const { sent } = await underLoad(store, tenant);
-      expect(sent.filter((s) => s.res.status !== 200).map((s) => `${s.res.status} ${JSON.stringify(s.res.body).slice(0, 200)}`)).to.deep.equal([]);
+      expect(
+        sent.filter((s) => s.res.status !== 200).map((s) => `${s.res.status} ${JSON.stringify(s.res.body).slice(0, 200)}`),
+      ).to.deep.equal([]);
       await expectNothingLost(tenant, sent);
     });
   }

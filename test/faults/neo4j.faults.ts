@@ -26,7 +26,10 @@ describe('faults: Neo4j', function () {
 
   // A signup whose account and phone make a graph link.
   const signup = (household = randomUUID().slice(0, 8)) => ({
-    event_type: 'signup', ip: '100.67.0.1', external_user_id: `u_${randomUUID().slice(0, 8)}`, identity: { phone: `+1555${household}` },
+    event_type: 'signup',
+    ip: '100.67.0.1',
+    external_user_id: `u_${randomUUID().slice(0, 8)}`,
+    identity: { phone: `+1555${household}` },
   });
 
   before(async () => {
@@ -52,12 +55,16 @@ describe('faults: Neo4j', function () {
 
   // Every event answered so far is in the graph once Neo4j is back: count them.
   async function expectEveryLinkApplied() {
-    const applied = await until('every answered event linked in the graph', async () => {
-      const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
-      const missing = answered.filter((id) => !inGraph.has(id));
-      if (missing.length > 0) throw new Error(`${missing.length} of ${answered.length} not linked yet: ${missing.slice(0, 5).join(' ')}`);
-      return inGraph;
-    }, 120_000);
+    const applied = await until(
+      'every answered event linked in the graph',
+      async () => {
+        const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
+        const missing = answered.filter((id) => !inGraph.has(id));
+        if (missing.length > 0) throw new Error(`${missing.length} of ${answered.length} not linked yet: ${missing.slice(0, 5).join(' ')}`);
+        return inGraph;
+      },
+      120_000,
+    );
     expect(answered.filter((id) => applied.has(id))).to.have.length(answered.length);
   }
 
@@ -113,7 +120,9 @@ describe('faults: Neo4j', function () {
     const again = await client.verdict({ ...members[0], event_type: 'login' });
     expect(again.status).to.equal(200);
     expect(reasonCodes(again)).to.include('identity_cluster');
-    const detail = (again.body.reasons as { code: string; detail: { linked_accounts: number } }[]).find((r) => r.code === 'identity_cluster')!.detail;
+    const detail = (again.body.reasons as { code: string; detail: { linked_accounts: number } }[]).find(
+      (r) => r.code === 'identity_cluster',
+    )!.detail;
     expect(detail.linked_accounts).to.equal(3);
   });
 });

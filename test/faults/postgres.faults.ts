@@ -22,7 +22,12 @@ describe('faults: Postgres', function () {
   let client: ReturnType<typeof api>;
   let ipCounter = 0;
   // A signup from its own ip, so velocity counts can be read per test.
-  const signup = (ip: string) => ({ event_type: 'signup', ip, external_user_id: `u_${randomUUID().slice(0, 8)}`, identity: { phone: `+1555${randomUUID().slice(0, 6)}` } });
+  const signup = (ip: string) => ({
+    event_type: 'signup',
+    ip,
+    external_user_id: `u_${randomUUID().slice(0, 8)}`,
+    identity: { phone: `+1555${randomUUID().slice(0, 6)}` },
+  });
   const freshIp = () => `100.66.${Math.floor(ipCounter / 200)}.${(ipCounter++ % 200) + 1}`;
 
   before(async () => {
@@ -70,13 +75,18 @@ describe('faults: Postgres', function () {
     const stored = await storedEventIds(deps, tenant.tenantId);
     expect(stored).to.include.members([...retried, extra.body.id]);
     // No ghost: the graph knows exactly the stored events (once the worker has applied them).
-    await until('graph to match Postgres', async () => {
-      const [inGraph, inPostgres] = [await graphEventIds(deps, tenant.tenantId), await storedEventIds(deps, tenant.tenantId)];
-      const ghosts = inGraph.filter((id) => !inPostgres.includes(id));
-      const missing = inPostgres.filter((id) => !inGraph.includes(id));
-      if (ghosts.length + missing.length > 0) throw new Error(`graph-only (ghosts): ${ghosts.join(' ')}; not yet in graph: ${missing.join(' ')}`);
-      return true;
-    }, 60_000);
+    await until(
+      'graph to match Postgres',
+      async () => {
+        const [inGraph, inPostgres] = [await graphEventIds(deps, tenant.tenantId), await storedEventIds(deps, tenant.tenantId)];
+        const ghosts = inGraph.filter((id) => !inPostgres.includes(id));
+        const missing = inPostgres.filter((id) => !inGraph.includes(id));
+        if (ghosts.length + missing.length > 0)
+          throw new Error(`graph-only (ghosts): ${ghosts.join(' ')}; not yet in graph: ${missing.join(' ')}`);
+        return true;
+      },
+      60_000,
+    );
   }
 
   it('slow beyond the signal deadline: still a decision, and the lists (held in memory) are not missing', async () => {
@@ -147,7 +157,9 @@ describe('faults: Postgres', function () {
       await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
       const inFlight = client.verdict(attempt.body, attempt.key);
       await until('the verdict to wait on the lock', async () => {
-        const { rows } = await deps.db.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+        const { rows } = await deps.db.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'events'::regclass AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        );
         return rows[0].n > 0 ? true : undefined;
       });
       await stack.down('postgres');

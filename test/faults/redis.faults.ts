@@ -31,8 +31,10 @@ describe('faults: Redis', function () {
   before(async () => {
     stack = await startFaultStack('redis');
     const env = {
-      ...FAULT_ENV, DNS_SERVERS: `127.0.0.1:${await freePort()}`,
-      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT), REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+      ...FAULT_ENV,
+      DNS_SERVERS: `127.0.0.1:${await freePort()}`,
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     };
     base = `http://127.0.0.1:${(await stack.startApi(env)).port}`;
     await stack.startWorker(env);
@@ -56,7 +58,10 @@ describe('faults: Redis', function () {
     const { keys } = await aTenant(deps);
     const statuses: number[] = [];
     for (let i = 0; i <= RATE_LIMIT; i++) statuses.push((await call(base, 'GET', '/v1/events?limit=1', { key: keys.sk_test })).status);
-    expect(statuses.slice(0, RATE_LIMIT).every((s) => s === 200), statuses.join(' ')).to.equal(true);
+    expect(
+      statuses.slice(0, RATE_LIMIT).every((s) => s === 200),
+      statuses.join(' '),
+    ).to.equal(true);
     expect(statuses[RATE_LIMIT]).to.equal(429);
   }
 

@@ -35,7 +35,12 @@ describe('faults: worker killed during graph writes', function () {
     await stack.down('neo4j');
     const households = Array.from({ length: HOUSEHOLDS }, () => {
       const phone = `+1555${randomUUID().slice(0, 8)}`;
-      return Array.from({ length: MEMBERS }, () => ({ event_type: 'signup', ip: '100.69.0.1', external_user_id: `u_${randomUUID().slice(0, 8)}`, identity: { phone } }));
+      return Array.from({ length: MEMBERS }, () => ({
+        event_type: 'signup',
+        ip: '100.69.0.1',
+        external_user_id: `u_${randomUUID().slice(0, 8)}`,
+        identity: { phone },
+      }));
     });
     const answered: string[] = [];
     for (const body of households.flat()) {
@@ -47,27 +52,37 @@ describe('faults: worker killed during graph writes', function () {
     // Neo4j back but slow, so applying the links takes a while; kill the worker once it has begun.
     await stack.latency('neo4j', 150);
     await stack.up('neo4j');
-    const appliedAtKill = await until('the worker to start applying links', async () => {
-      const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
-      const applied = answered.filter((id) => inGraph.has(id)).length;
-      return applied > 0 ? applied : undefined;
-    }, 120_000);
+    const appliedAtKill = await until(
+      'the worker to start applying links',
+      async () => {
+        const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
+        const applied = answered.filter((id) => inGraph.has(id)).length;
+        return applied > 0 ? applied : undefined;
+      },
+      120_000,
+    );
     await first.kill('SIGKILL');
     process.stdout.write(`      (worker killed with ${appliedAtKill} of ${answered.length} links applied)\n`);
 
     await stack.startWorker(env);
-    await until('every answered event linked after the restart', async () => {
-      const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
-      const missing = answered.filter((id) => !inGraph.has(id));
-      if (missing.length > 0) throw new Error(`${missing.length} of ${answered.length} not linked yet`);
-      return true;
-    }, 150_000);
+    await until(
+      'every answered event linked after the restart',
+      async () => {
+        const inGraph = new Set(await graphEventIds(deps, tenant.tenantId));
+        const missing = answered.filter((id) => !inGraph.has(id));
+        if (missing.length > 0) throw new Error(`${missing.length} of ${answered.length} not linked yet`);
+        return true;
+      },
+      150_000,
+    );
     await stack.heal();
 
     // Nothing twice in effect: each household is one cluster of exactly its accounts.
     for (const members of households) {
       const res = await client.verdict({ ...members[0], event_type: 'login' });
-      const cluster = (res.body.reasons as { code: string; detail?: { linked_accounts?: number } }[]).find((r) => r.code === 'identity_cluster');
+      const cluster = (res.body.reasons as { code: string; detail?: { linked_accounts?: number } }[]).find(
+        (r) => r.code === 'identity_cluster',
+      );
       expect(cluster?.detail?.linked_accounts, JSON.stringify(res.body)).to.equal(MEMBERS);
     }
   });

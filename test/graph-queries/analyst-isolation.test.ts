@@ -21,7 +21,11 @@ import { openLoop } from '../support/scheduled-load.js';
 import { aSignup, verdictHarness } from '../support/verdict-harness.js';
 import { seedScopes } from './escape-corpus.js';
 
-const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err as AppError);
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err as AppError,
+  );
 
 describe("analysts' queries on connections of their own", function () {
   this.timeout(120_000);
@@ -59,7 +63,7 @@ describe("analysts' queries on connections of their own", function () {
     });
   });
 
-  describe('on the process\'s own analysts\' connections', () => {
+  describe("on the process's own analysts' connections", () => {
     let graph: AnalystGraph;
     before(() => {
       graph = createAnalystGraph({ ...testConfig(), graphQueryPool: 2 });
@@ -68,11 +72,19 @@ describe("analysts' queries on connections of their own", function () {
 
     it('cuts an answer larger than the byte cap as it arrives: a 2 MiB row is never received whole', async () => {
       const cutsBefore = graph.stats().cuts;
-      const r = await readGraphQuery(graph, 'ten_y', "RETURN reduce(s = 'x', i IN range(1, 21) | s + s) AS big", {}, { timeoutMs: 10_000, rowCap: 10, maxBytes: 16 * 1024 });
+      const r = await readGraphQuery(
+        graph,
+        'ten_y',
+        "RETURN reduce(s = 'x', i IN range(1, 21) | s + s) AS big",
+        {},
+        { timeoutMs: 10_000, rowCap: 10, maxBytes: 16 * 1024 },
+      );
       expect(r).to.deep.include({ rows: [], truncated: true });
       expect(graph.stats().cuts).to.equal(cutsBefore + 1);
       // The connection was closed; the next query has another.
-      expect((await readGraphQuery(graph, 'ten_y', 'RETURN 1 AS x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 })).rows).to.deep.equal([{ x: 1 }]);
+      expect(
+        (await readGraphQuery(graph, 'ten_y', 'RETURN 1 AS x', {}, { timeoutMs: 5000, rowCap: 10, maxBytes: 1e6 })).rows,
+      ).to.deep.equal([{ x: 1 }]);
     });
 
     it('gives one tenant at most half of the connections, and answers 429 to a query that finds none free in its time', async () => {
@@ -122,18 +134,26 @@ describe("analysts' queries on connections of their own", function () {
       }
     })();
     try {
-      const queries = Array.from({ length: 20 }, (_, i) => runAnalystCypher(h.deps, actors[i % 2]!, { text: hostile[i % hostile.length]!, params: {} })
-        .then(() => 'answered', (err: AppError) => err.code));
-      const verdicts = await openLoop(50, 6, (i) => fetch(`${base}/v1/verdict`, {
-        method: 'POST',
-        headers: { ...bearer(h.tenant.keys.sk_test), 'content-type': 'application/json' },
-        body: JSON.stringify(aSignup({ email: `hostile-${i}@example.com` })),
-      }));
+      const queries = Array.from({ length: 20 }, (_, i) =>
+        runAnalystCypher(h.deps, actors[i % 2]!, { text: hostile[i % hostile.length]!, params: {} }).then(
+          () => 'answered',
+          (err: AppError) => err.code,
+        ),
+      );
+      const verdicts = await openLoop(50, 6, (i) =>
+        fetch(`${base}/v1/verdict`, {
+          method: 'POST',
+          headers: { ...bearer(h.tenant.keys.sk_test), 'content-type': 'application/json' },
+          body: JSON.stringify(aSignup({ email: `hostile-${i}@example.com` })),
+        }),
+      );
       const outcomes = await Promise.all(queries);
       expect(verdicts.map((v) => v.status ?? v.error)).to.satisfy((s: unknown[]) => s.every((x) => x === 200));
       const failedOpen = verdicts.filter((v) => {
         const reasons = (JSON.parse(v.body!) as { reasons: { code: string; detail?: { sources?: string } }[] }).reasons;
-        return reasons.some((r) => (r.code === 'timeout_failopen' || r.code === 'partial_enrichment') && (r.detail?.sources ?? '').includes('graph'));
+        return reasons.some(
+          (r) => (r.code === 'timeout_failopen' || r.code === 'partial_enrichment') && (r.detail?.sources ?? '').includes('graph'),
+        );
       });
       expect(failedOpen, 'verdicts decided without the graph').to.have.length(0);
       // Every hostile query ended in words: refused, cut at its limit, or told to wait.
@@ -180,7 +200,11 @@ describe("analysts' queries on connections of their own", function () {
       await new Promise((resolve) => probe.once('listening', resolve));
       const port = (probe.address() as AddressInfo).port;
       await new Promise((resolve) => probe.close(resolve));
-      const db = createPool({ ...deps.config, databaseUrl: `postgres://localhost:${port}/none`, pgConnectTimeoutMs: 1000 } as typeof deps.config);
+      const db = createPool({
+        ...deps.config,
+        databaseUrl: `postgres://localhost:${port}/none`,
+        pgConnectTimeoutMs: 1000,
+      } as typeof deps.config);
       try {
         for (const text of ['MATCH (n) WHERE 1/(coalesce(n.lane, 99) - 3) = 7 RETURN count(n) AS c', 'CALL db.labels()', 'RETURN 1 AS x']) {
           const err = await errorOf(runAnalystCypher({ ...deps, db, analystGraph: graph }, actor, { text, params: {} }));
@@ -224,7 +248,13 @@ describe("analysts' queries on connections of their own", function () {
     it('answer 400 to the shortest-path rule, which Neo4j reports as a database error', async () => {
       const t = await aTenant(deps);
       await deps.graph.executeQuery("CREATE (:Account {tenantId: $t, mode: 'test', externalId: 'solo'})", { t: t.tenantId });
-      const err = await errorOf(runAnalystCypher(deps, { ...actor, tenantId: t.tenantId }, { text: 'MATCH (a:Account) WITH a LIMIT 1 MATCH p = shortestPath((a)-[*]-(a)) RETURN p', params: {} }));
+      const err = await errorOf(
+        runAnalystCypher(
+          deps,
+          { ...actor, tenantId: t.tenantId },
+          { text: 'MATCH (a:Account) WITH a LIMIT 1 MATCH p = shortestPath((a)-[*]-(a)) RETURN p', params: {} },
+        ),
+      );
       expect(err!.code).to.equal('invalid_request');
       expect(err!.message).to.match(/shortest path algorithm does not work when the start and end nodes are the same\. .*WHERE a <> b/);
     });

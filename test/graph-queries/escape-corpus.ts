@@ -41,9 +41,13 @@ export async function seedScopes(deps: Deps, a: string, b: string): Promise<Seed
   );
   const own = await deps.graph.executeQuery(
     `MATCH (n {tenantId: $a, mode: 'test'}) WITH count(n) AS nodes
-     MATCH ({tenantId: $a, mode: 'test'})-[r]->() RETURN nodes, count(r) AS relationships`, { a });
+     MATCH ({tenantId: $a, mode: 'test'})-[r]->() RETURN nodes, count(r) AS relationships`,
+    { a },
+  );
   const foreign = await deps.graph.executeQuery(
-    `MATCH (n) WHERE n.tenantId IN [$a, $b] AND n.marker <> 'A-test' RETURN collect(elementId(n)) AS e, collect(id(n)) AS i`, { a, b });
+    `MATCH (n) WHERE n.tenantId IN [$a, $b] AND n.marker <> 'A-test' RETURN collect(elementId(n)) AS e, collect(id(n)) AS i`,
+    { a, b },
+  );
   return {
     nodes: own.records[0]!.get('nodes') as number,
     relationships: own.records[0]!.get('relationships') as number,
@@ -65,8 +69,16 @@ export async function placeTraps(deps: Deps, b: string, a: string, mark: string,
   // Unscoped: with no tenantId and no mode, and with A's tenantId but no mode. `doorman graph
   // check` counts these; the others are in proper scopes.
   const scopes = options.unscoped
-    ? [{ tenantId: null, mode: null }, { tenantId: a, mode: null }]
-    : [{ tenantId: b, mode: 'test' }, { tenantId: b, mode: 'live' }, { tenantId: a, mode: 'live' }, { tenantId: '', mode: 'internal' }];
+    ? [
+        { tenantId: null, mode: null },
+        { tenantId: a, mode: null },
+      ]
+    : [
+        { tenantId: b, mode: 'test' },
+        { tenantId: b, mode: 'live' },
+        { tenantId: a, mode: 'live' },
+        { tenantId: '', mode: 'internal' },
+      ];
   await deps.graph.executeQuery(
     `UNWIND $scopes AS s
      CREATE (t:Account:Trap {tenantId: s.tenantId, mode: s.mode, mark: $mark, externalId: 'acct-9', lane: $t.lane, s: $t.s, pattern: $t.pattern, list: $t.list, slow: $t.slow, big: $t.big})
@@ -93,7 +105,13 @@ export interface Attempt {
 
 const refused = (kind: string, text: string, params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'refused' });
 const blind = (kind: string, text: string, params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'blind' });
-const scoped = (kind: string, text: string, check?: Attempt['check'], params?: Attempt['params']): Attempt => ({ kind, text, params, expect: 'scoped', check });
+const scoped = (kind: string, text: string, check?: Attempt['check'], params?: Attempt['params']): Attempt => ({
+  kind,
+  text,
+  params,
+  expect: 'scoped',
+  check,
+});
 
 // Every value of column m is A-test's marker (a leak of a node without one would show as null).
 const onlyOwn = (rows: Record<string, unknown>[]) => {
@@ -104,7 +122,8 @@ const some = (rows: Record<string, unknown>[]) => {
   onlyOwn(rows);
 };
 const none = (rows: Record<string, unknown>[]) => expect(rows).to.deep.equal([]);
-const count = (what: 'nodes' | 'relationships' | 'accounts') => (rows: Record<string, unknown>[], s: Seeded) => expect(rows).to.deep.equal([{ c: s[what] }]);
+const count = (what: 'nodes' | 'relationships' | 'accounts') => (rows: Record<string, unknown>[], s: Seeded) =>
+  expect(rows).to.deep.equal([{ c: s[what] }]);
 const never = (rows: Record<string, unknown>[]) => expect(rows).to.deep.equal([{ leak: false }]);
 
 export const ESCAPE_CORPUS: Attempt[] = [
@@ -123,7 +142,12 @@ export const ESCAPE_CORPUS: Attempt[] = [
   scoped('id lookup', 'MATCH (n) WHERE id(n) IN $ids RETURN n.marker AS m', none, (s) => ({ ids: s.foreignIds })),
   scoped('id lookup', 'UNWIND $ids AS x MATCH (n) WHERE elementId(n) = x RETURN n', none, (s) => ({ ids: s.foreignElementIds })),
   scoped('id lookup', 'MATCH (n) WHERE id(n) = $id RETURN n', none, (s) => ({ id: s.foreignIds[0] })),
-  scoped('id lookup', 'MATCH (a:Account) WITH collect(id(a)) AS own MATCH (n) WHERE id(n) IN own + $ids RETURN n.marker AS m', some, (s) => ({ ids: s.foreignIds })),
+  scoped(
+    'id lookup',
+    'MATCH (a:Account) WITH collect(id(a)) AS own MATCH (n) WHERE id(n) IN own + $ids RETURN n.marker AS m',
+    some,
+    (s) => ({ ids: s.foreignIds }),
+  ),
   scoped('label only', 'MATCH (a:Account) RETURN count(a) AS c', count('accounts')),
   scoped('label only', 'MATCH (n:Account|Identifier|Cluster|Event|Feedback) RETURN n.marker AS m', some),
   scoped('label only', 'MATCH (n:!Account) RETURN n.marker AS m', some),
@@ -137,7 +161,9 @@ export const ESCAPE_CORPUS: Attempt[] = [
   scoped('subquery expression', 'RETURN COLLECT { MATCH (n:Account) RETURN n.marker } AS m', some),
   scoped('subquery expression', 'RETURN EXISTS { MATCH (n {marker: "B-live"}) } AS leak', never),
   scoped('subquery expression', 'RETURN EXISTS { (n)-->(m) WHERE m.marker = "A-live" } AS leak', never),
-  scoped('subquery expression', 'RETURN COUNT { MATCH (n) WHERE n.marker STARTS WITH "B" RETURN n } AS c', (rows) => expect(rows).to.deep.equal([{ c: 0 }])),
+  scoped('subquery expression', 'RETURN COUNT { MATCH (n) WHERE n.marker STARTS WITH "B" RETURN n } AS c', (rows) =>
+    expect(rows).to.deep.equal([{ c: 0 }]),
+  ),
   scoped('CALL subquery', 'CALL { MATCH (n) RETURN n } RETURN n.marker AS m', some),
   scoped('CALL subquery', 'CALL () { MATCH (n:Account) RETURN n.marker AS m } RETURN m', some),
   scoped('CALL subquery', 'CALL () { MATCH (n) RETURN count(n) AS c } RETURN c', count('nodes')),
@@ -146,8 +172,16 @@ export const ESCAPE_CORPUS: Attempt[] = [
   scoped('quantified path', 'MATCH (a:Account {externalId: "acct-1"})-[]-{1,3}(z) RETURN DISTINCT z.marker AS m', some),
   scoped('quantified path', 'MATCH p = ANY SHORTEST (a:Account {externalId: "acct-1"})-[]-+(b {marker: "B-test"}) RETURN p', none),
   scoped('shortestPath', 'MATCH p = shortestPath((a:Account {externalId: "acct-1"})-[*]-(b {marker: "B-test"})) RETURN p', none),
-  scoped('shortestPath', 'MATCH (a:Account {externalId: "acct-1"}) MATCH (b:Identifier|Account|Cluster) WHERE b <> a MATCH p = shortestPath((a)-[*..10]-(b)) RETURN DISTINCT b.marker AS m', some),
-  scoped('shortestPath', 'MATCH p = allShortestPaths((a:Account)-[*..4]-(b:Account)) WHERE a <> b RETURN DISTINCT [n IN nodes(p) | n.marker] AS m', some),
+  scoped(
+    'shortestPath',
+    'MATCH (a:Account {externalId: "acct-1"}) MATCH (b:Identifier|Account|Cluster) WHERE b <> a MATCH p = shortestPath((a)-[*..10]-(b)) RETURN DISTINCT b.marker AS m',
+    some,
+  ),
+  scoped(
+    'shortestPath',
+    'MATCH p = allShortestPaths((a:Account)-[*..4]-(b:Account)) WHERE a <> b RETURN DISTINCT [n IN nodes(p) | n.marker] AS m',
+    some,
+  ),
   scoped('shortestPath', 'MATCH (a:Account {externalId: "acct-1"})-[*1..6]-(x) RETURN DISTINCT x.marker AS m', some),
   scoped('UNION', 'MATCH (n:Account) RETURN n.marker AS m UNION MATCH (n:Identifier) RETURN n.marker AS m', some),
   scoped('UNION', 'RETURN "A-test" AS m UNION ALL MATCH (n) RETURN n.marker AS m', some),
@@ -218,7 +252,10 @@ export const ESCAPE_CORPUS: Attempt[] = [
   // analyst must see the same whether the traps are there or not.
   blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(properties(n).lane, 99) - 3) = 7 RETURN count(n) AS c'),
   blind('error: division by zero', 'MATCH (n) WHERE 1/(coalesce(n.lane, 99) - 3) = 7 RETURN count(n) AS c'),
-  blind('error: division by zero', 'MATCH (n:Account) WHERE n.externalId = "acct-9" AND 1/(coalesce(n.lane, 4) - 3) = 1 RETURN count(n) AS c'),
+  blind(
+    'error: division by zero',
+    'MATCH (n:Account) WHERE n.externalId = "acct-9" AND 1/(coalesce(n.lane, 4) - 3) = 1 RETURN count(n) AS c',
+  ),
   blind('error: division by zero', 'MATCH (n:Account {externalId: "acct-9"}) WHERE 1 % (coalesce(n.lane, 4) - 3) = 0 RETURN count(n) AS c'),
   blind('error: division by zero', 'MATCH (n) WHERE NOT (1/(coalesce(n.lane, 4) - 3) = 5) RETURN count(n) AS c'),
   blind('error: division by zero', 'MATCH (n) WHERE n.marker = "A-test" OR 1/(coalesce(n.lane, 4) - 3) = 5 RETURN count(n) AS c'),
@@ -245,28 +282,52 @@ export const ESCAPE_CORPUS: Attempt[] = [
   blind('error: where it stands', 'OPTIONAL MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c'),
   blind('error: where it stands', 'MATCH (t) WITH t AS u WHERE 1/(coalesce(u.lane, 4) - 3) = 1 RETURN count(u) AS c'),
   blind('error: where it stands', 'MATCH (t) WITH coalesce(t.lane, 4) AS l WHERE 1/(l - 3) = 1 RETURN count(*) AS c'),
-  blind('error: where it stands', 'MATCH (a:Account {externalId: "acct-1"}) MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(*) AS c'),
-  blind('error: where it stands', 'MATCH (a:Account {externalId: "acct-1"}) WHERE EXISTS { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } RETURN count(a) AS c'),
+  blind(
+    'error: where it stands',
+    'MATCH (a:Account {externalId: "acct-1"}) MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(*) AS c',
+  ),
+  blind(
+    'error: where it stands',
+    'MATCH (a:Account {externalId: "acct-1"}) WHERE EXISTS { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } RETURN count(a) AS c',
+  ),
   blind('error: where it stands', 'RETURN COUNT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 } AS c'),
   blind('error: where it stands', 'RETURN size(COLLECT { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN t }) AS c'),
   blind('error: where it stands', 'RETURN size([(t)-->() WHERE 1/(coalesce(t.lane, 4) - 3) = 1 | t]) AS c'),
   blind('error: where it stands', 'CALL () { MATCH (t) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c } RETURN c'),
-  blind('error: where it stands', 'MATCH (t:Trap) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c UNION MATCH (t:Account) RETURN count(t) AS c'),
+  blind(
+    'error: where it stands',
+    'MATCH (t:Trap) WHERE 1/(coalesce(t.lane, 4) - 3) = 1 RETURN count(t) AS c UNION MATCH (t:Account) RETURN count(t) AS c',
+  ),
   blind('error: relationship scan', 'MATCH ()-[r]->() WHERE 1/(coalesce(r.lane, 4) - 3) = 1 RETURN count(r) AS c'),
   blind('error: relationship scan', 'MATCH ()-[r:LINKED]-() WHERE 1/(coalesce(r.lane, 4) - 3) = 1 RETURN count(r) AS c'),
   blind('error: relationship scan', 'MATCH ()-[r WHERE 1/(coalesce(r.lane, 4) - 3) = 1]->() RETURN count(r) AS c'),
   blind('error: relationship scan', 'MATCH ()-[r]->() WHERE properties(r).s - 1 = 1 RETURN count(r) AS c'),
   blind('error: relationship scan', 'MATCH ()-[r]->() WHERE 1/(size([x IN [type(r)] WHERE x = "TRAPPED"]) - 1) = 1 RETURN count(r) AS c'),
   blind('error: relationship scan', 'MATCH p = ()-->() WHERE 1/(coalesce(nodes(p)[0].lane, 4) - 3) = 1 RETURN count(p) AS c'),
-  blind('error: relationship scan', 'MATCH p = ()-[*1..2]->() WHERE all(x IN relationships(p) WHERE 1/(coalesce(x.lane, 4) - 3) = 1) RETURN count(p) AS c'),
+  blind(
+    'error: relationship scan',
+    'MATCH p = ()-[*1..2]->() WHERE all(x IN relationships(p) WHERE 1/(coalesce(x.lane, 4) - 3) = 1) RETURN count(p) AS c',
+  ),
   blind('error: relationship scan', 'MATCH ((a)-[r]->(b) WHERE 1/(coalesce(r.lane, 4) - 3) = 1){1,2} RETURN count(*) AS c'),
   // Timing: a condition slow only on a trap (a nested comprehension over its 5,000-element list),
   // from a scan that is quick without the traps; the run's 1,500 ms limit turns the time into an
   // answer the analyst could read.
-  blind('timing', 'MATCH (n:Trap) WHERE CASE WHEN n.slow THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
-  blind('timing', 'MATCH ()-[r:TRAPPED]->() WHERE CASE WHEN r.slow THEN size([x IN coalesce(r.big, []) WHERE size([y IN coalesce(r.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(r) AS c'),
-  blind('timing', 'MATCH (n:Account) WHERE CASE WHEN "Trap" IN labels(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
-  blind('timing', 'MATCH (n:Identifier) WHERE CASE WHEN "slow" IN keys(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c'),
+  blind(
+    'timing',
+    'MATCH (n:Trap) WHERE CASE WHEN n.slow THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c',
+  ),
+  blind(
+    'timing',
+    'MATCH ()-[r:TRAPPED]->() WHERE CASE WHEN r.slow THEN size([x IN coalesce(r.big, []) WHERE size([y IN coalesce(r.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(r) AS c',
+  ),
+  blind(
+    'timing',
+    'MATCH (n:Account) WHERE CASE WHEN "Trap" IN labels(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c',
+  ),
+  blind(
+    'timing',
+    'MATCH (n:Identifier) WHERE CASE WHEN "slow" IN keys(n) THEN size([x IN coalesce(n.big, []) WHERE size([y IN coalesce(n.big, []) WHERE y > x]) > 0]) ELSE 0 END > 0 RETURN count(n) AS c',
+  ),
   refused('bound', `RETURN ${'NOT '.repeat(300)}true AS x`),
   refused('bound', `MATCH (n:Account) RETURN n${'.a'.repeat(300)} AS x`),
   refused('bound', `RETURN ${Array.from({ length: 1000 }, () => '1').join('+')} AS x`),

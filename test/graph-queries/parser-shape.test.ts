@@ -58,8 +58,11 @@ function render(tree: Tree, rules: string[]): string {
 }
 
 function shapeOf() {
-  const service = new CypherLanguageService({ consoleCommandsEnabled: false }) as unknown as { parse(q: string): { statementsParsing: Statement[] } };
-  const version = (JSON.parse(fs.readFileSync('node_modules/@neo4j-cypher/language-support/package.json', 'utf8')) as { version: string }).version;
+  const service = new CypherLanguageService({ consoleCommandsEnabled: false }) as unknown as {
+    parse(q: string): { statementsParsing: Statement[] };
+  };
+  const version = (JSON.parse(fs.readFileSync('node_modules/@neo4j-cypher/language-support/package.json', 'utf8')) as { version: string })
+    .version;
   let ruleNames: string[] = [];
   const statements = CORPUS.map((text) => {
     const parsed = service.parse(text).statementsParsing;
@@ -87,7 +90,9 @@ describe("the Cypher parser's shape the guard relies on", function () {
   });
 
   it('is the pinned pre-release, installed at exactly the version package.json names', () => {
-    const pinned = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> }).dependencies['@neo4j-cypher/language-support'];
+    const pinned = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+      '@neo4j-cypher/language-support'
+    ];
     expect(pinned, 'pinned exactly (no range): an upgrade is a decision, made here').to.match(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
     expect(shape.version).to.equal(pinned);
     const recorded = JSON.parse(fs.readFileSync(RECORD, 'utf8')) as { version: string };
@@ -96,8 +101,14 @@ describe("the Cypher parser's shape the guard relies on", function () {
 
   it('names every grammar rule the allowlist and its refusals name', () => {
     const names = new Set(shape.ruleNames);
-    expect([...ALLOWED_RULES].filter((r) => !names.has(r)), `rules the allowlist names that the grammar no longer has: ${HOW}`).to.deep.equal([]);
-    expect(Object.keys(REFUSED_RULES).filter((r) => !names.has(r)), `refusal words for rules the grammar no longer has: ${HOW}`).to.deep.equal([]);
+    expect(
+      [...ALLOWED_RULES].filter((r) => !names.has(r)),
+      `rules the allowlist names that the grammar no longer has: ${HOW}`,
+    ).to.deep.equal([]);
+    expect(
+      Object.keys(REFUSED_RULES).filter((r) => !names.has(r)),
+      `refusal words for rules the grammar no longer has: ${HOW}`,
+    ).to.deep.equal([]);
   });
 
   it('has the grammar rules it had when the guard was written', () => {

@@ -12,19 +12,34 @@ describe('analyst queries (cypher/analyst)', function () {
   let firstEvent: string;
   const run = async (name: string, params: Record<string, unknown> = {}) => {
     const { records } = await h.deps.graph.executeQuery(h.deps.cypher.get(`analyst/${name}`), {
-      tenantId: h.tenant.tenantId, mode: 'test', limit: neo4j.int(20), ...params,
+      tenantId: h.tenant.tenantId,
+      mode: 'test',
+      limit: neo4j.int(20),
+      ...params,
     });
     return records.map((r) => r.toObject());
   };
 
   before(async () => {
     h = await verdictHarness({ GRAPH_HUB_THRESHOLD: '3' });
-    firstEvent = (await h.verdict(aCheckout({ external_user_id: 'ana', email: 'Ana.Lyst+x@gmail.com' }, { card_fingerprint: 'card_shared' }))).body.id;
+    firstEvent = (
+      await h.verdict(aCheckout({ external_user_id: 'ana', email: 'Ana.Lyst+x@gmail.com' }, { card_fingerprint: 'card_shared' }))
+    ).body.id;
     await h.verdict(aCheckout({ external_user_id: 'bob', ip: '100.64.9.2' }, { card_fingerprint: 'card_shared' }));
-    for (let i = 0; i < 5; i++) await h.verdict(aSignup({ external_user_id: `h${i}`, identity: { phone: '0000000000' }, ip: `100.64.9.${10 + i}` }));
-    const token = (await request(h.app).post('/v1/device').set(bearer(h.tenant.keys.pk_test)).send({ components: { gpu: 'x' } })).body.device_token;
+    for (let i = 0; i < 5; i++)
+      await h.verdict(aSignup({ external_user_id: `h${i}`, identity: { phone: '0000000000' }, ip: `100.64.9.${10 + i}` }));
+    const token = (
+      await request(h.app)
+        .post('/v1/device')
+        .set(bearer(h.tenant.keys.pk_test))
+        .send({ components: { gpu: 'x' } })
+    ).body.device_token;
     await h.verdict({ event_type: 'login', external_user_id: 'ana', device_token: token });
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'bob' }, outcome: 'confirmed_abuse' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: 'bob' }, outcome: 'confirmed_abuse' })
+      .expect(200);
     await h.graphSettled();
   });
 

@@ -41,8 +41,9 @@ describe('applying a batch', function () {
   async function anEmptyLane() {
     const tenant = await aTenant(deps);
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-    const { rows: [r] } = await deps.db.query<{ lane: number }>("SELECT hashtext($1 || ':' || $2) & 15 AS lane",
-      [scope.tenantId, scope.mode]);
+    const {
+      rows: [r],
+    } = await deps.db.query<{ lane: number }>("SELECT hashtext($1 || ':' || $2) & 15 AS lane", [scope.tenantId, scope.mode]);
     const lane = r!.lane;
     expect(await lanesWithWork(deps.db, [lane]), `lane ${lane} empty`).to.deep.equal([]);
     const fence: LaneFence = { lane, epoch: 1, key: `fence_test_${randomUUID()}` };
@@ -51,11 +52,19 @@ describe('applying a batch', function () {
   }
   const link = (scope: { tenantId: string; mode: 'test' }, eventId: string, account: string) =>
     graphLinkOf(scope, { eventId, eventType: 'signup', at: Date.now(), account }, 25)!;
-  const eventCount = async (tenantId: string, id: string) => Number((await deps.graph.executeQuery(
-    'MATCH (e:Event {tenantId: $t, mode: "test", id: $id}) RETURN count(e) AS n', { t: tenantId, id })).records[0]?.get('n'));
+  const eventCount = async (tenantId: string, id: string) =>
+    Number(
+      (
+        await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: $id}) RETURN count(e) AS n', { t: tenantId, id })
+      ).records[0]?.get('n'),
+    );
   const waiting = async (tenantId: string) =>
-    (await deps.db.query<{ event_id: string; failed: boolean }>(
-      'SELECT event_id, failed_at IS NOT NULL AS failed FROM graph_outbox WHERE tenant_id = $1 ORDER BY seq', [tenantId])).rows;
+    (
+      await deps.db.query<{ event_id: string; failed: boolean }>(
+        'SELECT event_id, failed_at IS NOT NULL AS failed FROM graph_outbox WHERE tenant_id = $1 ORDER BY seq',
+        [tenantId],
+      )
+    ).rows;
   function aBatchApply(batchSize: number, applyTimeoutMs: number, graph = deps.graph): { batches: BatchApply; passed: number[] } {
     const passed: number[] = [];
     const poison = createPoisonRows({ log: silent, onSession });
@@ -68,7 +77,11 @@ describe('applying a batch', function () {
     const { scope, lane, fence } = await anEmptyLane();
     const bad = { ...link(scope, 'evt_invalid', 'invalid'), ids: [{ kind: 'phone', value: null as unknown as string }] };
     const payloads = [link(scope, 'evt_ok_1', 'ok_1'), bad, link(scope, 'evt_ok_2', 'ok_2')];
-    await insertGraphOps(deps.db, scope, payloads.map((payload) => ({ kind: 'link' as const, payload })));
+    await insertGraphOps(
+      deps.db,
+      scope,
+      payloads.map((payload) => ({ kind: 'link' as const, payload })),
+    );
     const { batches, passed } = aBatchApply(10, 10_000);
     const step = await batches.next(client, lane, fence);
     expect(step).to.include({ kind: 'applied', read: 3 });
@@ -86,13 +99,18 @@ describe('applying a batch', function () {
     const { scope, lane, fence } = await anEmptyLane();
     // The first row's account stays locked by another Neo4j transaction: it cannot be applied
     // within the 300 ms until the lock is let go.
-    await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "stuck", firstSeenAt: 0, history: false})',
-      { t: scope.tenantId });
+    await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "stuck", firstSeenAt: 0, history: false})', {
+      t: scope.tenantId,
+    });
     const holder = deps.graph.session();
     const held = await holder.beginTransaction();
     await held.run('MATCH (a:Account {tenantId: $t, mode: "test", externalId: "stuck"}) SET a.heldBy = "test"', { t: scope.tenantId });
     const accounts = ['stuck', 'g1', 'g2', 'g3'];
-    await insertGraphOps(deps.db, scope, accounts.map((a) => ({ kind: 'link' as const, payload: link(scope, `evt_${a}`, a) })));
+    await insertGraphOps(
+      deps.db,
+      scope,
+      accounts.map((a) => ({ kind: 'link' as const, payload: link(scope, `evt_${a}`, a) })),
+    );
     const { batches, passed } = aBatchApply(4, 300);
     const steps: string[] = [];
     const limits: number[] = [batches.limit(lane)];
@@ -118,7 +136,11 @@ describe('applying a batch', function () {
 
   it('leaves the limit as it is when Neo4j is out of reach, and applies nothing', async () => {
     const { scope, lane, fence } = await anEmptyLane();
-    await insertGraphOps(deps.db, scope, ['o1', 'o2'].map((a) => ({ kind: 'link' as const, payload: link(scope, `evt_${a}`, a) })));
+    await insertGraphOps(
+      deps.db,
+      scope,
+      ['o1', 'o2'].map((a) => ({ kind: 'link' as const, payload: link(scope, `evt_${a}`, a) })),
+    );
     const unreachable = testDeps({ NEO4J_URI: `bolt://127.0.0.1:${await freePort()}` });
     const { batches, passed } = aBatchApply(4, 1000, unreachable.graph);
     const step = await batches.next(client, lane, fence);

@@ -26,7 +26,12 @@ import { noteGraphScope } from '../support/graph-scopes.js';
 
 type Reason = { code: string; detail?: Record<string, unknown> };
 const reason = (res: request.Response, code: string) => (res.body.reasons as Reason[]).find((r) => r.code === code);
-const login = (account: string, extra: Record<string, unknown> = {}) => ({ event_type: 'login', external_user_id: account, ip: '100.64.20.1', ...extra });
+const login = (account: string, extra: Record<string, unknown> = {}) => ({
+  event_type: 'login',
+  external_user_id: account,
+  ip: '100.64.20.1',
+  ...extra,
+});
 
 async function feedback(h: Harness, subject: { kind: string; value: string }, outcome = 'confirmed_abuse'): Promise<void> {
   await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject, outcome }).expect(200);
@@ -59,7 +64,8 @@ describe('clusters follow the evidence', function () {
     for (const links of [true, false]) {
       const h = await verdictHarness();
       if (!links) await withPolicy(h, { kinds: { wifi: { links: false } } });
-      for (let i = 0; i < 10; i++) await h.verdict(aSignup({ external_user_id: `office_${i}`, identity: { wifi: 'office-7' }, ip: `100.64.21.${i + 1}` }));
+      for (let i = 0; i < 10; i++)
+        await h.verdict(aSignup({ external_user_id: `office_${i}`, identity: { wifi: 'office-7' }, ip: `100.64.21.${i + 1}` }));
       await feedback(h, { kind: 'external_user_id', value: 'office_0' });
       const res = await h.verdict(login('office_5'));
       if (links) {
@@ -84,7 +90,11 @@ describe('clusters follow the evidence', function () {
       // Three more: the wifi value is now used by six accounts, over the threshold of five.
       for (const x of ['d', 'e', 'f']) await h.verdict(aSignup({ external_user_id: x, identity: { wifi: 'cafe' }, ip: '100.64.22.9' }));
       if (!markFirst) await feedback(h, { kind: 'external_user_id', value: 'a' });
-      results.push({ partition: await partition(h.deps, h.tenant.tenantId), early: await h.verdict(login('c')), late: await h.verdict(login('b')) });
+      results.push({
+        partition: await partition(h.deps, h.tenant.tenantId),
+        early: await h.verdict(login('c')),
+        late: await h.verdict(login('b')),
+      });
     }
     expect(results[0]!.partition).to.deep.equal([['a', 'b'], ['c'], ['d'], ['e'], ['f']]);
     expect(results[1]!.partition).to.deep.equal(results[0]!.partition);
@@ -114,7 +124,10 @@ describe('clusters follow the evidence', function () {
        RETURN a.externalId AS x, c.confirmedAbuse AS abuse, c.chargebacks AS chargebacks ORDER BY x`,
       { t: h.tenant.tenantId },
     );
-    expect(records.map((r) => r.toObject())).to.deep.equal([{ x: 'a', abuse: true, chargebacks: 0 }, { x: 'd', abuse: false, chargebacks: 1 }]);
+    expect(records.map((r) => r.toObject())).to.deep.equal([
+      { x: 'a', abuse: true, chargebacks: 0 },
+      { x: 'd', abuse: false, chargebacks: 1 },
+    ]);
     expect(reason(await h.verdict(login('c')), 'cluster_confirmed_abuse')).to.equal(undefined);
   });
 
@@ -125,7 +138,12 @@ describe('clusters follow the evidence', function () {
     await h.verdict(aSignup({ external_user_id: 'right', identity: { wallet: 'w-450' }, ip: '100.64.23.21' }));
     await feedback(h, { kind: 'external_user_id', value: 'right' });
     expect(await partition(h.deps, h.tenant.tenantId)).to.deep.equal([['left', 'middle', 'right']]);
-    await erasePerson(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { kind: 'external_user_id', value: 'middle' }, { requestedBy: 'test' });
+    await erasePerson(
+      h.deps,
+      { tenantId: h.tenant.tenantId, mode: 'test' },
+      { kind: 'external_user_id', value: 'middle' },
+      { requestedBy: 'test' },
+    );
     await h.graphSettled();
     expect(await partition(h.deps, h.tenant.tenantId)).to.deep.equal([['left'], ['right']]);
     // The mark stays with its subject's part.
@@ -135,8 +153,18 @@ describe('clusters follow the evidence', function () {
 
   it('says why: via a card, a device, two hops, or the account itself, with the time of the mark', async () => {
     const h = await verdictHarness();
-    const device = (await request(h.app).post('/v1/device').set(bearer(h.tenant.keys.pk_test)).send({ components: { canvas: 'shared-tablet' } })).body.device_token as string;
-    const checkout = (account: string, card: string) => ({ event_type: 'checkout_attempt', external_user_id: account, ip: '100.64.24.1', payment: { card_fingerprint: card, amount: 5000, currency: 'usd' } });
+    const device = (
+      await request(h.app)
+        .post('/v1/device')
+        .set(bearer(h.tenant.keys.pk_test))
+        .send({ components: { canvas: 'shared-tablet' } })
+    ).body.device_token as string;
+    const checkout = (account: string, card: string) => ({
+      event_type: 'checkout_attempt',
+      external_user_id: account,
+      ip: '100.64.24.1',
+      payment: { card_fingerprint: card, amount: 5000, currency: 'usd' },
+    });
     await h.verdict(checkout('m', 'card_m'));
     await h.verdict(checkout('n', 'card_m'));
     await h.verdict(aSignup({ external_user_id: 'o', identity: { phone: '+1555500' }, device_token: device }));
@@ -168,7 +196,11 @@ describe('clusters follow the evidence', function () {
     expect((await h.verdict(login('r2'))).body.verdict).to.equal('block');
     const [listed] = await listFeedback(h.deps.db, scope, { externalUserId: 'r1' });
     expect(listed).to.deep.include({ outcome: 'confirmed_abuse', subject: { kind: 'external_user_id', value: 'r1' }, retracted_at: null });
-    await retractFeedback(h.deps, scope, { feedbackId: listed!.feedback_id, note: 'sent by mistake', actor: { ...scope, analystId: null, analystEmail: 'operator (test)' } });
+    await retractFeedback(h.deps, scope, {
+      feedbackId: listed!.feedback_id,
+      note: 'sent by mistake',
+      actor: { ...scope, analystId: null, analystEmail: 'operator (test)' },
+    });
     await h.graphSettled();
     const after = await h.verdict(login('r2'));
     expect(reason(after, 'cluster_confirmed_abuse')).to.equal(undefined);
@@ -176,7 +208,13 @@ describe('clusters follow the evidence', function () {
     const [retracted] = await listFeedback(h.deps.db, scope, { externalUserId: 'r1' });
     expect(retracted!.retracted_at).to.be.a('string');
     const { rows } = await h.deps.db.query(`SELECT action, subject, detail FROM console_audit WHERE tenant_id = $1`, [scope.tenantId]);
-    expect(rows).to.deep.equal([{ action: 'feedback.retract', subject: listed!.feedback_id, detail: { outcome: 'confirmed_abuse', subject: 'external_user_id:r1', note: 'sent by mistake' } }]);
+    expect(rows).to.deep.equal([
+      {
+        action: 'feedback.retract',
+        subject: listed!.feedback_id,
+        detail: { outcome: 'confirmed_abuse', subject: 'external_user_id:r1', note: 'sent by mistake' },
+      },
+    ]);
     // Reported again, it is reinstated.
     await feedback(h, { kind: 'external_user_id', value: 'r1' });
     expect((await h.verdict(login('r2'))).body.verdict).to.equal('block');
@@ -187,8 +225,11 @@ describe('clusters follow the evidence', function () {
     const linked: number[] = [];
     for (let i = 0; i < 10; i++) {
       // Sent as soon as the previous answered, without waiting for the graph writer.
-      const res = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-        .send(aSignup({ external_user_id: `burst_${i}`, identity: { phone: '+1555700' }, ip: `100.64.26.${i + 1}` })).expect(200);
+      const res = await request(h.app)
+        .post('/v1/verdict')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send(aSignup({ external_user_id: `burst_${i}`, identity: { phone: '+1555700' }, ip: `100.64.26.${i + 1}` }))
+        .expect(200);
       linked.push(Number(reason(res, 'identity_cluster')?.detail?.linked_accounts ?? 1));
     }
     expect(linked).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -196,7 +237,7 @@ describe('clusters follow the evidence', function () {
     expect(await partition(h.deps, h.tenant.tenantId)).to.deep.equal([Array.from({ length: 10 }, (_, i) => `burst_${i}`).sort()]);
   });
 
-  it('folds links no writer has applied yet into the read (they wait uncommitted here, out of every writer\'s reach)', async () => {
+  it("folds links no writer has applied yet into the read (they wait uncommitted here, out of every writer's reach)", async () => {
     const h = await verdictHarness();
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     // One account already in the graph shares the phone.
@@ -206,7 +247,17 @@ describe('clusters follow the evidence', function () {
       await client.query('BEGIN');
       const seen: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const link = graphLinkOf(scope, { eventId: `evt_fold_${i}`, eventType: 'signup', at: Date.now(), account: `pending_${i}`, identity: { phone: '+1555750', ...(i === 4 ? { wallet: 'w-750' } : {}) } }, 25)!;
+        const link = graphLinkOf(
+          scope,
+          {
+            eventId: `evt_fold_${i}`,
+            eventType: 'signup',
+            at: Date.now(),
+            account: `pending_${i}`,
+            identity: { phone: '+1555750', ...(i === 4 ? { wallet: 'w-750' } : {}) },
+          },
+          25,
+        )!;
         const pending = await pendingLinksJoining(client, scope, linkKeys(link));
         const facts = await readClusterFacts(h.deps.graph, h.deps.cypher, link, 5000, { pending });
         seen.push(facts.accounts);
@@ -220,7 +271,7 @@ describe('clusters follow the evidence', function () {
     }
   });
 
-  it('expires a link not seen again within its kind\'s days, with a controlled clock', async () => {
+  it("expires a link not seen again within its kind's days, with a controlled clock", async () => {
     let now = Date.now();
     const clock = { now: () => new Date(now) };
     const { dns, rdap, intelDir } = await standIns();
@@ -229,7 +280,9 @@ describe('clusters follow the evidence', function () {
     const app = createApp(deps);
     const tenant = await aTenant(deps);
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-    const version = await publishPolicy(deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { expiry_days: 2 } }, default: { exclude: ['0000000000'] } } }) });
+    const version = await publishPolicy(deps, scope, {
+      document: aDocument({}, { graph: { kinds: { phone: { expiry_days: 2 } }, default: { exclude: ['0000000000'] } } }),
+    });
     await until('the policy in force', async () => {
       await deps.policies.refresh(scope);
       return deps.policies.forScope(scope).version === version ? true : undefined;
@@ -261,7 +314,11 @@ describe('clusters follow the evidence', function () {
   });
 
   it('recluster recomputes a scope under a changed link policy, and ends where the same events in another order end', async () => {
-    const events = Array.from({ length: 9 }, (_, i) => ({ external_user_id: `o_${i}`, identity: { hotspot: 'airport', ...(i % 3 === 0 ? {} : { phone: `+1555900${Math.floor(i / 3)}` }) }, ip: `100.64.28.${i + 1}` }));
+    const events = Array.from({ length: 9 }, (_, i) => ({
+      external_user_id: `o_${i}`,
+      identity: { hotspot: 'airport', ...(i % 3 === 0 ? {} : { phone: `+1555900${Math.floor(i / 3)}` }) },
+      ip: `100.64.28.${i + 1}`,
+    }));
     const partitions: string[][][] = [];
     for (const order of [events, [...events].reverse()]) {
       const h = await verdictHarness();

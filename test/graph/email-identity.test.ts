@@ -21,17 +21,18 @@ describe('one email normaliser for the graph, lists and feedback', function () {
   it('links every spelling of one address to one email identifier in the graph', async () => {
     for (const [i, email] of SPELLINGS.entries()) await h.verdict(aSignup({ email, external_user_id: `jane_${i}` }));
     await h.graphSettled();
-    const { records } = await h.deps.graph.executeQuery(
-      `MATCH (e:Email {tenantId: $tenantId, mode: 'test'}) RETURN e.value AS value`,
-      { tenantId: h.tenant.tenantId },
-    );
+    const { records } = await h.deps.graph.executeQuery(`MATCH (e:Email {tenantId: $tenantId, mode: 'test'}) RETURN e.value AS value`, {
+      tenantId: h.tenant.tenantId,
+    });
     expect(records.map((r) => r.get('value'))).to.deep.equal(['janedoe@gmail.com']);
   });
 
   it('keeps one list entry for every spelling, and blocks each spelling with it', async () => {
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     for (const value of SPELLINGS) await changeList(h.deps.db, scope, { action: 'add', list: 'block', kind: 'email', value });
-    const { rows } = await h.deps.db.query(`SELECT value FROM list_entries WHERE tenant_id = $1 AND mode = 'test' AND kind = 'email'`, [scope.tenantId]);
+    const { rows } = await h.deps.db.query(`SELECT value FROM list_entries WHERE tenant_id = $1 AND mode = 'test' AND kind = 'email'`, [
+      scope.tenantId,
+    ]);
     expect(rows).to.deep.equal([{ value: 'janedoe@gmail.com' }]);
     for (const email of SPELLINGS) {
       const res = await h.verdict(aSignup({ email }));
@@ -46,10 +47,13 @@ describe('one email normaliser for the graph, lists and feedback', function () {
   it('labels, for a backtest, every spelling of an address that feedback was given about', async () => {
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     await noteGraphScope(h.deps.db, scope.tenantId, { drift: 'feedback written straight into Postgres, past its graph mark' });
-    await h.deps.db.query(`INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, 'test', 'email', $2, 'confirmed_abuse')`,
-      [scope.tenantId, SPELLINGS[1]]);
+    await h.deps.db.query(
+      `INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, 'test', 'email', $2, 'confirmed_abuse')`,
+      [scope.tenantId, SPELLINGS[1]],
+    );
     const labelOf = await loadLabels(h.deps.db, scope);
-    for (const email of SPELLINGS) expect(labelOf({ id: 'evt_none', email, signals: { eventType: 'signup', missing: [] } }), email).to.equal('abusive');
+    for (const email of SPELLINGS)
+      expect(labelOf({ id: 'evt_none', email, signals: { eventType: 'signup', missing: [] } }), email).to.equal('abusive');
     expect(labelOf({ id: 'evt_none', email: 'someone.else@gmail.com', signals: { eventType: 'signup', missing: [] } })).to.equal(undefined);
   });
 });

@@ -21,7 +21,11 @@ describe('doorman feedback and graph explain/recluster', function () {
     const scope = ['--tenant', h.tenant.tenantId, '--mode', 'test'];
     await h.verdict(aSignup({ external_user_id: 'cli_1', email: 'one.person@shop-mail.com' }));
     await h.verdict(aSignup({ external_user_id: 'cli_2', email: 'one.person@shop-mail.com', ip: '100.64.29.2' }));
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' })
+      .expect(200);
     await h.graphSettled();
     const blocked = await h.verdict({ event_type: 'login', external_user_id: 'cli_2' });
     expect(blocked.body.verdict).to.equal('block');
@@ -34,7 +38,15 @@ describe('doorman feedback and graph explain/recluster', function () {
     const explained = await json('graph', 'explain', blocked.body.id, ...scope);
     expect(explained).to.deep.include({ event_id: blocked.body.id });
     expect(explained.cluster).to.deep.include({ accounts: 2 });
-    expect(explained.marks).to.deep.equal([{ feedback_id: row!.feedback_id, outcome: 'confirmed_abuse', subject_kind: 'account', marked_at: (explained.marks as { marked_at: string }[])[0]!.marked_at, via: ['email'] }]);
+    expect(explained.marks).to.deep.equal([
+      {
+        feedback_id: row!.feedback_id,
+        outcome: 'confirmed_abuse',
+        subject_kind: 'account',
+        marked_at: (explained.marks as { marked_at: string }[])[0]!.marked_at,
+        via: ['email'],
+      },
+    ]);
 
     expect(await json('feedback', 'retract', String(row!.feedback_id), ...scope, '--note', 'wrong account')).to.deep.equal({ ok: true });
     await h.graphSettled();
@@ -43,14 +55,26 @@ describe('doorman feedback and graph explain/recluster', function () {
     expect(after[0]!.retracted_at).to.be.a('string');
     expect((await json('graph', 'explain', blocked.body.id, ...scope)).marks).to.deep.equal([]);
     // A retracted report reposted is recorded again, not a duplicate.
-    const reposted = await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
+    const reposted = await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
     expect(reposted.body).to.deep.equal({ ok: true });
-    const again = await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
+    const again = await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: 'cli_1' }, outcome: 'confirmed_abuse' });
     expect(again.body).to.deep.equal({ ok: true, duplicate: true });
     await h.graphSettled();
     expect((await h.verdict({ event_type: 'login', external_user_id: 'cli_2' })).body.verdict).to.equal('block');
 
-    expect(await json('graph', 'recluster', ...scope)).to.deep.equal({ ok: true, clusters_before: 1, clusters_after: 1, split: 0, merged: 0 });
+    expect(await json('graph', 'recluster', ...scope)).to.deep.equal({
+      ok: true,
+      clusters_before: 1,
+      clusters_after: 1,
+      split: 0,
+      merged: 0,
+    });
 
     const missing = await doorman(['--json', 'feedback', 'retract', 'fbk_nope', ...scope, '--note', 'x']);
     expect(missing.code).to.not.equal(0);

@@ -31,13 +31,27 @@ describe('graph writer', function () {
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const at = Date.now();
     const link = (eventId: string, eventType: string, account: string | undefined, card?: string) => ({
-      seq: '0', kind: 'link' as const,
+      seq: '0',
+      kind: 'link' as const,
       payload: graphLinkOf(scope, { eventId, eventType, at, account, identity: { phone: '+1555303' }, card }, 25)!,
     });
     const rows: OutboxRow[] = [
       link('evt_a', 'trial_start', 'acct_a'),
       link('evt_b', 'checkout_attempt', undefined, 'card_x'),
-      { seq: '0', kind: 'mark', payload: { tenantId: scope.tenantId, mode: 'test', key: 'feedback:x', at, anchorKind: 'account', anchorValue: 'acct_a', outcome: 'chargeback', codes: [] } },
+      {
+        seq: '0',
+        kind: 'mark',
+        payload: {
+          tenantId: scope.tenantId,
+          mode: 'test',
+          key: 'feedback:x',
+          at,
+          anchorKind: 'account',
+          anchorValue: 'acct_a',
+          outcome: 'chargeback',
+          codes: [],
+        },
+      },
     ];
     const facts = async () => {
       const { records } = await deps.graph.executeQuery(
@@ -55,7 +69,7 @@ describe('graph writer', function () {
     expect(await facts()).to.deep.equal(once);
   });
 
-  it('applies a scope delete in its lane\'s order, through the outbox: what came before goes, what came after stays', async () => {
+  it("applies a scope delete in its lane's order, through the outbox: what came before goes, what came after stays", async () => {
     const tenant = await aTenant(deps);
     const other = await aTenant(deps);
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
@@ -72,10 +86,14 @@ describe('graph writer', function () {
     await graphSettled(deps, tenant.tenantId);
     await graphSettled(deps, other.tenantId);
     const events = async (t: string) =>
-      (await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test"}) RETURN e.id AS id ORDER BY id', { t })).records.map((r) => r.get('id'));
+      (await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test"}) RETURN e.id AS id ORDER BY id', { t })).records.map(
+        (r) => r.get('id'),
+      );
     expect(await events(tenant.tenantId)).to.deep.equal(['evt_after']);
     expect(await events(other.tenantId), 'another scope is untouched').to.deep.equal(['evt_other']);
-    const { records } = await deps.graph.executeQuery('MATCH (a:Account {tenantId: $t, mode: "test"}) RETURN a.externalId AS id', { t: tenant.tenantId });
+    const { records } = await deps.graph.executeQuery('MATCH (a:Account {tenantId: $t, mode: "test"}) RETURN a.externalId AS id', {
+      t: tenant.tenantId,
+    });
     expect(records.map((r) => r.get('id'))).to.deep.equal(['after']);
   });
 
@@ -84,13 +102,17 @@ describe('graph writer', function () {
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const good = graphLinkOf(scope, { eventId: 'evt_good', eventType: 'signup', at: Date.now(), account: 'after_bad' }, 25)!;
     // An identifier without a value cannot be merged: Neo4j refuses the statement.
-    await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: { ...good, eventId: 'evt_bad', ids: [{ kind: 'phone', value: null as unknown as string }] } }]);
+    await insertGraphOps(deps.db, scope, [
+      { kind: 'link', payload: { ...good, eventId: 'evt_bad', ids: [{ kind: 'phone', value: null as unknown as string }] } },
+    ]);
     await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: good }]);
     await graphSettled(deps, tenant.tenantId);
     const { rows } = await deps.db.query('SELECT event_id, error FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);
     expect(rows.map((r) => r.event_id)).to.deep.equal(['evt_bad']);
     expect(rows[0].error).to.match(/null/i);
-    const { records } = await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: "evt_good"}) RETURN count(e) AS n', { t: tenant.tenantId });
+    const { records } = await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: "evt_good"}) RETURN count(e) AS n', {
+      t: tenant.tenantId,
+    });
     expect(records[0]?.get('n')).to.equal(1);
   });
 
@@ -107,13 +129,21 @@ describe('graph writer', function () {
       expect(healthy.ownedLanes().size).to.equal(0);
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
-      await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: graphLinkOf(scope, { eventId: 'evt_while_broken', eventType: 'signup', at: Date.now(), account: 'x' }, 25)! }]);
+      await insertGraphOps(deps.db, scope, [
+        {
+          kind: 'link',
+          payload: graphLinkOf(scope, { eventId: 'evt_while_broken', eventType: 'signup', at: Date.now(), account: 'x' }, 25)!,
+        },
+      ]);
       await graphSettled(deps, tenant.tenantId);
       // The row is gone once its delete commits; the writer counts it a moment later.
       await until('the healthy writer to count what it applied', async () => (healthy.stats().applied >= 1 ? true : undefined), 5000);
       expect(brokenWriter.stats().applied).to.equal(0);
       expect(healthy.ownedLanes().size).to.be.at.least(1);
-      const { records } = await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: "evt_while_broken"}) RETURN count(e) AS n', { t: tenant.tenantId });
+      const { records } = await deps.graph.executeQuery(
+        'MATCH (e:Event {tenantId: $t, mode: "test", id: "evt_while_broken"}) RETURN count(e) AS n',
+        { t: tenant.tenantId },
+      );
       expect(records[0]?.get('n')).to.equal(1);
     } finally {
       await brokenWriter.stop();
@@ -132,10 +162,16 @@ describe('graph writer', function () {
     }
   }
 
-  const linkRow = (scope: { tenantId: string; mode: 'test' }, eventId: string, account: string) =>
-    ({ kind: 'link' as const, payload: graphLinkOf(scope, { eventId, eventType: 'signup', at: Date.now(), account }, 25)! });
+  const linkRow = (scope: { tenantId: string; mode: 'test' }, eventId: string, account: string) => ({
+    kind: 'link' as const,
+    payload: graphLinkOf(scope, { eventId, eventType: 'signup', at: Date.now(), account }, 25)!,
+  });
   const eventCount = async (tenantId: string, id: string) =>
-    Number((await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: $id}) RETURN count(e) AS n', { t: tenantId, id })).records[0]?.get('n'));
+    Number(
+      (
+        await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: "test", id: $id}) RETURN count(e) AS n', { t: tenantId, id })
+      ).records[0]?.get('n'),
+    );
 
   it('takes a lane once however often acquiring overlaps, so a released lane goes to another writer', async () => {
     await withoutProcessWriter(async () => {
@@ -178,10 +214,16 @@ describe('graph writer', function () {
     const row = (id: string) => ({ seq: '0', ...linkRow(scope, id, `fenced_${id}`) });
     await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_10')], 10_000, { lane, epoch: 10, key });
     let refused: unknown;
-    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_9')], 10_000, { lane, epoch: 9, key }).catch((err) => { refused = err; });
+    await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_9')], 10_000, { lane, epoch: 9, key }).catch((err) => {
+      refused = err;
+    });
     expect(refused).to.be.instanceOf(StaleLaneError);
     await applyGraphOps(deps.graph, deps.cypher, [row('evt_epoch_11')], 10_000, { lane, epoch: 11, key });
-    expect([await eventCount(tenant.tenantId, 'evt_epoch_10'), await eventCount(tenant.tenantId, 'evt_epoch_9'), await eventCount(tenant.tenantId, 'evt_epoch_11')]).to.deep.equal([1, 0, 1]);
+    expect([
+      await eventCount(tenant.tenantId, 'evt_epoch_10'),
+      await eventCount(tenant.tenantId, 'evt_epoch_9'),
+      await eventCount(tenant.tenantId, 'evt_epoch_11'),
+    ]).to.deep.equal([1, 0, 1]);
     await deps.graph.executeQuery('MATCH (f:LaneFence {key: $key}) DELETE f', { key });
   });
 
@@ -195,16 +237,31 @@ describe('graph writer', function () {
     await applyGraphOps(deps.graph, deps.cypher, [row('evt_theirs')], 10_000, { lane, epoch: 1_000_000, key: theirs });
     await applyGraphOps(deps.graph, deps.cypher, [row('evt_ours_5')], 10_000, { lane, epoch: 5, key: ours });
     // And its own older epoch is still refused by its own fence.
-    const refused = await applyGraphOps(deps.graph, deps.cypher, [row('evt_ours_4')], 10_000, { lane, epoch: 4, key: ours }).then(() => undefined, (err: unknown) => err);
+    const refused = await applyGraphOps(deps.graph, deps.cypher, [row('evt_ours_4')], 10_000, { lane, epoch: 4, key: ours }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(refused).to.be.instanceOf(StaleLaneError);
-    expect([await eventCount(tenant.tenantId, 'evt_theirs'), await eventCount(tenant.tenantId, 'evt_ours_5'), await eventCount(tenant.tenantId, 'evt_ours_4')]).to.deep.equal([1, 1, 0]);
-    const { records } = await deps.graph.executeQuery('MATCH (f:LaneFence) WHERE f.key IN [$ours, $theirs] RETURN f.key AS key, f.epoch AS epoch ORDER BY f.epoch', { ours, theirs });
-    expect(records.map((r) => [r.get('key'), Number(r.get('epoch'))])).to.deep.equal([[ours, 5], [theirs, 1_000_000]]);
+    expect([
+      await eventCount(tenant.tenantId, 'evt_theirs'),
+      await eventCount(tenant.tenantId, 'evt_ours_5'),
+      await eventCount(tenant.tenantId, 'evt_ours_4'),
+    ]).to.deep.equal([1, 1, 0]);
+    const { records } = await deps.graph.executeQuery(
+      'MATCH (f:LaneFence) WHERE f.key IN [$ours, $theirs] RETURN f.key AS key, f.epoch AS epoch ORDER BY f.epoch',
+      { ours, theirs },
+    );
+    expect(records.map((r) => [r.get('key'), Number(r.get('epoch'))])).to.deep.equal([
+      [ours, 5],
+      [theirs, 1_000_000],
+    ]);
     await deps.graph.executeQuery('MATCH (f:LaneFence) WHERE f.key IN [$ours, $theirs] DELETE f', { ours, theirs });
   });
 
   it('gives each lane of this database a fence key of its own', async () => {
-    const { rows } = await deps.db.query<{ n: number; keys: number }>('SELECT count(*)::int AS n, count(DISTINCT fence_key)::int AS keys FROM graph_lane_epochs');
+    const { rows } = await deps.db.query<{ n: number; keys: number }>(
+      'SELECT count(*)::int AS n, count(DISTINCT fence_key)::int AS keys FROM graph_lane_epochs',
+    );
     expect(rows[0]).to.deep.equal({ n: 16, keys: 16 });
   });
 
@@ -213,11 +270,18 @@ describe('graph writer', function () {
       const tenant = await aTenant(deps);
       const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
       await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_after_restore', 'restored')]);
-      const { rows: [row] } = await deps.db.query<{ lane: number; epoch: string; fence_key: string }>(
-        'SELECT o.lane, e.epoch, e.fence_key FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1', [tenant.tenantId]);
+      const {
+        rows: [row],
+      } = await deps.db.query<{ lane: number; epoch: string; fence_key: string }>(
+        'SELECT o.lane, e.epoch, e.fence_key FROM graph_outbox o JOIN graph_lane_epochs e USING (lane) WHERE o.tenant_id = $1',
+        [tenant.tenantId],
+      );
       // The graph saw epochs far beyond what this Postgres now holds.
       const fence = Number(row!.epoch) + 1000;
-      await deps.graph.executeQuery("MERGE (f:LaneFence {key: $key}) SET f.epoch = $fence, f.lane = $lane, f.tenantId = '', f.mode = 'internal'", { key: row!.fence_key, lane: neo4j.int(row!.lane), fence: neo4j.int(fence) });
+      await deps.graph.executeQuery(
+        "MERGE (f:LaneFence {key: $key}) SET f.epoch = $fence, f.lane = $lane, f.tenantId = '', f.mode = 'internal'",
+        { key: row!.fence_key, lane: neo4j.int(row!.lane), fence: neo4j.int(fence) },
+      );
       const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
       const started = Date.now();
       try {
@@ -253,7 +317,7 @@ describe('graph writer', function () {
     });
   });
 
-  it('raises a lane\'s epoch each time it is taken', async () => {
+  it("raises a lane's epoch each time it is taken", async () => {
     await withoutProcessWriter(async () => {
       const before = await deps.db.query<{ lane: number; epoch: string }>('SELECT lane, epoch FROM graph_lane_epochs ORDER BY lane');
       const writer = createGraphWriter(deps, { acquireEveryMs: 100, idlePollMs: 50 });
@@ -271,9 +335,15 @@ describe('graph writer', function () {
       const through = new URL(direct.href);
       through.hostname = '127.0.0.1';
       through.port = String(proxy.port);
-      const stalled = createGraphWriter({ ...deps, config: { databaseUrl: through.href } }, {
-        acquireEveryMs: 200, idlePollMs: 50, sessionQueryTimeoutMs: 1000, sessionIdleTimeoutMs: 2000,
-      });
+      const stalled = createGraphWriter(
+        { ...deps, config: { databaseUrl: through.href } },
+        {
+          acquireEveryMs: 200,
+          idlePollMs: 50,
+          sessionQueryTimeoutMs: 1000,
+          sessionIdleTimeoutMs: 2000,
+        },
+      );
       const healthy = createGraphWriter(deps, { acquireEveryMs: 200, idlePollMs: 50 });
       try {
         await stalled.start();
@@ -305,7 +375,10 @@ describe('graph writer', function () {
       await insertGraphOps(deps.db, scope, [linkRow(scope, 'evt_before_poison', 'before')]);
       // The poison row's account stays locked by another Neo4j transaction throughout, so that row
       // cannot be applied within the writer's 300 ms, however often it is tried.
-      await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "poison", firstSeenAt: 0, history: false})', { t: tenant.tenantId });
+      await deps.graph.executeQuery(
+        'CREATE (:Account {tenantId: $t, mode: "test", externalId: "poison", firstSeenAt: 0, history: false})',
+        { t: tenant.tenantId },
+      );
       const holder = deps.graph.session();
       const held = await holder.beginTransaction();
       await held.run('MATCH (a:Account {tenantId: $t, mode: "test", externalId: "poison"}) SET a.heldBy = "test"', { t: tenant.tenantId });

@@ -60,7 +60,10 @@ describe('lane ownership', function () {
   };
   // What each ownership believes it owns is what its session holds, and no lane is held twice.
   async function expectApart(a: LaneOwnership, b: LaneOwnership) {
-    expect([...a.lanes()].filter((l) => b.owns(l)), 'lanes both believe they own').to.deep.equal([]);
+    expect(
+      [...a.lanes()].filter((l) => b.owns(l)),
+      'lanes both believe they own',
+    ).to.deep.equal([]);
     const [locks, pa, pb] = [await holders(), await pidOf(a), await pidOf(b)];
     for (const [lane, pids] of locks) expect(pids, `holders of lane ${lane}`).to.have.length(1);
     for (const lane of a.lanes()) expect(locks.get(lane), `lane ${lane} of the first`).to.deep.equal([pa]);
@@ -74,7 +77,10 @@ describe('lane ownership', function () {
     await Promise.all([a.acquire(), b.acquire()]);
     expect(a.lanes().size + b.lanes().size).to.equal(16);
     await expectApart(a, b);
-    expect([...taken].sort((x, y) => x - y), 'each lane taken reported once').to.deep.equal(Array.from({ length: 16 }, (_, l) => l));
+    expect(
+      [...taken].sort((x, y) => x - y),
+      'each lane taken reported once',
+    ).to.deep.equal(Array.from({ length: 16 }, (_, l) => l));
     // Each lets half of its lanes go, then both race for them, over and over.
     for (let round = 0; round < 6; round++) {
       for (const o of [a, b]) {
@@ -84,10 +90,14 @@ describe('lane ownership', function () {
       await expectApart(a, b);
     }
     // Once both have run past every backoff, the lanes are all held again, each once.
-    await until('every lane held again', async () => {
-      await Promise.all([a.acquire(), b.acquire()]);
-      return a.lanes().size + b.lanes().size === 16 ? true : undefined;
-    }, 20_000);
+    await until(
+      'every lane held again',
+      async () => {
+        await Promise.all([a.acquire(), b.acquire()]);
+        return a.lanes().size + b.lanes().size === 16 ? true : undefined;
+      },
+      20_000,
+    );
     await expectApart(a, b);
   });
 
@@ -134,10 +144,14 @@ describe('lane ownership', function () {
       retryIns.push(logged.filter((l) => l.msg === 'graph writer could not apply a batch; lane released').at(-1)?.retry_in_ms);
       await a.acquire();
       expect(a.owns(5), 'taken back at once').to.equal(false);
-      await until('lane 5 taken back', async () => {
-        await a.acquire();
-        return a.owns(5) ? true : undefined;
-      }, 5000);
+      await until(
+        'lane 5 taken back',
+        async () => {
+          await a.acquire();
+          return a.owns(5) ? true : undefined;
+        },
+        5000,
+      );
       expect(Date.now() - released).to.be.at.least(expected);
     }
     expect(retryIns).to.deep.equal([250, 500, 1000]);
@@ -152,7 +166,9 @@ describe('lane ownership', function () {
     const a = anOwnership();
     await a.acquire();
     const epoch = a.epochOf(3)!;
-    const { rows: [row] } = await deps.db.query<{ fence_key: string }>('SELECT fence_key FROM graph_lane_epochs WHERE lane = 3');
+    const {
+      rows: [row],
+    } = await deps.db.query<{ fence_key: string }>('SELECT fence_key FROM graph_lane_epochs WHERE lane = 3');
     expect(a.fenceOf(3, epoch)).to.deep.equal({ lane: 3, epoch, key: row!.fence_key });
     expect(await a.passFence(a.session()!, 3, epoch, epoch + 100)).to.equal(true);
     expect(a.epochOf(3)).to.equal(epoch + 101);

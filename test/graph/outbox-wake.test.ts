@@ -8,7 +8,7 @@ import { createGraphOutbox, OUTBOX_CHANNEL } from '../../src/graph/graph-outbox.
 import { until } from '../support/processes.js';
 import { testDeps } from '../support/test-deps.js';
 
-describe('the graph outbox\'s wake-ups', () => {
+describe("the graph outbox's wake-ups", () => {
   it('sends a handful of NOTIFYs for a burst of commits, naming their lanes; a commit of unknown lane wakes all', async () => {
     const deps = testDeps();
     const listener = new pg.Client({ connectionString: deps.config.databaseUrl });
@@ -22,10 +22,14 @@ describe('the graph outbox\'s wake-ups', () => {
       const outbox = createGraphOutbox(deps.db);
       // 200 commits of lanes 3 and 7 in one burst, as a busy server's verdicts would.
       for (let i = 0; i < 200; i++) outbox.written(deps.db, i % 2 ? 3 : 7);
-      const lanes = await until('lanes 3 and 7 named', async () => {
-        const named = new Set(payloads.flatMap((p) => p.split(',')));
-        return named.has('3') && named.has('7') ? named : undefined;
-      }, 5_000);
+      const lanes = await until(
+        'lanes 3 and 7 named',
+        async () => {
+          const named = new Set(payloads.flatMap((p) => p.split(',')));
+          return named.has('3') && named.has('7') ? named : undefined;
+        },
+        5_000,
+      );
       expect([...lanes].sort()).to.deep.equal(['3', '7']);
       expect(payloads.length).to.be.within(1, 3);
       payloads.length = 0;

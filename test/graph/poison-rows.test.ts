@@ -30,19 +30,26 @@ describe('poison rows', function () {
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const payload = graphLinkOf(scope, { eventId: 'evt_held', eventType: 'signup', at: Date.now(), account: 'held' }, 25)!;
     const row = { seq: '0', kind: 'link' as const, payload };
-    await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "held", firstSeenAt: 0, history: false})',
-      { t: scope.tenantId });
+    await deps.graph.executeQuery('CREATE (:Account {tenantId: $t, mode: "test", externalId: "held", firstSeenAt: 0, history: false})', {
+      t: scope.tenantId,
+    });
     const holder = deps.graph.session();
     const held = await holder.beginTransaction();
     try {
       await held.run('MATCH (a:Account {tenantId: $t, mode: "test", externalId: "held"}) SET a.heldBy = "test"', { t: scope.tenantId });
-      failure = await applyGraphOps(deps.graph, deps.cypher, [row], 300).then(() => undefined, (err: unknown) => err);
+      failure = await applyGraphOps(deps.graph, deps.cypher, [row], 300).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     } finally {
       await held.rollback();
       await holder.close();
     }
     const unreachable = testDeps({ NEO4J_URI: `bolt://127.0.0.1:${await freePort()}` });
-    outage = await applyGraphOps(unreachable.graph, unreachable.cypher, [row], 1000).then(() => undefined, (err: unknown) => err);
+    outage = await applyGraphOps(unreachable.graph, unreachable.cypher, [row], 1000).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(failure, 'a failure').to.be.instanceOf(Error);
     expect(isOutage(failure), 'the held row is no outage').to.equal(false);
     expect(isOutage(outage), 'an unreachable Neo4j is an outage').to.equal(true);
@@ -61,12 +68,18 @@ describe('poison rows', function () {
     const scope = { tenantId: tenant.tenantId, mode: 'test' as const };
     const link = graphLinkOf(scope, { eventId: 'evt_poison', eventType: 'signup', at: Date.now(), account: 'poison' }, 25)!;
     await insertGraphOps(deps.db, scope, [{ kind: 'link', payload: link }]);
-    const { rows: [r] } = await deps.db.query<{ seq: string; lane: number }>(
-      'SELECT seq, lane FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);
+    const {
+      rows: [r],
+    } = await deps.db.query<{ seq: string; lane: number }>('SELECT seq, lane FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);
     return { seq: r!.seq, lane: r!.lane, kind: 'link', payload: link };
   }
-  const stateOf = async (row: OutboxRow) => (await deps.db.query<{ failed: boolean; error: string | null }>(
-    'SELECT failed_at IS NOT NULL AS failed, error FROM graph_outbox WHERE seq = $1', [row.seq])).rows[0];
+  const stateOf = async (row: OutboxRow) =>
+    (
+      await deps.db.query<{ failed: boolean; error: string | null }>(
+        'SELECT failed_at IS NOT NULL AS failed, error FROM graph_outbox WHERE seq = $1',
+        [row.seq],
+      )
+    ).rows[0];
   const silent = pino({ level: 'silent' });
 
   it(`sets a row failing alone aside on its ${POISON_FAILURES}th failure in a row, and not before`, async () => {

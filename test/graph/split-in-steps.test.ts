@@ -41,15 +41,17 @@ function watched(graph: Driver, cypher: CypherCatalog, failAt?: number): { graph
               if (at + 1 === failAt) return Promise.reject(new Error('the writer stopped here (test)'));
               return (s as Session).executeWrite((tx) => {
                 moved[at] = 0;
-                return work(new Proxy(tx, {
-                  get(t, q) {
-                    if (q !== 'run') return bound(t, q);
-                    return (text: string, params?: { parts?: { nodes: string[] }[] }) => {
-                      if (text === assign) moved[at]! += (params?.parts ?? []).reduce((n, part) => n + part.nodes.length, 0);
-                      return t.run(text, params);
-                    };
-                  },
-                }));
+                return work(
+                  new Proxy(tx, {
+                    get(t, q) {
+                      if (q !== 'run') return bound(t, q);
+                      return (text: string, params?: { parts?: { nodes: string[] }[] }) => {
+                        if (text === assign) moved[at]! += (params?.parts ?? []).reduce((n, part) => n + part.nodes.length, 0);
+                        return t.run(text, params);
+                      };
+                    },
+                  }),
+                );
               }, config);
             };
           },
@@ -68,8 +70,15 @@ describe('large hub splits in steps', function () {
   const linkRow = (scope: Scope, account: string, hub: number): OutboxRow => {
     seq += 1;
     const payload: GraphLink = {
-      ...scope, eventId: `evt_${scope.tenantId}_${account}`, eventType: 'signup', at: Date.now(), account,
-      ids: [{ kind: 'wifi', value: WIFI, links: true, hub, expiryMs: null }], card: null, cardCountry: null, hubThreshold: 25,
+      ...scope,
+      eventId: `evt_${scope.tenantId}_${account}`,
+      eventType: 'signup',
+      at: Date.now(),
+      account,
+      ids: [{ kind: 'wifi', value: WIFI, links: true, hub, expiryMs: null }],
+      card: null,
+      cardCountry: null,
+      hubThreshold: 25,
     };
     return { seq: String(seq), kind: 'link', payload };
   };
@@ -82,10 +91,26 @@ describe('large hub splits in steps', function () {
       await applyGraphOps(deps.graph, deps.cypher, rows, 60_000);
     }
     seq += 1;
-    await applyGraphOps(deps.graph, deps.cypher, [{
-      seq: String(seq), kind: 'mark',
-      payload: { ...scope, key: 'feedback:external_user_id:acct_0:confirmed_abuse', at: Date.now(), anchorKind: 'account', anchorValue: 'acct_0', outcome: 'confirmed_abuse', codes: [] },
-    }], 60_000);
+    await applyGraphOps(
+      deps.graph,
+      deps.cypher,
+      [
+        {
+          seq: String(seq),
+          kind: 'mark',
+          payload: {
+            ...scope,
+            key: 'feedback:external_user_id:acct_0:confirmed_abuse',
+            at: Date.now(),
+            anchorKind: 'account',
+            anchorValue: 'acct_0',
+            outcome: 'confirmed_abuse',
+            codes: [],
+          },
+        },
+      ],
+      60_000,
+    );
     return scope;
   };
 
@@ -93,7 +118,9 @@ describe('large hub splits in steps', function () {
     const { records } = await deps.graph.executeQuery(
       `MATCH (c:Cluster {tenantId: $tenantId, mode: $mode})
        RETURN count(c) AS clusters, max(c.accounts) AS largest, count(CASE WHEN c:Splitting THEN 1 END) AS splitting,
-              [x IN collect(CASE WHEN c.confirmedAbuse THEN c END) | [(a:Account)-[:IN]->(x) | a.externalId]] AS abusive`, scope);
+              [x IN collect(CASE WHEN c.confirmedAbuse THEN c END) | [(a:Account)-[:IN]->(x) | a.externalId]] AS abusive`,
+      scope,
+    );
     return records[0]!.toObject() as { clusters: number; largest: number; splitting: number; abusive: string[][] };
   };
 
@@ -110,7 +137,10 @@ describe('large hub splits in steps', function () {
     await applyGraphOps(w.graph, deps.cypher, [linkRow(scope, 'acct_trigger', MEMBERS)], 30_000);
     expect(Math.max(...w.moved), 'members moved by one transaction').to.be.at.most(SPLIT_STEP);
     // All but the one that keeps the cluster's id (the trigger's account starts a cluster of its own).
-    expect(w.moved.reduce((a, b) => a + b, 0), 'members moved in all').to.equal(MEMBERS - 1);
+    expect(
+      w.moved.reduce((a, b) => a + b, 0),
+      'members moved in all',
+    ).to.equal(MEMBERS - 1);
     await splitCompletely(scope);
   });
 
@@ -129,9 +159,16 @@ describe('large hub splits in steps', function () {
     // An account still in the cluster being split reads its facts as they were: every account,
     // and the mark.
     const { records } = await deps.graph.executeQuery(
-      'MATCH (a:Account {tenantId: $tenantId, mode: $mode})-[:IN]->(:Splitting) WHERE a.externalId <> \'acct_0\' RETURN a.externalId AS id LIMIT 1', scope);
+      "MATCH (a:Account {tenantId: $tenantId, mode: $mode})-[:IN]->(:Splitting) WHERE a.externalId <> 'acct_0' RETURN a.externalId AS id LIMIT 1",
+      scope,
+    );
     const waiting = records[0]!.get('id') as string;
-    const facts = await readClusterFacts(deps.graph, deps.cypher, { ...linkRow(scope, waiting, 25).payload as GraphLink, ids: [] }, 10_000);
+    const facts = await readClusterFacts(
+      deps.graph,
+      deps.cypher,
+      { ...(linkRow(scope, waiting, 25).payload as GraphLink), ids: [] },
+      10_000,
+    );
     expect(facts.accounts).to.equal(MEMBERS);
     expect(facts.confirmedAbuse).to.equal(true);
     // The writer's sweep finds the scope and finishes the split.

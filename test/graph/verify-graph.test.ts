@@ -29,7 +29,9 @@ const actor = (scope: Scope) => ({ ...scope, analystId: null, analystEmail: 'ver
 async function confirmedClusters(h: Harness): Promise<string[][]> {
   const { records } = await h.deps.graph.executeQuery(
     `MATCH (a:Account {tenantId: $t, mode: 'test'})-[:IN]->(c:Cluster) WHERE c.confirmedAbuse
-     WITH c, a.externalId AS x ORDER BY x WITH c, collect(x) AS accounts RETURN accounts`, { t: h.tenant.tenantId });
+     WITH c, a.externalId AS x ORDER BY x WITH c, collect(x) AS accounts RETURN accounts`,
+    { t: h.tenant.tenantId },
+  );
   return records.map((r) => r.get('accounts') as string[]).sort();
 }
 
@@ -41,10 +43,22 @@ async function someTraffic(h: Harness): Promise<Scope> {
   await h.verdict(aSignup({ external_user_id: 'bob', identity: { phone: '+15557100001', wallet: 'w-bob' } }));
   await h.verdict(aSignup({ external_user_id: 'cat', identity: { wallet: 'w-cat' } }));
   const anonymous = await h.verdict(aSignup({ identity: { wallet: 'w-cat', phone: '+15557100009' } }));
-  await request(h.app).patch(`/v1/events/${anonymous.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'dan' }).expect(200);
+  await request(h.app)
+    .patch(`/v1/events/${anonymous.body.id}`)
+    .set(bearer(h.tenant.keys.sk_test))
+    .send({ external_user_id: 'dan' })
+    .expect(200);
   await h.verdict(aSignup({ identity: { wallet: 'w-eve', phone: '+15557100010' } }));
-  await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'cat' }, outcome: 'chargeback' }).expect(200);
-  await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'email', value: 'ann@shop-mail.com' }, outcome: 'confirmed_abuse' }).expect(200);
+  await request(h.app)
+    .post('/v1/feedback')
+    .set(bearer(h.tenant.keys.sk_test))
+    .send({ subject: { kind: 'external_user_id', value: 'cat' }, outcome: 'chargeback' })
+    .expect(200);
+  await request(h.app)
+    .post('/v1/feedback')
+    .set(bearer(h.tenant.keys.sk_test))
+    .send({ subject: { kind: 'email', value: 'ann@shop-mail.com' }, outcome: 'confirmed_abuse' })
+    .expect(200);
   await h.graphSettled();
   return scope;
 }
@@ -66,10 +80,22 @@ describe('doorman graph verify', function () {
 
     // Drift, written behind the writer's back.
     const t = { t: scope.tenantId };
-    await h.deps.graph.executeQuery(`MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'bob'})-[k:LINKED]->(:Identifier {kind: 'wallet', value: 'w-bob'}) DELETE k`, t);
-    await h.deps.graph.executeQuery(`MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'cat'})-[:IN]->(c:Cluster) SET c.confirmedAbuse = true`, t);
-    await h.deps.graph.executeQuery(`CREATE (:Feedback {tenantId: $t, mode: 'test', key: 'feedback:external_user_id:cat:confirmed_abuse', outcome: 'confirmed_abuse', at: 0, codes: []})`, t);
-    await h.deps.graph.executeQuery(`CREATE (:Account {tenantId: $t, mode: 'test', externalId: 'ghost', firstSeenAt: 0, history: false})`, t);
+    await h.deps.graph.executeQuery(
+      `MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'bob'})-[k:LINKED]->(:Identifier {kind: 'wallet', value: 'w-bob'}) DELETE k`,
+      t,
+    );
+    await h.deps.graph.executeQuery(
+      `MATCH (:Account {tenantId: $t, mode: 'test', externalId: 'cat'})-[:IN]->(c:Cluster) SET c.confirmedAbuse = true`,
+      t,
+    );
+    await h.deps.graph.executeQuery(
+      `CREATE (:Feedback {tenantId: $t, mode: 'test', key: 'feedback:external_user_id:cat:confirmed_abuse', outcome: 'confirmed_abuse', at: 0, codes: []})`,
+      t,
+    );
+    await h.deps.graph.executeQuery(
+      `CREATE (:Account {tenantId: $t, mode: 'test', externalId: 'ghost', firstSeenAt: 0, history: false})`,
+      t,
+    );
     const drifted = await verifyGraph(h.deps, scope);
     expect(drifted.ok).to.equal(false);
     expect(types(drifted)).to.include.members(['missing_link LINKED', 'wrong_facts cluster', 'stale_mark mark', 'extra_node account']);
@@ -84,7 +110,9 @@ describe('doorman graph verify', function () {
     const out = JSON.parse(repaired.stdout);
     expect(out).to.deep.include({ ok: true, differences: [] });
     expect(out.repaired.differences).to.be.at.least(4);
-    const { rows } = await h.deps.db.query(`SELECT action, detail FROM console_audit WHERE tenant_id = $1 AND action = 'graph.repair'`, [scope.tenantId]);
+    const { rows } = await h.deps.db.query(`SELECT action, detail FROM console_audit WHERE tenant_id = $1 AND action = 'graph.repair'`, [
+      scope.tenantId,
+    ]);
     expect(rows).to.have.length(1);
     expect((await verifyGraph(h.deps, scope)).ok).to.equal(true);
   });
@@ -96,14 +124,23 @@ describe('doorman graph verify', function () {
     await h.verdict(aSignup({ external_user_id: 'hal', identity: { phone: '+15557200001' } }));
     const tor = await h.verdict(aSignup({ external_user_id: 'ida', ip: IPS.tor, identity: { wallet: 'w-ida' } }));
     expect(tor.body.verdict).to.equal('review');
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value: 'gus' }, outcome: 'confirmed_abuse' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: 'gus' }, outcome: 'confirmed_abuse' })
+      .expect(200);
     await resolveReview(h.deps, scope, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'analyst@example.com' });
     await h.graphSettled();
     expect(await confirmedClusters(h)).to.deep.equal([['gus', 'hal'], ['ida']]);
 
     const [fb] = await listFeedback(h.deps.db, scope, { externalUserId: 'gus' });
     await retractFeedback(h.deps, scope, { feedbackId: fb!.feedback_id, note: 'wrong account', actor: actor(scope) });
-    await undoReviewMarks(h.deps, scope, { eventId: tor.body.id, note: 'mistaken denial', actor: { ...actor(scope), analystEmail: 'analyst@example.com' }, role: 'admin' });
+    await undoReviewMarks(h.deps, scope, {
+      eventId: tor.body.id,
+      note: 'mistaken denial',
+      actor: { ...actor(scope), analystEmail: 'analyst@example.com' },
+      role: 'admin',
+    });
     await h.graphSettled();
     expect(await confirmedClusters(h)).to.deep.equal([]);
     expect((await verifyGraph(h.deps, scope)).ok).to.equal(true);
@@ -118,7 +155,9 @@ describe('doorman graph verify', function () {
   it('a PATCH links under the link policy in force, as the verdict does (drift 5)', async () => {
     const h = await verdictHarness();
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
-    const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { wifi: { links: false }, phone: { hub_threshold: 4 } } } }) });
+    const version = await publishPolicy(h.deps, scope, {
+      document: aDocument({}, { graph: { kinds: { wifi: { links: false }, phone: { hub_threshold: 4 } } } }),
+    });
     await until('the published policy in force', async () => {
       await h.deps.policies.refresh(scope);
       return h.deps.policies.forScope(scope).version === version ? true : undefined;
@@ -127,7 +166,16 @@ describe('doorman graph verify', function () {
     // The link PATCH queues, seen on its way into the real outbox.
     let queued: GraphLink | undefined;
     const outbox = h.deps.graphOutbox;
-    const deps: Deps = { ...h.deps, graphOutbox: { ...outbox, accountLink: (db, s, link) => { queued = link; return outbox.accountLink(db, s, link); } } };
+    const deps: Deps = {
+      ...h.deps,
+      graphOutbox: {
+        ...outbox,
+        accountLink: (db, s, link) => {
+          queued = link;
+          return outbox.accountLink(db, s, link);
+        },
+      },
+    };
     await attachUser(deps, scope, { eventId: anonymous.body.id, externalUserId: 'jay' });
     const ids = Object.fromEntries(queued!.ids.map((i) => [i.kind, i]));
     expect(ids.wifi).to.include({ links: false });
@@ -143,11 +191,19 @@ describe('doorman graph verify', function () {
     try {
       // Waiting, uncommitted: out of every writer's reach.
       await client.query('BEGIN');
-      const waiting = graphLinkOf(scope, { eventId: 'evt_key_1', eventType: 'signup', at: Date.now(), account: 'bob', identity: { 'a:b': 'c' } }, 25)!;
+      const waiting = graphLinkOf(
+        scope,
+        { eventId: 'evt_key_1', eventType: 'signup', at: Date.now(), account: 'bob', identity: { 'a:b': 'c' } },
+        25,
+      )!;
       await insertGraphOps(client, scope, [{ kind: 'link', payload: waiting }]);
       // Another event whose identity map says `account: bob` and `a: b:c`: neither is bob's account
       // nor bob's `a:b` identifier.
-      const other = graphLinkOf(scope, { eventId: 'evt_key_2', eventType: 'signup', at: Date.now(), identity: { account: 'bob', a: 'b:c' } }, 25)!;
+      const other = graphLinkOf(
+        scope,
+        { eventId: 'evt_key_2', eventType: 'signup', at: Date.now(), identity: { account: 'bob', a: 'b:c' } },
+        25,
+      )!;
       expect(await pendingLinksJoining(client, scope, linkKeys(other))).to.deep.equal([]);
       // The same account does join, with the keys the outbox stored.
       const same = graphLinkOf(scope, { eventId: 'evt_key_3', eventType: 'login', at: Date.now(), account: 'bob' }, 25)!;
@@ -170,7 +226,11 @@ describe('doorman graph verify', function () {
       });
       const email = 'shared.k2@shop-mail.com';
       const first = await h.verdict({ event_type: 'signup', email, ip: IPS.clean });
-      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' }).expect(200);
+      await request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' })
+        .expect(200);
       await h.verdict({ event_type: 'signup', email, ip: IPS.clean, identity: { wallet: 'w-k2' } });
       await h.graphSettled();
       // The third anonymous use makes the email a hub: the wallet's cluster no longer holds the
@@ -183,11 +243,17 @@ describe('doorman graph verify', function () {
     });
 
     it('a hub whose count falls back to its threshold links again, after a PATCH or an erasure', async () => {
-      for (const [undo, links] of [['patch', true], ['erase', true], ['patch', false]] as const) {
+      for (const [undo, links] of [
+        ['patch', true],
+        ['erase', true],
+        ['patch', false],
+      ] as const) {
         const h = await verdictHarness();
         const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
         // Also for a kind that does not link (the histories' K9): its hub flag follows the count too.
-        const version = await publishPolicy(h.deps, scope, { document: aDocument({}, { graph: { kinds: { phone: { hub_threshold: 2, links } } } }) });
+        const version = await publishPolicy(h.deps, scope, {
+          document: aDocument({}, { graph: { kinds: { phone: { hub_threshold: 2, links } } } }),
+        });
         await until('the published policy in force', async () => {
           await h.deps.policies.refresh(scope);
           return h.deps.policies.forScope(scope).version === version ? true : undefined;
@@ -198,9 +264,19 @@ describe('doorman graph verify', function () {
         // A third use: an anonymous event (k5_a's, bound later) or a third person (erased later).
         const third = await h.verdict(aSignup(undo === 'patch' ? { identity: phone } : { external_user_id: 'k5_c', identity: phone }));
         await h.graphSettled();
-        const hub = async () => (await h.deps.graph.executeQuery(`MATCH (i:Identifier {tenantId: $t, mode: 'test', kind: 'phone'}) RETURN i.hub AS hub`, { t: scope.tenantId })).records[0]?.get('hub');
+        const hub = async () =>
+          (
+            await h.deps.graph.executeQuery(`MATCH (i:Identifier {tenantId: $t, mode: 'test', kind: 'phone'}) RETURN i.hub AS hub`, {
+              t: scope.tenantId,
+            })
+          ).records[0]?.get('hub');
         expect(await hub(), `${undo}: a hub at three uses`).to.equal(true);
-        if (undo === 'patch') await request(h.app).patch(`/v1/events/${third.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'k5_a' }).expect(200);
+        if (undo === 'patch')
+          await request(h.app)
+            .patch(`/v1/events/${third.body.id}`)
+            .set(bearer(h.tenant.keys.sk_test))
+            .send({ external_user_id: 'k5_a' })
+            .expect(200);
         else await erasePerson(h.deps, scope, { kind: 'external_user_id', value: 'k5_c' }, { requestedBy: 'test' });
         await h.graphSettled();
         expect(await hub(), `${undo}: two accounts again`).to.equal(false);
@@ -227,7 +303,7 @@ describe('doorman graph verify', function () {
       expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
     });
 
-    it('a review resolved, or feedback given, about an erased person\'s event stands in Postgres and marks nothing', async () => {
+    it("a review resolved, or feedback given, about an erased person's event stands in Postgres and marks nothing", async () => {
       const h = await verdictHarness();
       const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
       const tor = await h.verdict(aSignup({ external_user_id: 'k7_gone', ip: IPS.tor, identity: { phone: '+15557700007' } }));
@@ -235,7 +311,11 @@ describe('doorman graph verify', function () {
       await h.graphSettled();
       await erasePerson(h.deps, scope, { kind: 'external_user_id', value: 'k7_gone' }, { requestedBy: 'test' });
       await resolveReview(h.deps, scope, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'test' });
-      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: tor.body.id }, outcome: 'chargeback' }).expect(200);
+      await request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind: 'event_id', value: tor.body.id }, outcome: 'chargeback' })
+        .expect(200);
       await h.graphSettled();
       const { records } = await h.deps.graph.executeQuery(`MATCH (f:Feedback {tenantId: $t}) RETURN count(f) AS n`, { t: scope.tenantId });
       expect(records[0]?.get('n')).to.equal(0);
@@ -249,10 +329,18 @@ describe('doorman graph verify', function () {
       // An event that links nothing: no account, no identifier.
       const bare = await h.verdict({ event_type: 'checkout_attempt', ip: IPS.clean });
       await h.graphSettled();
-      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: bare.body.id }, outcome: 'confirmed_abuse' }).expect(200);
+      await request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind: 'event_id', value: bare.body.id }, outcome: 'confirmed_abuse' })
+        .expect(200);
       await h.graphSettled();
       // Bound later to an account in a cluster: the mark is about that account's event now.
-      await request(h.app).patch(`/v1/events/${bare.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'k8_known' }).expect(200);
+      await request(h.app)
+        .patch(`/v1/events/${bare.body.id}`)
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ external_user_id: 'k8_known' })
+        .expect(200);
       await h.graphSettled();
       expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
       const next = await h.verdict(aSignup({ external_user_id: 'k8_new', identity: { phone: '+15557800008' } }));
@@ -268,7 +356,10 @@ describe('doorman graph verify', function () {
       await h.graphSettled();
       await erasePerson(h.deps, scope, { kind: 'email', value: 'k3.person@shop-mail.com' }, { requestedBy: 'test' });
       await h.graphSettled();
-      const { rows } = await h.deps.db.query(`SELECT count(*)::int AS n FROM events WHERE tenant_id = $1 AND external_user_id = 'k3_acct'`, [scope.tenantId]);
+      const { rows } = await h.deps.db.query(
+        `SELECT count(*)::int AS n FROM events WHERE tenant_id = $1 AND external_user_id = 'k3_acct'`,
+        [scope.tenantId],
+      );
       expect(rows[0].n).to.equal(0);
       expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
     });

@@ -15,16 +15,33 @@ export interface Finding {
   explains(a: Anomaly, s: HistoryState): boolean;
 }
 
-const v = (inst: 0 | 1, type: string, fields: Partial<Record<'account' | 'email' | 'phone' | 'device' | 'card', number>>, tor = false): Op => ({
-  op: 'verdict', inst, type: type as never, account: null, email: null, phone: null, device: null, card: null, tor, keyed: false, ...fields,
+const v = (
+  inst: 0 | 1,
+  type: string,
+  fields: Partial<Record<'account' | 'email' | 'phone' | 'device' | 'card', number>>,
+  tor = false,
+): Op => ({
+  op: 'verdict',
+  inst,
+  type: type as never,
+  account: null,
+  email: null,
+  phone: null,
+  device: null,
+  card: null,
+  tor,
+  keyed: false,
+  ...fields,
 });
-const differences = (a: Anomaly) => (a.kind === 'graph_differs' ? (a.detail.differences as { type: string; what: string; subject: string }[]) : []);
+const differences = (a: Anomaly) =>
+  a.kind === 'graph_differs' ? (a.detail.differences as { type: string; what: string; subject: string }[]) : [];
 
 export const FINDINGS: Finding[] = [
   {
     id: 'K1',
     mended: 'c0fe046 (a heartbeat proves each LISTEN connection current)',
-    title: 'an instance whose LISTEN connection is cut silently misses the announcements sent meanwhile and keeps trusting its memory: a revoked key stays accepted, a list change or a policy unseen, for good',
+    title:
+      'an instance whose LISTEN connection is cut silently misses the announcements sent meanwhile and keeps trusting its memory: a revoked key stays accepted, a list change or a policy unseen, for good',
     history: [
       v(1, 'login', { account: 0 }),
       { op: 'keyCreate', inst: 0 },
@@ -39,7 +56,8 @@ export const FINDINGS: Finding[] = [
   {
     id: 'K2',
     mended: '41fc249 (a cluster a hub left is recomputed even when its members do not move)',
-    title: 'a mark on an event without an account stays on the cluster of its other identifiers once the identifier that joined them becomes a hub: the part keeps confirmedAbuse, and a fresh verdict through it is convicted',
+    title:
+      'a mark on an event without an account stays on the cluster of its other identifiers once the identifier that joined them becomes a hub: the part keeps confirmedAbuse, and a fresh verdict through it is convicted',
     history: [
       { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
       v(0, 'signup', { email: 1 }, true),
@@ -48,26 +66,30 @@ export const FINDINGS: Finding[] = [
       { op: 'settle', inst: 0 },
       v(0, 'trial_start', { email: 1, phone: 2 }),
     ],
-    explains: (a, s) => s.flags.has('hub-policy') && (
-      (a.kind === 'graph_differs' && differences(a).every((d) => d.type === 'wrong_facts' && /(confirmedAbuse|abuse|falsePositive|chargebacks|suppressed)$/.test(d.subject)))
-      || (a.kind === 'marks_differ' && a.detail.expected === false && typeof a.detail.identifier === 'string')),
+    explains: (a, s) =>
+      s.flags.has('hub-policy') &&
+      ((a.kind === 'graph_differs' &&
+        differences(a).every(
+          (d) => d.type === 'wrong_facts' && /(confirmedAbuse|abuse|falsePositive|chargebacks|suppressed)$/.test(d.subject),
+        )) ||
+        (a.kind === 'marks_differ' && a.detail.expected === false && typeof a.detail.identifier === 'string')),
   },
   {
     id: 'K3',
     mended: '41fc249 (an erasure by email takes every event of the accounts that used it)',
-    title: 'an erasure by email forgets in the graph every account of the events it found, while Postgres keeps those accounts\' other events bound to them (BY missing, the account gone)',
-    history: [
-      v(0, 'signup', { account: 4 }),
-      v(0, 'login', { account: 4, email: 1 }),
-      { op: 'erase', inst: 0, kind: 'email', pick: 1 },
-    ],
-    explains: (a, s) => s.flags.has('erased-by-email') && a.kind === 'graph_differs'
-      && differences(a).some((d) => (d.type === 'missing_node' && d.what === 'account') || (d.type === 'missing_link' && d.what === 'BY')),
+    title:
+      "an erasure by email forgets in the graph every account of the events it found, while Postgres keeps those accounts' other events bound to them (BY missing, the account gone)",
+    history: [v(0, 'signup', { account: 4 }), v(0, 'login', { account: 4, email: 1 }), { op: 'erase', inst: 0, kind: 'email', pick: 1 }],
+    explains: (a, s) =>
+      s.flags.has('erased-by-email') &&
+      a.kind === 'graph_differs' &&
+      differences(a).some((d) => (d.type === 'missing_node' && d.what === 'account') || (d.type === 'missing_link' && d.what === 'BY')),
   },
   {
     id: 'K4',
     mended: '7483c75 (the policy in force is read from Postgres while its connection cannot prove it current)',
-    title: 'policies are trusted while their LISTEN is down (keys and lists are not): for the 5 s an instance takes to reconnect after a Postgres restart it links under the previous link policy, and the graph keeps those links against the policy in force until the next recluster',
+    title:
+      'policies are trusted while their LISTEN is down (keys and lists are not): for the 5 s an instance takes to reconnect after a Postgres restart it links under the previous link policy, and the graph keeps those links against the policy in force until the next recluster',
     history: [
       { op: 'fault', fault: 'pgRestart', inst: 1, hold: 4, during: false, latencyMs: 150, jitterMs: 0 },
       { op: 'policy', inst: 0, off: ['phone'], exclude: null, hub: null },
@@ -79,7 +101,8 @@ export const FINDINGS: Finding[] = [
   {
     id: 'K5',
     mended: '5a78a6b, 701204b (a hub follows its count both ways; a cluster whose last member became a hub goes)',
-    title: 'an identifier stays a hub when a PATCH binds one of its events without an account to an account it already counts: its count falls back to the threshold, and the projection from Postgres (rebuild, verify) says it links; the live graph keeps it out of every cluster, and an empty cluster behind',
+    title:
+      'an identifier stays a hub when a PATCH binds one of its events without an account to an account it already counts: its count falls back to the threshold, and the projection from Postgres (rebuild, verify) says it links; the live graph keeps it out of every cluster, and an empty cluster behind',
     history: [
       { op: 'policy', inst: 0, off: [], exclude: null, hub: 2 },
       v(0, 'signup', { email: 1 }),
@@ -88,14 +111,17 @@ export const FINDINGS: Finding[] = [
       { op: 'settle', inst: 0 },
       { op: 'attach', inst: 0, pick: 0, account: 0 },
     ],
-    explains: (a, s) => s.flags.has('patched') && a.kind === 'graph_differs'
-      && differences(a).some((d) => d.type === 'wrong_hub' && (d as { expected?: { hub?: boolean } }).expected?.hub === false)
-      && differences(a).every((d) => ['wrong_hub', 'wrong_cluster', 'wrong_facts'].includes(d.type)),
+    explains: (a, s) =>
+      s.flags.has('patched') &&
+      a.kind === 'graph_differs' &&
+      differences(a).some((d) => d.type === 'wrong_hub' && (d as { expected?: { hub?: boolean } }).expected?.hub === false) &&
+      differences(a).every((d) => ['wrong_hub', 'wrong_cluster', 'wrong_facts'].includes(d.type)),
   },
   {
     id: 'K6',
     mended: '2a2cac4 (nothing commits under a policy published over: the write checks it and the event is judged again)',
-    title: 'a link carries the link policy its instance held at the verdict: in the window an instance may answer from memory after a publication it has not heard of (up to MEMORY_STALENESS_MS after its LISTEN connection is cut silently; milliseconds on a healthy one), it links under the previous policy, and the graph keeps those links against the policy in force until the next recluster',
+    title:
+      'a link carries the link policy its instance held at the verdict: in the window an instance may answer from memory after a publication it has not heard of (up to MEMORY_STALENESS_MS after its LISTEN connection is cut silently; milliseconds on a healthy one), it links under the previous policy, and the graph keeps those links against the policy in force until the next recluster',
     history: [
       { op: 'fault', fault: 'listenCut', inst: 1, hold: 1, during: false, latencyMs: 150, jitterMs: 0 },
       { op: 'policy', inst: 0, off: ['phone'], exclude: null, hub: null },
@@ -106,8 +132,9 @@ export const FINDINGS: Finding[] = [
   },
   {
     id: 'K7',
-    mended: '25fc1d6 (an erased person\'s event: its review resolution and feedback mark nothing)',
-    title: 'a review resolved (or feedback given) after its person was erased put a mark in the graph that Postgres does not stand behind: the erasure had taken the person\'s marks out, and a rebuild from Postgres leaves them out',
+    mended: "25fc1d6 (an erased person's event: its review resolution and feedback mark nothing)",
+    title:
+      "a review resolved (or feedback given) after its person was erased put a mark in the graph that Postgres does not stand behind: the erasure had taken the person's marks out, and a rebuild from Postgres leaves them out",
     history: [
       { op: 'verdict', inst: 0, type: 'signup', account: 4, email: null, phone: null, device: null, card: null, tor: true, keyed: false },
       { op: 'verdict', inst: 1, type: 'login', account: null, email: 2, phone: null, device: null, card: 1, tor: true, keyed: true },
@@ -132,7 +159,8 @@ export const FINDINGS: Finding[] = [
   {
     id: 'K8',
     mended: 'f379a1a (a link puts the marks waiting for its subject on it)',
-    title: 'a mark given before its subject was in the graph (feedback on an event that linked nothing, later bound by PATCH to an account in a cluster) never reached the cluster: the projection from Postgres convicted it, the graph did not',
+    title:
+      'a mark given before its subject was in the graph (feedback on an event that linked nothing, later bound by PATCH to an account in a cluster) never reached the cluster: the projection from Postgres convicted it, the graph did not',
     history: [
       v(0, 'signup', { account: 0, phone: 0 }),
       v(0, 'checkout_attempt', {}),
@@ -146,11 +174,23 @@ export const FINDINGS: Finding[] = [
   {
     id: 'K9',
     mended: '7c20cb9 (a hub follows its count for every kind)',
-    title: 'under a link policy that turned phones off, a PATCH brought a phone hub\'s count back to its threshold and it stayed a hub, where the projection from Postgres has none',
+    title:
+      "under a link policy that turned phones off, a PATCH brought a phone hub's count back to its threshold and it stayed a hub, where the projection from Postgres has none",
     history: [
       { op: 'verdict', inst: 0, type: 'signup', account: 2, email: null, phone: 1, device: null, card: null, tor: true, keyed: false },
       { op: 'verdict', inst: 1, type: 'trial_start', account: 3, email: 2, phone: 1, device: 0, card: 0, tor: false, keyed: true },
-      { op: 'verdict', inst: 1, type: 'checkout_attempt', account: null, email: 0, phone: null, device: 0, card: 0, tor: false, keyed: false },
+      {
+        op: 'verdict',
+        inst: 1,
+        type: 'checkout_attempt',
+        account: null,
+        email: 0,
+        phone: null,
+        device: 0,
+        card: 0,
+        tor: false,
+        keyed: false,
+      },
       { op: 'policy', inst: 1, off: ['phone'], exclude: { kind: 'card', pick: 24 }, hub: null },
       { op: 'attach', inst: 1, pick: 25, account: 3 },
       { op: 'fault', fault: 'pgRestart', inst: 1, hold: 3, during: true, latencyMs: 400, jitterMs: 33 },
@@ -159,7 +199,18 @@ export const FINDINGS: Finding[] = [
       { op: 'policy', inst: 0, off: ['phone', 'email'], exclude: { kind: 'card', pick: 3 }, hub: 2 },
       { op: 'keyRevoke', inst: 1, pick: 8 },
       { op: 'retry', inst: 1, pick: 16 },
-      { op: 'verdict', inst: 0, type: 'trial_convert', account: null, email: null, phone: 1, device: 0, card: null, tor: false, keyed: false },
+      {
+        op: 'verdict',
+        inst: 0,
+        type: 'trial_convert',
+        account: null,
+        email: null,
+        phone: 1,
+        device: 0,
+        card: null,
+        tor: false,
+        keyed: false,
+      },
       { op: 'verdict', inst: 0, type: 'trial_convert', account: 0, email: 1, phone: null, device: null, card: 0, tor: false, keyed: false },
       { op: 'attach', inst: 0, pick: 17, account: 2 },
       { op: 'resolve', inst: 1, pick: 3, resolution: 'denied' },

@@ -52,8 +52,10 @@ async function markedClusters(deps: Deps, s: HistoryState, standing: Standing): 
 }
 
 const codesOf = (res: ApiResponse): string[] => ((res.body.reasons ?? []) as { code: string }[]).map((r) => r.code);
-const graphMissing = (res: ApiResponse) => ((res.body.reasons ?? []) as { code: string; detail?: { sources?: string } }[])
-  .some((r) => (r.code === 'timeout_failopen' || r.code === 'partial_enrichment') && (r.detail?.sources ?? '').includes('graph'));
+const graphMissing = (res: ApiResponse) =>
+  ((res.body.reasons ?? []) as { code: string; detail?: { sources?: string } }[]).some(
+    (r) => (r.code === 'timeout_failopen' || r.code === 'partial_enrichment') && (r.detail?.sources ?? '').includes('graph'),
+  );
 
 async function applied(deps: Deps, s: HistoryState): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -63,7 +65,8 @@ async function applied(deps: Deps, s: HistoryState): Promise<void> {
 export async function checkFreshVerdicts(world: World, deps: Deps, s: HistoryState): Promise<void> {
   const { tenantId, mode } = s.scope;
   const { rows: entries } = await deps.db.query<{ list: string; kind: string; value: string }>(
-    'SELECT list, kind, value FROM list_entries WHERE tenant_id = $1 AND mode = $2', [tenantId, mode],
+    'SELECT list, kind, value FROM list_entries WHERE tenant_id = $1 AND mode = $2',
+    [tenantId, mode],
   );
   const inForce = (await versionsInForce(deps.db, s.scope))[0]?.version ?? deps.engine.policy.version;
   await deps.policies.refresh(s.scope);
@@ -73,12 +76,24 @@ export async function checkFreshVerdicts(world: World, deps: Deps, s: HistorySta
 
   // One login; a late graph read (the machine is shared) says nothing about the marks, so it is
   // asked again, twice. Every one answered is acknowledged like the history's own.
-  const login = async (instance: Instance, fields: Record<string, unknown>, what: Record<string, unknown>, expectAbuse: boolean | undefined) => {
+  const login = async (
+    instance: Instance,
+    fields: Record<string, unknown>,
+    what: Record<string, unknown>,
+    expectAbuse: boolean | undefined,
+  ) => {
     let res: ApiResponse | undefined;
     for (let tries = 0; tries < 3 && (!res || (res.status === 200 && graphMissing(res))); tries++) {
       const body = { event_type: 'login', ip: '100.64.31.1', ...fields, context: { hist: `${tenantId}:check:${(s.counters.tags += 1)}` } };
       res = await call(instance.base, 'POST', '/v1/verdict', { key: liveKey(s), body, timeoutMs: 20_000 });
-      if (res.status === 200) s.acks.push({ tag: body.context.hist, id: res.body.id, body, verdict: res.body.verdict, ...(typeof fields.external_user_id === 'string' && { account: fields.external_user_id }) });
+      if (res.status === 200)
+        s.acks.push({
+          tag: body.context.hist,
+          id: res.body.id,
+          body,
+          verdict: res.body.verdict,
+          ...(typeof fields.external_user_id === 'string' && { account: fields.external_user_id }),
+        });
     }
     const where = { instance: instance.name, ...what, event: res!.body.id };
     if (res!.status !== 200) {
@@ -90,11 +105,15 @@ export async function checkFreshVerdicts(world: World, deps: Deps, s: HistorySta
       const listKind = kind === 'external_user_id' || kind === 'email' ? kind : undefined;
       if (!listKind) continue;
       for (const list of ['block', 'allow'] as const) {
-        const onList = entries.some((e) => e.list === list && e.kind === listKind && e.value === (listKind === 'email' ? emailIdentity(String(value)) : value));
-        if (codes.includes(`${list}listed`) !== onList) s.anomalies.push({ kind: 'list_differs', detail: { ...where, list, onListInPostgres: onList, cited: !onList } });
+        const onList = entries.some(
+          (e) => e.list === list && e.kind === listKind && e.value === (listKind === 'email' ? emailIdentity(String(value)) : value),
+        );
+        if (codes.includes(`${list}listed`) !== onList)
+          s.anomalies.push({ kind: 'list_differs', detail: { ...where, list, onListInPostgres: onList, cited: !onList } });
       }
     }
-    if (res!.body.policy_version !== inForce) s.anomalies.push({ kind: 'policy_differs', detail: { ...where, inForce, judgedBy: res!.body.policy_version } });
+    if (res!.body.policy_version !== inForce)
+      s.anomalies.push({ kind: 'policy_differs', detail: { ...where, inForce, judgedBy: res!.body.policy_version } });
     if (expectAbuse !== undefined && !graphMissing(res!) && codes.includes('cluster_confirmed_abuse') !== expectAbuse) {
       s.anomalies.push({ kind: 'marks_differ', detail: { ...where, expected: expectAbuse, standing, reasons: res!.body.reasons } });
     }
@@ -103,23 +122,36 @@ export async function checkFreshVerdicts(world: World, deps: Deps, s: HistorySta
   // Accounts: a login carrying only the account changes no cluster, so one reading serves all.
   const marked = await markedClusters(deps, s, standing);
   const { records } = await deps.graph.executeQuery(
-    'MATCH (a:Account {tenantId: $t, mode: $m}) OPTIONAL MATCH (a)-[:IN]->(c:Cluster) RETURN a.externalId AS x, c.id AS id', { t: tenantId, m: mode },
+    'MATCH (a:Account {tenantId: $t, mode: $m}) OPTIONAL MATCH (a)-[:IN]->(c:Cluster) RETURN a.externalId AS x, c.id AS id',
+    { t: tenantId, m: mode },
   );
   const clusterOf = new Map(records.map((r) => [r.get('x') as string, r.get('id') as string | null]));
-  const accounts = [...new Set([...clusterOf.keys(), ...s.listValues.filter((v) => v.kind === 'external_user_id').map((v) => v.value)])].sort();
+  const accounts = [
+    ...new Set([...clusterOf.keys(), ...s.listValues.filter((v) => v.kind === 'external_user_id').map((v) => v.value)]),
+  ].sort();
   for (const x of accounts) {
     const cluster = clusterOf.get(x);
-    for (const instance of world.instances) await login(instance, { external_user_id: x }, { external_user_id: x, cluster }, cluster ? marked.has(cluster) : false);
+    for (const instance of world.instances)
+      await login(instance, { external_user_id: x }, { external_user_id: x, cluster }, cluster ? marked.has(cluster) : false);
   }
 
   // Identifiers, each read again after the previous login was applied.
   const tokenOf = new Map(s.deviceIds.map((id, n) => [id, s.deviceTokens[n]!]));
-  const ids = (await deps.graph.executeQuery(
-    "MATCH (i:Identifier {tenantId: $t, mode: $m}) WHERE i.kind IN ['email', 'phone', 'device'] RETURN i.kind AS kind, i.value AS value ORDER BY kind, value", { t: tenantId, m: mode },
-  )).records.map((r) => ({ kind: r.get('kind') as string, value: r.get('value') as string }));
-  for (const v of s.listValues) if (v.kind === 'email' && !ids.some((i) => i.kind === 'email' && i.value === v.value)) ids.push({ kind: 'email', value: v.value });
+  const ids = (
+    await deps.graph.executeQuery(
+      "MATCH (i:Identifier {tenantId: $t, mode: $m}) WHERE i.kind IN ['email', 'phone', 'device'] RETURN i.kind AS kind, i.value AS value ORDER BY kind, value",
+      { t: tenantId, m: mode },
+    )
+  ).records.map((r) => ({ kind: r.get('kind') as string, value: r.get('value') as string }));
+  for (const v of s.listValues)
+    if (v.kind === 'email' && !ids.some((i) => i.kind === 'email' && i.value === v.value)) ids.push({ kind: 'email', value: v.value });
   for (const [n, id] of ids.entries()) {
-    const fields = id.kind === 'email' ? { email: id.value } : id.kind === 'phone' ? { identity: { phone: id.value } } : { device_token: tokenOf.get(id.value) };
+    const fields =
+      id.kind === 'email'
+        ? { email: id.value }
+        : id.kind === 'phone'
+          ? { identity: { phone: id.value } }
+          : { device_token: tokenOf.get(id.value) };
     if (id.kind === 'device' && !fields.device_token) continue;
     await applied(deps, s);
     const { records: state } = await deps.graph.executeQuery(
@@ -129,7 +161,10 @@ export async function checkFreshVerdicts(world: World, deps: Deps, s: HistorySta
     );
     const r = state[0];
     // This login joins the identifier's cluster unless it does not link or this login makes it a hub.
-    const joins = r !== undefined && r.get('linking') === true && Number(r.get('uses')) + 1 <= kindLinkPolicy(linkPolicy, id.kind, deps.config.hubThreshold).hub;
+    const joins =
+      r !== undefined &&
+      r.get('linking') === true &&
+      Number(r.get('uses')) + 1 <= kindLinkPolicy(linkPolicy, id.kind, deps.config.hubThreshold).hub;
     const cluster = r?.get('cluster') as string | null | undefined;
     const expected = joins && !!cluster && (await markedClusters(deps, s, standing)).has(cluster);
     await login(world.instances[n % 2]!, fields, { identifier: `${id.kind}:${id.value}`, cluster }, expected);

@@ -27,7 +27,7 @@ import { startWorld, type World } from './history-world.js';
 import { FINDINGS, KNOWN } from './findings.js';
 
 const RUNS = Number(process.env.HISTORY_RUNS ?? 15);
-const SEED = Number(process.env.HISTORY_SEED ?? (Date.now() % 1_000_000_000));
+const SEED = Number(process.env.HISTORY_SEED ?? Date.now() % 1_000_000_000);
 const MAX_OPS = Number(process.env.HISTORY_MAX_OPS ?? 25);
 const STRICT = process.env.HISTORY_STRICT === '1';
 // HISTORY_VERBOSE=1 prints every history's log, not only the failing ones'.
@@ -51,12 +51,25 @@ interface Totals {
   failing: { seed: number; report: string }[];
 }
 
-const totals: Totals = { histories: 0, reruns: 0, ops: 0, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])), statuses: {}, anomalies: 0, known: {}, failing: [] };
+const totals: Totals = {
+  histories: 0,
+  reruns: 0,
+  ops: 0,
+  skipped: 0,
+  faults: Object.fromEntries(FAULTS.map((f) => [f, 0])),
+  statuses: {},
+  anomalies: 0,
+  known: {},
+  failing: [],
+};
 
 async function deviceTokens(world: World, pk: string): Promise<string[]> {
   const tokens: string[] = [];
   for (let n = 0; n < POOL.devices; n++) {
-    const res = await call(world.instances[0].base, 'POST', '/v1/device', { key: pk, body: { components: { canvas: `history-device-${n}` } } });
+    const res = await call(world.instances[0].base, 'POST', '/v1/device', {
+      key: pk,
+      body: { components: { canvas: `history-device-${n}` } },
+    });
     if (res.status !== 200) throw new Error(`POST /v1/device answered ${res.status}: ${JSON.stringify(res.body)}`);
     tokens.push(res.body.device_token as string);
   }
@@ -103,9 +116,17 @@ function report(seed: number, s: HistoryState, details?: fc.RunDetails<[Op[]]>):
 }
 
 function summary(started: number): string {
-  const faults = Object.entries(totals.faults).map(([k, v]) => `${k} ${v}`).join(', ');
-  const statuses = Object.entries(totals.statuses).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
-  const known = Object.entries(totals.known).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const faults = Object.entries(totals.faults)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const statuses = Object.entries(totals.statuses)
+    .sort()
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  const known =
+    Object.entries(totals.known)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   return [
     `[histories] ${totals.histories} histories (seeds ${SEED}..${SEED + RUNS - 1}) in ${Math.round((Date.now() - started) / 1000)} s, ${totals.reruns} reruns while shrinking`,
     `[histories] ${totals.ops} operations (${totals.skipped} with nothing to act on); answers (HTTP statuses, and use cases that threw): ${statuses}`,
@@ -137,7 +158,13 @@ describe('randomized histories with faults', function () {
       for (const f of FINDINGS) {
         const s = await runOne(world, deps, f.history);
         const shown = s.anomalies.filter((a) => STRICT || a.known !== f.id || f.mended);
-        const state = f.mended ? (shown.length > 0 ? 'SHOWS AGAIN' : 'mended') : s.anomalies.some((a) => a.known === f.id) ? 'still shows (known)' : 'NO LONGER SHOWS: give it its `mended`';
+        const state = f.mended
+          ? shown.length > 0
+            ? 'SHOWS AGAIN'
+            : 'mended'
+          : s.anomalies.some((a) => a.known === f.id)
+            ? 'still shows (known)'
+            : 'NO LONGER SHOWS: give it its `mended`';
         process.stdout.write(`      ${f.id} ${state}${f.mended ? ` in ${f.mended.split(' ')[0]}` : ''}: ${f.title.slice(0, 100)}…\n`);
         if (shown.length > 0) failing.push(`${f.id}:\n${report(0, s)}`);
       }
@@ -165,33 +192,36 @@ describe('randomized histories with faults', function () {
       let first = true;
       let smallest: HistoryState | undefined;
       let target: string | undefined;
-      const details = await fc.check(fc.asyncProperty(historyArb(MAX_OPS), async (ops) => {
-        if (!first) {
-          fc.pre(shrinkingSince === undefined || Date.now() - shrinkingSince < SHRINK_MS);
-          totals.reruns += 1;
-        }
-        const s = await runOne(world, deps, ops);
-        if (first) {
-          first = false;
-          totals.histories += 1;
-          totals.ops += ops.length;
-          totals.skipped += s.counters.skipped;
-          for (const [k, v] of Object.entries(s.counters.faults)) totals.faults[k] = (totals.faults[k] ?? 0) + v;
-          for (const [k, v] of Object.entries(s.counters.statuses)) totals.statuses[k] = (totals.statuses[k] ?? 0) + v;
-          totals.anomalies += s.anomalies.length;
-          for (const a of s.anomalies) if (a.known) totals.known[a.known] = (totals.known[a.known] ?? 0) + 1;
-          if (VERBOSE || s.anomalies.length > 0) process.stdout.write(`${report(seed, s)}\n`);
-        }
-        const failing = s.anomalies.filter((a) => STRICT || !a.known);
-        const found = failing.flatMap(signatures);
-        // Shrinking keeps to the first failure found: another one on the way is not the one
-        // being made smaller (it is printed with the history that first showed it).
-        target ??= found[0];
-        if (target === undefined || !found.includes(target)) return true;
-        shrinkingSince ??= Date.now();
-        smallest = s;
-        throw new Error(failing.map(anomalyLine).join('\n'));
-      }), { seed, numRuns: 1, unbiased: true });
+      const details = await fc.check(
+        fc.asyncProperty(historyArb(MAX_OPS), async (ops) => {
+          if (!first) {
+            fc.pre(shrinkingSince === undefined || Date.now() - shrinkingSince < SHRINK_MS);
+            totals.reruns += 1;
+          }
+          const s = await runOne(world, deps, ops);
+          if (first) {
+            first = false;
+            totals.histories += 1;
+            totals.ops += ops.length;
+            totals.skipped += s.counters.skipped;
+            for (const [k, v] of Object.entries(s.counters.faults)) totals.faults[k] = (totals.faults[k] ?? 0) + v;
+            for (const [k, v] of Object.entries(s.counters.statuses)) totals.statuses[k] = (totals.statuses[k] ?? 0) + v;
+            totals.anomalies += s.anomalies.length;
+            for (const a of s.anomalies) if (a.known) totals.known[a.known] = (totals.known[a.known] ?? 0) + 1;
+            if (VERBOSE || s.anomalies.length > 0) process.stdout.write(`${report(seed, s)}\n`);
+          }
+          const failing = s.anomalies.filter((a) => STRICT || !a.known);
+          const found = failing.flatMap(signatures);
+          // Shrinking keeps to the first failure found: another one on the way is not the one
+          // being made smaller (it is printed with the history that first showed it).
+          target ??= found[0];
+          if (target === undefined || !found.includes(target)) return true;
+          shrinkingSince ??= Date.now();
+          smallest = s;
+          throw new Error(failing.map(anomalyLine).join('\n'));
+        }),
+        { seed, numRuns: 1, unbiased: true },
+      );
       if (details.failed && smallest) {
         const text = report(seed, smallest, details);
         process.stdout.write(`${text}\n`);
@@ -200,7 +230,9 @@ describe('randomized histories with faults', function () {
       process.stdout.write(`      history ${n + 1}/${RUNS} (seed ${seed}): ${details.failed ? 'FAILED' : 'ok'}\n`);
     }
     process.stdout.write(`${summary(started)}\n`);
-    if (totals.failing.length > 0) throw new Error(`${totals.failing.length} of ${RUNS} histories broke an invariant:\n\n${totals.failing.map((f) => f.report).join('\n\n')}`);
+    if (totals.failing.length > 0)
+      throw new Error(
+        `${totals.failing.length} of ${RUNS} histories broke an invariant:\n\n${totals.failing.map((f) => f.report).join('\n\n')}`,
+      );
   });
 });
-

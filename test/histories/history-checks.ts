@@ -69,27 +69,41 @@ export async function settle(world: World, deps: Deps, s: HistoryState): Promise
 
 export async function checkGraph(deps: Deps, s: HistoryState): Promise<void> {
   const result = await verifyGraph(deps, s.scope, { limit: 25 });
-  s.log.push(`   settled; doorman graph verify: ${result.ok ? 'ok' : `${result.differences.length + result.more} difference(s)`} (checked ${JSON.stringify(result.checked)})`);
-  if (!result.ok) s.anomalies.push({ kind: 'graph_differs', detail: { differences: result.differences, more: result.more, checked: result.checked } });
+  s.log.push(
+    `   settled; doorman graph verify: ${result.ok ? 'ok' : `${result.differences.length + result.more} difference(s)`} (checked ${JSON.stringify(result.checked)})`,
+  );
+  if (!result.ok)
+    s.anomalies.push({ kind: 'graph_differs', detail: { differences: result.differences, more: result.more, checked: result.checked } });
 }
 
 // Revoked or not as Postgres says (a revocation whose answer was lost may have happened).
 export async function checkKeys(world: World, deps: Deps, s: HistoryState): Promise<void> {
   const { rows } = await deps.db.query<{ key_hash: string; revoked: boolean }>(
-    'SELECT key_hash, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE tenant_id = $1', [s.scope.tenantId],
+    'SELECT key_hash, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE tenant_id = $1',
+    [s.scope.tenantId],
   );
   for (const k of s.keys) {
     k.revoked = rows.find((r) => r.key_hash === hashKey(k.key))?.revoked ?? k.revoked;
     for (const instance of world.instances) {
       const { status } = await call(instance.base, 'GET', '/v1/events?limit=1', { key: k.key, timeoutMs: 10_000 });
-      if (status !== (k.revoked ? 401 : 200)) s.anomalies.push({ kind: k.revoked ? 'revoked_key_accepted' : 'live_key_refused', detail: { instance: instance.name, key: `…${k.key.slice(-4)}`, status, atEnd: true } });
+      if (status !== (k.revoked ? 401 : 200))
+        s.anomalies.push({
+          kind: k.revoked ? 'revoked_key_accepted' : 'live_key_refused',
+          detail: { instance: instance.name, key: `…${k.key.slice(-4)}`, status, atEnd: true },
+        });
     }
   }
 }
 
 export async function checkStored(deps: Deps, s: HistoryState): Promise<void> {
   const { tenantId, mode } = s.scope;
-  const { rows } = await deps.db.query<{ id: string; tag: string | null; erased: boolean; external_user_id: string | null; email: string | null }>(
+  const { rows } = await deps.db.query<{
+    id: string;
+    tag: string | null;
+    erased: boolean;
+    external_user_id: string | null;
+    email: string | null;
+  }>(
     `SELECT id, request->'context'->>'hist' AS tag, coalesce((request->>'erased')::boolean, false) AS erased, external_user_id, email
        FROM events WHERE tenant_id = $1 AND mode = $2`,
     [tenantId, mode],
@@ -103,8 +117,10 @@ export async function checkStored(deps: Deps, s: HistoryState): Promise<void> {
       continue;
     }
     const erased = s.erased.has(a.id);
-    if (erased && (!row.erased || row.external_user_id !== null || row.email !== null)) s.anomalies.push({ kind: 'erased_event_kept', detail: { id: a.id } });
-    if (!erased && !s.maybeErased.has(a.id) && row.erased) s.anomalies.push({ kind: 'event_erased_unasked', detail: { id: a.id, tag: a.tag } });
+    if (erased && (!row.erased || row.external_user_id !== null || row.email !== null))
+      s.anomalies.push({ kind: 'erased_event_kept', detail: { id: a.id } });
+    if (!erased && !s.maybeErased.has(a.id) && row.erased)
+      s.anomalies.push({ kind: 'event_erased_unasked', detail: { id: a.id, tag: a.tag } });
     if (!erased && !row.erased && !a.bindingUnknown && (row.external_user_id ?? undefined) !== a.account) {
       s.anomalies.push({ kind: 'binding_differs', detail: { id: a.id, expected: a.account ?? null, stored: row.external_user_id } });
     }
@@ -116,7 +132,10 @@ export async function checkStored(deps: Deps, s: HistoryState): Promise<void> {
   for (const r of rows) {
     if (acked.has(r.id) || (r.tag && s.ambiguousTags.has(r.tag))) continue;
     const failed = s.failed.find((f) => f.tag === r.tag);
-    s.anomalies.push({ kind: failed ? 'failed_request_left_event' : 'unacknowledged_event', detail: { id: r.id, tag: r.tag, ...(failed && { instance: 'AB'[failed.inst] }) } });
+    s.anomalies.push({
+      kind: failed ? 'failed_request_left_event' : 'unacknowledged_event',
+      detail: { id: r.id, tag: r.tag, ...(failed && { instance: 'AB'[failed.inst] }) },
+    });
   }
   await checkVelocity(deps, s, new Set(rows.filter((r) => !r.erased).map((r) => r.id)));
   const { records } = await deps.graph.executeQuery('MATCH (e:Event {tenantId: $t, mode: $m}) RETURN e.id AS id', { t: tenantId, m: mode });

@@ -66,10 +66,25 @@ export interface HistoryState {
 
 export function newState(scope: Scope, keys: { sk: string; pk: string }): HistoryState {
   return {
-    scope, keys: [{ key: keys.sk, revoked: false }], pk: keys.pk, deviceTokens: [], deviceIds: [], acks: [], failed: [],
-    ambiguousTags: new Set(), erased: new Set(), maybeErased: new Set(), listValues: [], changedWhileCut: [new Set(), new Set()], missedWhileDown: [false, false], publishedAt: 0, flags: new Set(), active: [],
+    scope,
+    keys: [{ key: keys.sk, revoked: false }],
+    pk: keys.pk,
+    deviceTokens: [],
+    deviceIds: [],
+    acks: [],
+    failed: [],
+    ambiguousTags: new Set(),
+    erased: new Set(),
+    maybeErased: new Set(),
+    listValues: [],
+    changedWhileCut: [new Set(), new Set()],
+    missedWhileDown: [false, false],
+    publishedAt: 0,
+    flags: new Set(),
+    active: [],
     counters: { tags: 0, statuses: {}, skipped: 0, faults: Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<FaultKind, number> },
-    log: [], anomalies: [],
+    log: [],
+    anomalies: [],
   };
 }
 

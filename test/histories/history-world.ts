@@ -68,15 +68,26 @@ async function startInstance(name: 'A' | 'B'): Promise<{ instance: Instance; sto
     DATABASE_URL: withAppName(testEnv.DATABASE_URL!, appName),
     DATABASE_DIRECT_URL: withAppName(testEnv.DATABASE_URL!, `${appName}-direct`),
     // As without a direct URL (they default off when one is set, for PgBouncer).
-    PG_SERVER_TIMEOUTS: 'true', PG_NAMED_STATEMENTS: 'true',
+    PG_SERVER_TIMEOUTS: 'true',
+    PG_NAMED_STATEMENTS: 'true',
     NEO4J_URI: `bolt://127.0.0.1:${bolt.port}`,
-    DNS_SERVERS: dns.server, RDAP_BASE_URL: rdap.url, INTEL_DIR: intelDir,
+    DNS_SERVERS: dns.server,
+    RDAP_BASE_URL: rdap.url,
+    INTEL_DIR: intelDir,
     // A generous deadline (a shared, noisy machine); the neo4jSlow fault goes past it on purpose.
-    SIGNAL_DEADLINE_MS: '1000', PG_QUERY_TIMEOUT_MS: '3000', RATE_LIMIT_PER_MINUTE: '1000000',
+    SIGNAL_DEADLINE_MS: '1000',
+    PG_QUERY_TIMEOUT_MS: '3000',
+    RATE_LIMIT_PER_MINUTE: '1000000',
   });
   // The LISTEN connections (on the direct URL), as serve() opens them, through this instance's
   // listen proxy.
-  const watchDeps = { ...deps, config: { ...deps.config, databaseDirectUrl: withAppName(deps.config.databaseDirectUrl, `${appName}-listen`, `127.0.0.1:${listen.port}`) } };
+  const watchDeps = {
+    ...deps,
+    config: {
+      ...deps.config,
+      databaseDirectUrl: withAppName(deps.config.databaseDirectUrl, `${appName}-listen`, `127.0.0.1:${listen.port}`),
+    },
+  };
   await redisReady(deps.redis, 3000);
   const keyWatch = deps.keys.watch(watchDeps);
   const listWatch = deps.lists.watch(watchDeps);
@@ -85,7 +96,15 @@ async function startInstance(name: 'A' | 'B'): Promise<{ instance: Instance; sto
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   await deps.graphWriter.start();
   const policyWatch = watchPolicies({ ...watchDeps, policies: deps.policies });
-  const instance: Instance = { name, deps, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, appName, bolt, listen, writerRunning: true };
+  const instance: Instance = {
+    name,
+    deps,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    appName,
+    bolt,
+    listen,
+    writerRunning: true,
+  };
   return {
     instance,
     async stop() {
@@ -130,7 +149,10 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
   const timers = new Map<string, NodeJS.Timeout>();
   const bounded = (fault: FaultKind, inst: Inst, ms: number) => {
     clearTimeout(timers.get(`${fault}:${inst}`));
-    timers.set(`${fault}:${inst}`, setTimeout(() => void world.heal(fault, inst), ms));
+    timers.set(
+      `${fault}:${inst}`,
+      setTimeout(() => void world.heal(fault, inst), ms),
+    );
   };
 
   const world: World = {
@@ -165,7 +187,16 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
           await killed.kill('SIGKILL');
           // Another starts at once, as a supervisor would restart it (ready a few seconds later).
           workerStarting = startReadyWorker();
-          workerStarting.then((w) => { worker = w; }, () => undefined).finally(() => { workerStarting = undefined; });
+          workerStarting
+            .then(
+              (w) => {
+                worker = w;
+              },
+              () => undefined,
+            )
+            .finally(() => {
+              workerStarting = undefined;
+            });
           return true;
         }
       }
@@ -188,7 +219,7 @@ export async function startWorld(options: { worker: boolean }): Promise<World> {
       }
       const work = start();
       try {
-        for (const deadline = Date.now() + 1500; locked && Date.now() < deadline;) {
+        for (const deadline = Date.now() + 1500; locked && Date.now() < deadline; ) {
           const { rows } = await admin.db.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
               WHERE NOT l.granted AND a.datname = current_database() AND a.application_name LIKE $1`,

@@ -26,12 +26,13 @@ export async function runHistory(world: World, s: HistoryState, ops: Op[]): Prom
       continue;
     }
     const started = Date.now();
-    const start = () => runOp(world, s, o).catch((err: unknown) => {
-      const refused = refusal(err);
-      if (refused) return refused;
-      s.counters.statuses.thrown = (s.counters.statuses.thrown ?? 0) + 1;
-      return `threw: ${String((err as Error).message ?? err).split('\n')[0]}`;
-    });
+    const start = () =>
+      runOp(world, s, o).catch((err: unknown) => {
+        const refused = refusal(err);
+        if (refused) return refused;
+        s.counters.statuses.thrown = (s.counters.statuses.thrown ?? 0) + 1;
+        return `threw: ${String((err as Error).message ?? err).split('\n')[0]}`;
+      });
     const faults = armed;
     armed = [];
     const restart = faults.find((f) => f.fault === 'pgRestart');
@@ -49,7 +50,9 @@ export async function runHistory(world: World, s: HistoryState, ops: Op[]): Prom
     }
     const line = await work;
     if (line.startsWith('skipped')) s.counters.skipped += 1;
-    s.log.push(`${n}. ${describeOp(o)}: ${line} (${Date.now() - started} ms)${faults.length > 0 ? ` [struck during it: ${faults.map((f) => `${f.fault} on ${'AB'[o.inst]}`).join(', ')}]` : ''}`);
+    s.log.push(
+      `${n}. ${describeOp(o)}: ${line} (${Date.now() - started} ms)${faults.length > 0 ? ` [struck during it: ${faults.map((f) => `${f.fault} on ${'AB'[o.inst]}`).join(', ')}]` : ''}`,
+    );
     for (const a of s.active) a.left -= 1;
     for (const a of s.active.filter((x) => x.left <= 0)) {
       await world.heal(a.fault, a.inst);

@@ -31,12 +31,17 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 const at = <T>(list: T[], pick: number): T | undefined => (list.length === 0 ? undefined : list[pick % list.length]);
 
 function verdictBody(s: HistoryState, o: VerdictOp, tag: string): Record<string, unknown> {
-  const body: Record<string, unknown> = { event_type: o.type, ip: o.tor ? IPS.tor : `100.64.30.${(s.counters.tags % 250) + 1}`, context: { hist: tag } };
+  const body: Record<string, unknown> = {
+    event_type: o.type,
+    ip: o.tor ? IPS.tor : `100.64.30.${(s.counters.tags % 250) + 1}`,
+    context: { hist: tag },
+  };
   if (o.account !== null) body.external_user_id = account(o.account);
   if (o.email !== null) body.email = email(o.email);
   if (o.phone !== null) body.identity = { phone: `+1555010${o.phone}` };
   if (o.device !== null && s.deviceTokens[o.device]) body.device_token = s.deviceTokens[o.device];
-  if (o.type === 'checkout_attempt') body.payment = { amount: 5000, currency: 'usd', ...(o.card !== null && { card_fingerprint: `card_${o.card}` }) };
+  if (o.type === 'checkout_attempt')
+    body.payment = { amount: 5000, currency: 'usd', ...(o.card !== null && { card_fingerprint: `card_${o.card}` }) };
   return body;
 }
 
@@ -49,14 +54,30 @@ function answered(s: HistoryState, status: number): 'ok' | 'failed' | 'unknown' 
   return 'other';
 }
 
-async function sendVerdict(world: World, s: HistoryState, inst: Inst, tag: string, body: Record<string, unknown>, idempotencyKey?: string): Promise<string> {
+async function sendVerdict(
+  world: World,
+  s: HistoryState,
+  inst: Inst,
+  tag: string,
+  body: Record<string, unknown>,
+  idempotencyKey?: string,
+): Promise<string> {
   const res = await call(world.instances[inst].base, 'POST', '/v1/verdict', {
-    key: liveKey(s), body, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}, timeoutMs: 20_000,
+    key: liveKey(s),
+    body,
+    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+    timeoutMs: 20_000,
   });
   const outcome = answered(s, res.status);
   if (outcome === 'ok') {
     s.failed = s.failed.filter((f) => f.tag !== tag);
-    s.acks.push({ tag, id: res.body.id, body, verdict: res.body.verdict, ...(typeof body.external_user_id === 'string' && { account: body.external_user_id }) });
+    s.acks.push({
+      tag,
+      id: res.body.id,
+      body,
+      verdict: res.body.verdict,
+      ...(typeof body.external_user_id === 'string' && { account: body.external_user_id }),
+    });
     const missing = (res.body.reasons as { code: string }[]).some((r) => r.code === 'timeout_failopen' || r.code === 'partial_enrichment');
     if (missing) s.counters.statuses['200 with a missing signal'] = (s.counters.statuses['200 with a missing signal'] ?? 0) + 1;
     return `200 ${res.body.id} ${res.body.verdict} [${(res.body.reasons as { code: string }[]).map((r) => r.code).join(',')}]`;
@@ -66,7 +87,10 @@ async function sendVerdict(world: World, s: HistoryState, inst: Inst, tag: strin
   } else if (outcome === 'unknown') {
     s.ambiguousTags.add(tag);
   } else {
-    s.anomalies.push({ kind: 'unexpected_status', detail: { request: 'POST /v1/verdict', instance: 'AB'[inst], status: res.status, body: res.body, tag } });
+    s.anomalies.push({
+      kind: 'unexpected_status',
+      detail: { request: 'POST /v1/verdict', instance: 'AB'[inst], status: res.status, body: res.body, tag },
+    });
   }
   return `${res.status} ${res.body.error ?? res.body.network ?? ''}`;
 }
@@ -74,13 +98,15 @@ async function sendVerdict(world: World, s: HistoryState, inst: Inst, tag: strin
 // Until every instance refuses the key (401), each polled on its own, bounded.
 async function refusedEverywhere(world: World, key: string): Promise<(number | undefined)[]> {
   const started = Date.now();
-  return Promise.all(world.instances.map(async (i) => {
-    while (Date.now() - started <= REVOKE_BOUND_MS) {
-      if ((await call(i.base, 'GET', '/v1/events?limit=1', { key, timeoutMs: 3000 })).status === 401) return Date.now() - started;
-      await sleep(25);
-    }
-    return undefined;
-  }));
+  return Promise.all(
+    world.instances.map(async (i) => {
+      while (Date.now() - started <= REVOKE_BOUND_MS) {
+        if ((await call(i.base, 'GET', '/v1/events?limit=1', { key, timeoutMs: 3000 })).status === 401) return Date.now() - started;
+        await sleep(25);
+      }
+      return undefined;
+    }),
+  );
 }
 
 // A use case's failure: a domain refusal is an answer; anything else leaves the outcome unknown.
@@ -95,8 +121,12 @@ function personEvents(s: HistoryState, kind: 'external_user_id' | 'email', value
   const accounts = new Set(kind === 'email' ? live.filter(ofEmail).flatMap((a) => (a.account ? [a.account] : [])) : [value]);
   const maybeAccounts = new Set(live.filter(ofEmail).flatMap((a) => (a.maybeAccount ? [a.maybeAccount] : [])));
   const sure = live.filter((a) => ofEmail(a) || (a.account !== undefined && accounts.has(a.account)));
-  const unsure = live.filter((a) => !sure.includes(a) && ((a.maybeAccount !== undefined && (accounts.has(a.maybeAccount) || maybeAccounts.has(a.maybeAccount)))
-    || (a.account !== undefined && maybeAccounts.has(a.account))));
+  const unsure = live.filter(
+    (a) =>
+      !sure.includes(a) &&
+      ((a.maybeAccount !== undefined && (accounts.has(a.maybeAccount) || maybeAccounts.has(a.maybeAccount))) ||
+        (a.account !== undefined && maybeAccounts.has(a.account))),
+  );
   return { sure: sure.map((a) => a.id), unsure: unsure.map((a) => a.id) };
 }
 
@@ -123,36 +153,58 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
     }
     case 'burst': {
       for (const v of o.verdicts) linksUnderStalePolicy(world, s, v.inst);
-      const answers = await Promise.all(o.verdicts.map((v) => {
-        const tag = `${scope.tenantId}:${(s.counters.tags += 1)}`;
-        return sendVerdict(world, s, v.inst, tag, verdictBody(s, v, tag), v.keyed ? tag : undefined);
-      }));
+      const answers = await Promise.all(
+        o.verdicts.map((v) => {
+          const tag = `${scope.tenantId}:${(s.counters.tags += 1)}`;
+          return sendVerdict(world, s, v.inst, tag, verdictBody(s, v, tag), v.keyed ? tag : undefined);
+        }),
+      );
       return answers.join(' | ');
     }
     case 'retry': {
-      const f = at(s.failed.filter((x) => x.idempotencyKey), o.pick);
+      const f = at(
+        s.failed.filter((x) => x.idempotencyKey),
+        o.pick,
+      );
       if (!f) return 'skipped: no failed keyed verdict';
       return `retry of ${f.tag}: ${await sendVerdict(world, s, o.inst, f.tag, f.body, f.idempotencyKey)}`;
     }
     case 'attach': {
-      const ack = at(s.acks.filter((a) => !a.account && !a.bindingUnknown && !s.erased.has(a.id) && !s.maybeErased.has(a.id)), o.pick);
+      const ack = at(
+        s.acks.filter((a) => !a.account && !a.bindingUnknown && !s.erased.has(a.id) && !s.maybeErased.has(a.id)),
+        o.pick,
+      );
       if (!ack) return 'skipped: no unbound event';
       const res = await call(i.base, 'PATCH', `/v1/events/${ack.id}`, { key: liveKey(s), body: { external_user_id: account(o.account) } });
       const outcome = answered(s, res.status);
       if (outcome === 'ok') {
         ack.account = account(o.account);
         s.flags.add('patched');
-      }
-      else if (outcome !== 'other') Object.assign(ack, { bindingUnknown: true, maybeAccount: account(o.account) });
-      else s.anomalies.push({ kind: 'unexpected_status', detail: { request: `PATCH /v1/events/${ack.id}`, instance: i.name, status: res.status, body: res.body } });
+      } else if (outcome !== 'other') Object.assign(ack, { bindingUnknown: true, maybeAccount: account(o.account) });
+      else
+        s.anomalies.push({
+          kind: 'unexpected_status',
+          detail: { request: `PATCH /v1/events/${ack.id}`, instance: i.name, status: res.status, body: res.body },
+        });
       return `${ack.id}: ${res.status}`;
     }
     case 'feedback': {
-      const value = o.subject === 'event_id' ? at(s.acks, o.pick)?.id : o.subject === 'email' ? email(o.pick % POOL.emails) : account(o.pick % POOL.accounts);
+      const value =
+        o.subject === 'event_id'
+          ? at(s.acks, o.pick)?.id
+          : o.subject === 'email'
+            ? email(o.pick % POOL.emails)
+            : account(o.pick % POOL.accounts);
       if (!value) return 'skipped: no event';
-      const res = await call(i.base, 'POST', '/v1/feedback', { key: liveKey(s), body: { subject: { kind: o.subject, value }, outcome: o.outcome } });
+      const res = await call(i.base, 'POST', '/v1/feedback', {
+        key: liveKey(s),
+        body: { subject: { kind: o.subject, value }, outcome: o.outcome },
+      });
       if (answered(s, res.status) === 'other' && res.status !== 404) {
-        s.anomalies.push({ kind: 'unexpected_status', detail: { request: 'POST /v1/feedback', instance: i.name, status: res.status, body: res.body } });
+        s.anomalies.push({
+          kind: 'unexpected_status',
+          detail: { request: 'POST /v1/feedback', instance: i.name, status: res.status, body: res.body },
+        });
       }
       return `${o.subject}=${value}: ${res.status}${res.body.duplicate ? ' duplicate' : ''}`;
     }
@@ -184,7 +236,11 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       graph.kinds ??= {};
       for (const kind of o.off) graph.kinds[kind] = { ...graph.kinds[kind], links: false };
       if (o.exclude) {
-        const value = { email: email(o.exclude.pick % POOL.emails), phone: `+1555010${o.exclude.pick % POOL.phones}`, card: `card_${o.exclude.pick % POOL.cards}` }[o.exclude.kind];
+        const value = {
+          email: email(o.exclude.pick % POOL.emails),
+          phone: `+1555010${o.exclude.pick % POOL.phones}`,
+          card: `card_${o.exclude.pick % POOL.cards}`,
+        }[o.exclude.kind];
         graph.kinds[o.exclude.kind] = { ...graph.kinds[o.exclude.kind], exclude: [value] };
       }
       if (o.hub) {
@@ -194,7 +250,9 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       if (o.hub) s.flags.add('hub-policy');
       const version = await publishPolicy(i.deps, scope, { document: aDocument({}, { graph }) });
       changed(s, 'policy');
-      world.instances.forEach((x, n) => { if (!x.deps.keys.trusted()) s.missedWhileDown[n] = true; });
+      world.instances.forEach((x, n) => {
+        if (!x.deps.keys.trusted()) s.missedWhileDown[n] = true;
+      });
       s.publishedAt = Date.now();
       const result = await reclusterGraph(i.deps, scope, { waitMs: WAIT_MS });
       return `${version} published; recluster: ${JSON.stringify(result)}`;
@@ -232,13 +290,19 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
         await revokeApiKey(i.deps.db, k.key);
       } finally {
         // Revoked or not as Postgres says, whatever the answer was.
-        const { rows } = await i.deps.db.query('SELECT 1 FROM api_keys WHERE key_hash = $1 AND revoked_at IS NOT NULL', [hashKey(k.key)]).catch(() => ({ rows: [] }));
+        const { rows } = await i.deps.db
+          .query('SELECT 1 FROM api_keys WHERE key_hash = $1 AND revoked_at IS NOT NULL', [hashKey(k.key)])
+          .catch(() => ({ rows: [] }));
         k.revoked = rows.length > 0;
       }
       changed(s, 'key');
       const refusedAfter = await refusedEverywhere(world, k.key);
       refusedAfter.forEach((ms, n) => {
-        if (ms === undefined) s.anomalies.push({ kind: 'revoked_key_accepted', detail: { instance: 'AB'[n], key: `…${k.key.slice(-4)}`, boundMs: REVOKE_BOUND_MS } });
+        if (ms === undefined)
+          s.anomalies.push({
+            kind: 'revoked_key_accepted',
+            detail: { instance: 'AB'[n], key: `…${k.key.slice(-4)}`, boundMs: REVOKE_BOUND_MS },
+          });
       });
       return `key …${k.key.slice(-4)} revoked; refused after ${refusedAfter.map((ms, n) => `${'AB'[n]} ${ms ?? `> ${REVOKE_BOUND_MS}`} ms`).join(', ')}`;
     }
@@ -261,4 +325,3 @@ export async function runOp(world: World, s: HistoryState, o: Op): Promise<strin
       throw new Error('faults are run by runHistory');
   }
 }
-

@@ -103,13 +103,18 @@ describe('authentication', () => {
       // Keys are read through the key directory (not watched here: each lookup reads Postgres).
       return { deps: { ...deps, db, keys: createKeyDirectory(db) }, lookups: () => lookups };
     }
-    const madeUp = () => `sk_live_${randomBytes(24).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 32)}`;
+    const madeUp = () =>
+      `sk_live_${randomBytes(24)
+        .toString('base64url')
+        .replace(/[^A-Za-z0-9]/g, 'x')
+        .slice(0, 32)}`;
 
     it('looks a made-up key up once, not on every request', async () => {
       const c = counted(testDeps());
       const door = createApp(c.deps);
       const key = madeUp();
-      for (let i = 0; i < 5; i++) await expectUnauthorized(await request(door).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key)));
+      for (let i = 0; i < 5; i++)
+        await expectUnauthorized(await request(door).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key)));
       expect(c.lookups()).to.equal(1);
     });
 
@@ -122,7 +127,8 @@ describe('authentication', () => {
       // A key that works, used from that address before the guessing starts.
       await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(tenant.keys.sk_live)).expect(200);
       const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(madeUp()))).status);
+      for (let i = 0; i < 8; i++)
+        statuses.push((await request(door).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(madeUp()))).status);
       expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429, 429, 429]);
       // One lookup for the working key, one per refused guess; none for the 429s.
       expect(c.lookups()).to.equal(6);

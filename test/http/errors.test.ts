@@ -39,7 +39,11 @@ describe('error responses', () => {
   });
 
   it('answers a body that is not application/json with 400 invalid_request', async () => {
-    const res = await request(app).post('/v1/device').set(bearer(tenant.keys.pk_test)).set('Content-Type', 'text/plain').send('components=1');
+    const res = await request(app)
+      .post('/v1/device')
+      .set(bearer(tenant.keys.pk_test))
+      .set('Content-Type', 'text/plain')
+      .send('components=1');
     expectErrorShape(res, 400, 'invalid_request');
     expect(res.body.details.issues[0].message).to.match(/Content-Type/);
   });
@@ -53,7 +57,10 @@ describe('error responses', () => {
   });
 
   it('lists every failed field of an invalid body in details.issues', async () => {
-    const res = await request(app).post('/v1/device').set(bearer(tenant.keys.pk_test)).send({ components: { ['k'.repeat(65)]: 1 }, extra: true });
+    const res = await request(app)
+      .post('/v1/device')
+      .set(bearer(tenant.keys.pk_test))
+      .send({ components: { ['k'.repeat(65)]: 1 }, extra: true });
     expectErrorShape(res, 400, 'invalid_request');
     const paths = res.body.details.issues.map((i: { path: string }) => i.path);
     expect(paths).to.include('/extra');
@@ -70,7 +77,12 @@ describe('error responses', () => {
   it('answers an unexpected fault with 500 internal and a fixed message that leaks nothing', async () => {
     const broken = createApp({
       ...deps,
-      db: { ...deps.db, query: async () => { throw new Error('secret internals: relation "api_keys" exploded'); } } as unknown as typeof deps.db,
+      db: {
+        ...deps.db,
+        query: async () => {
+          throw new Error('secret internals: relation "api_keys" exploded');
+        },
+      } as unknown as typeof deps.db,
     });
     const res = await request(broken).get('/v1/events/evt_1').set(bearer(tenant.keys.sk_test));
     expectErrorShape(res, 500, 'internal');

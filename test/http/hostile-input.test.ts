@@ -15,8 +15,16 @@ function expectInvalid(res: Res, path?: string, message?: RegExp) {
   expect(res.body.error).to.equal('invalid_request');
   expect(res.body.message).to.be.a('string').and.not.empty;
   const issues = res.body.details.issues as { path: string; message: string }[];
-  if (path !== undefined) expect(issues.map((i) => i.path), JSON.stringify(issues)).to.include(path);
-  if (message) expect(issues.some((i) => message.test(i.message)), JSON.stringify(issues)).to.equal(true);
+  if (path !== undefined)
+    expect(
+      issues.map((i) => i.path),
+      JSON.stringify(issues),
+    ).to.include(path);
+  if (message)
+    expect(
+      issues.some((i) => message.test(i.message)),
+      JSON.stringify(issues),
+    ).to.equal(true);
 }
 
 function expectNotFound(res: Res) {
@@ -36,8 +44,12 @@ describe('hostile input', () => {
   const sk = () => bearer(h.tenant.keys.sk_test);
   // A body sent as these exact bytes, so escapes like \u0000 and \ud800 reach the server unchanged.
   const raw = (method: 'post' | 'patch', path: string, body: string, headers: Record<string, string> = {}) =>
-    request(h.app)[method](path).set(path === '/v1/device' ? bearer(h.tenant.keys.pk_test) : sk())
-      .set('Content-Type', 'application/json').set(headers).send(body);
+    request(h.app)
+      [method](path)
+      .set(path === '/v1/device' ? bearer(h.tenant.keys.pk_test) : sk())
+      .set('Content-Type', 'application/json')
+      .set(headers)
+      .send(body);
 
   before(async () => {
     h = await verdictHarness();
@@ -53,7 +65,11 @@ describe('hostile input', () => {
       ['external_user_id', signup('"external_user_id":"u\\u0000"'), '/external_user_id'],
       ['an identity value', signup('"identity":{"phone":"+1\\u0000"}'), '/identity/phone'],
       ['an identity key', signup('"identity":{"ph\\u0000one":"+1"}'), '/identity/ph\u0000one'],
-      ['an unknown payment key', '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"extra\\u0000":"x"}}', '/payment/extra\u0000'],
+      [
+        'an unknown payment key',
+        '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"extra\\u0000":"x"}}',
+        '/payment/extra\u0000',
+      ],
     ];
     for (const [where, body, path] of cases) {
       it(`rejects one in a verdict's ${where} with 400 naming the path`, async () => {
@@ -62,7 +78,11 @@ describe('hostile input', () => {
     }
 
     it('rejects one in feedback subject.value and note', async () => {
-      const res = await raw('post', '/v1/feedback', '{"subject":{"kind":"email","value":"a\\u0000@x.org"},"outcome":"chargeback","note":"\\u0000"}');
+      const res = await raw(
+        'post',
+        '/v1/feedback',
+        '{"subject":{"kind":"email","value":"a\\u0000@x.org"},"outcome":"chargeback","note":"\\u0000"}',
+      );
       expectInvalid(res, '/subject/value', NUL);
       expectInvalid(res, '/note', NUL);
     });
@@ -85,7 +105,11 @@ describe('hostile input', () => {
     it('rejects one in a verdict body with 400 (Postgres jsonb cannot store it)', async () => {
       const res = await raw('post', '/v1/verdict', '{"event_type":"signup","ip":"100.64.10.1","user_agent":"\\ud800"}');
       expectInvalid(res, '/user_agent', SURROGATE);
-      expectInvalid(await raw('post', '/v1/verdict', '{"event_type":"login","context":{"x":["ok","\\udc00z"]}}'), '/context/x/1', SURROGATE);
+      expectInvalid(
+        await raw('post', '/v1/verdict', '{"event_type":"login","context":{"x":["ok","\\udc00z"]}}'),
+        '/context/x/1',
+        SURROGATE,
+      );
     });
 
     it('rejects one in PATCH, so a replay of a bound value still answers 200, never 409', async () => {
@@ -101,7 +125,11 @@ describe('hostile input', () => {
     const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
     it('rejects a context of 10,000 nested arrays with 400', async () => {
-      expectInvalid(await raw('post', '/v1/verdict', `{"event_type":"login","context":{"x":${nested(10_000)}}}`), undefined, /deeper than 32/);
+      expectInvalid(
+        await raw('post', '/v1/verdict', `{"event_type":"login","context":{"x":${nested(10_000)}}}`),
+        undefined,
+        /deeper than 32/,
+      );
     });
 
     it('rejects device components 2,000 levels deep with 400', async () => {
@@ -133,8 +161,13 @@ describe('hostile input', () => {
     }
 
     it('accepts a real gzip body', async () => {
-      const res = await request(h.app).post('/v1/verdict').set(sk()).set('Content-Type', 'application/json')
-        .set('Content-Encoding', 'gzip').serialize(asIs).send(gzipSync(JSON.stringify(aSignup())));
+      const res = await request(h.app)
+        .post('/v1/verdict')
+        .set(sk())
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .serialize(asIs)
+        .send(gzipSync(JSON.stringify(aSignup())));
       expect(res.status).to.equal(200);
     });
   });
@@ -158,7 +191,10 @@ describe('hostile input', () => {
     }
 
     it('still answers the CORS preflight on /v1/device', async () => {
-      const res = await request(h.app).options('/v1/device').set('Origin', 'https://shop.example').set('Access-Control-Request-Method', 'POST');
+      const res = await request(h.app)
+        .options('/v1/device')
+        .set('Origin', 'https://shop.example')
+        .set('Access-Control-Request-Method', 'POST');
       expect(res.status).to.equal(204);
       expect(res.headers['access-control-allow-origin']).to.equal('https://shop.example');
     });
@@ -166,7 +202,10 @@ describe('hostile input', () => {
 
   describe('GET /v1/events cursor', () => {
     const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const list = (c: string) => request(h.app).get(`/v1/events?cursor=${encodeURIComponent(c)}`).set(sk());
+    const list = (c: string) =>
+      request(h.app)
+        .get(`/v1/events?cursor=${encodeURIComponent(c)}`)
+        .set(sk());
 
     it('answers 400 for a forged cursor, one whose id holds a NUL, and one before year 1', async () => {
       expectInvalid(await list('not-a-cursor'), '/cursor');
@@ -179,8 +218,14 @@ describe('hostile input', () => {
   describe('payment amount', () => {
     it('accepts 2^53 - 1 and rejects 2^53 and beyond (they would lose precision)', async () => {
       expect((await h.verdict(aCheckout({}, { amount: Number.MAX_SAFE_INTEGER }))).status).to.equal(200);
-      expectInvalid(await raw('post', '/v1/verdict', '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"amount":9007199254740993}}'), '/payment/amount');
-      expectInvalid(await raw('post', '/v1/verdict', '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"amount":1e300}}'), '/payment/amount');
+      expectInvalid(
+        await raw('post', '/v1/verdict', '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"amount":9007199254740993}}'),
+        '/payment/amount',
+      );
+      expectInvalid(
+        await raw('post', '/v1/verdict', '{"event_type":"checkout_attempt","ip":"100.64.10.1","payment":{"amount":1e300}}'),
+        '/payment/amount',
+      );
     });
   });
 });

@@ -19,7 +19,9 @@ function talk(port: number, first: string, drip?: string): Promise<{ text: strin
     const socket = net.connect(port, '127.0.0.1', () => socket.write(first));
     let text = '';
     const timer = drip ? setInterval(() => socket.writable && socket.write(drip), 100) : undefined;
-    socket.on('data', (chunk) => { text += chunk.toString('utf8'); });
+    socket.on('data', (chunk) => {
+      text += chunk.toString('utf8');
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       clearInterval(timer);
@@ -59,8 +61,9 @@ describe('the HTTP server', () => {
   });
 
   it('cuts a client that announces a body and never sends it with 408', async () => {
-    const head = `POST /v1/verdict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.keys.sk_test}\r\n`
-      + 'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"event_type":';
+    const head =
+      `POST /v1/verdict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.keys.sk_test}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"event_type":';
     const { text, ms } = await talk(port, head, ' ');
     expect(text).to.match(/^HTTP\/1\.1 408 /);
     expect(parse(text).body.error).to.equal('invalid_request');

@@ -56,8 +56,11 @@ describe('rate limiting', function () {
     expect(limited.body.message).to.be.a('string');
     expect(limited.headers['retry-after']).to.equal('1');
     expect(limited.headers['x-ratelimit-remaining']).to.equal('0');
-    await until('the window to reset', async () =>
-      (await request(app).get('/v1/events').set(bearer(tenant.keys.sk_test))).status === 200 ? true : undefined, 5000);
+    await until(
+      'the window to reset',
+      async () => ((await request(app).get('/v1/events').set(bearer(tenant.keys.sk_test))).status === 200 ? true : undefined),
+      5000,
+    );
   });
 
   it('limits a flood of garbage keys per client IP without touching a real key from that IP', async () => {
@@ -66,7 +69,10 @@ describe('rate limiting', function () {
     const ip = aClientIp();
     const statuses: number[] = [];
     for (let i = 0; i < 25; i++) {
-      const res = await request(app).get('/v1/events').set('X-Forwarded-For', ip).set(bearer(`sk_live_garbage${i}`));
+      const res = await request(app)
+        .get('/v1/events')
+        .set('X-Forwarded-For', ip)
+        .set(bearer(`sk_live_garbage${i}`));
       statuses.push(res.status);
     }
     expect(statuses.filter((s) => s === 401)).to.have.length(20);

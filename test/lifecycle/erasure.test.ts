@@ -19,35 +19,65 @@ import { DOMAINS, IPS, verdictHarness } from '../support/verdict-harness.js';
 describe('doorman erase', function () {
   this.timeout(120_000);
 
-  it('leaves none of the person\'s raw values in Postgres, Neo4j or Redis, and keeps everyone else', async () => {
+  it("leaves none of the person's raw values in Postgres, Neo4j or Redis, and keeps everyone else", async () => {
     const h = await verdictHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const tag = randomUUID().slice(0, 8);
     const person = {
-      account: `erase_me_${tag}`, email: `Erase.Me.${tag}@${DOMAINS.good}`, ip: `100.71.${parseInt(tag.slice(0, 2), 16)}.${parseInt(tag.slice(2, 4), 16)}`,
-      ua: `EraseAgent/${tag}`, phone: `+1555${parseInt(tag, 16) % 10_000_000}`, card: `card_erase_${tag}`, context: `ctx_${tag}`,
+      account: `erase_me_${tag}`,
+      email: `Erase.Me.${tag}@${DOMAINS.good}`,
+      ip: `100.71.${parseInt(tag.slice(0, 2), 16)}.${parseInt(tag.slice(2, 4), 16)}`,
+      ua: `EraseAgent/${tag}`,
+      phone: `+1555${parseInt(tag, 16) % 10_000_000}`,
+      card: `card_erase_${tag}`,
+      context: `ctx_${tag}`,
     };
     const token = await issueToken(h.app, h.tenant.keys.pk_test, recorded('desktop-load-1'));
     const device = deviceIdOf(token);
     const send = (body: object) => h.verdict(body);
     const base = { external_user_id: person.account, ip: person.ip, user_agent: person.ua };
-    await send({ event_type: 'signup', ...base, email: person.email, identity: { phone: person.phone }, device_token: token, context: { note: person.context } });
+    await send({
+      event_type: 'signup',
+      ...base,
+      email: person.email,
+      identity: { phone: person.phone },
+      device_token: token,
+      context: { note: person.context },
+    });
     await send({ event_type: 'checkout_attempt', ...base, payment: { card_fingerprint: person.card, amount: 50, currency: 'usd' } });
     await send({ event_type: 'login', ...base, device_token: await issueToken(h.app, h.tenant.keys.pk_test, recorded('desktop-load-1')) });
     const review = await send({ event_type: 'signup', ...base, email: person.email, ip: IPS.tor });
     expect(review.body.verdict).to.equal('review');
-    const other = await send({ event_type: 'signup', external_user_id: `stays_${tag}`, email: `stays.${tag}@${DOMAINS.good}`, ip: '100.64.90.1', identity: { phone: '+15550009999' } });
+    const other = await send({
+      event_type: 'signup',
+      external_user_id: `stays_${tag}`,
+      email: `stays.${tag}@${DOMAINS.good}`,
+      ip: '100.64.90.1',
+      identity: { phone: '+15550009999' },
+    });
 
     const receiver = await startHttpStandIn((req) => ({ status: 200, body: req.body }));
     try {
       await setWebhook(h.deps, scope, `${receiver.url}/hook`);
-      const resolved = await resolveReview(h.deps, scope, { eventId: review.body.id, resolution: 'denied', note: `denied ${person.email}`, resolvedBy: 'test' });
+      const resolved = await resolveReview(h.deps, scope, {
+        eventId: review.body.id,
+        resolution: 'denied',
+        note: `denied ${person.email}`,
+        resolvedBy: 'test',
+      });
       await deliverWebhook(h.deps, { deliveryId: resolved.deliveryId, attempt: 1 });
     } finally {
       await receiver.close();
     }
-    for (const [kind, value] of [['external_user_id', person.account], ['email', person.email]] as const) {
-      await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind, value }, outcome: 'chargeback', note: `about ${value}` }).expect(200);
+    for (const [kind, value] of [
+      ['external_user_id', person.account],
+      ['email', person.email],
+    ] as const) {
+      await request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind, value }, outcome: 'chargeback', note: `about ${value}` })
+        .expect(200);
     }
     await changeList(h.deps.db, scope, { action: 'add', list: 'block', kind: 'email', value: person.email });
     await h.graphSettled();
@@ -74,7 +104,10 @@ describe('doorman erase', function () {
     expect(await redisEntriesContaining(h.deps, [...raw, ...digests, review.body.id]), 'Redis').to.deep.equal([]);
 
     // What is not personal stays: the events (cleared), their verdicts, the erasure log; the other person whole.
-    const { rows } = await h.deps.db.query('SELECT verdict, request FROM events WHERE tenant_id = $1 AND id = $2', [scope.tenantId, review.body.id]);
+    const { rows } = await h.deps.db.query('SELECT verdict, request FROM events WHERE tenant_id = $1 AND id = $2', [
+      scope.tenantId,
+      review.body.id,
+    ]);
     expect(rows[0]).to.deep.equal({ verdict: 'review', request: { erased: true } });
     const log = await h.deps.db.query('SELECT subject_kind, events, accounts, identifiers FROM erasures WHERE id = $1', [out.erasure_id]);
     expect(log.rows[0]).to.deep.equal({ subject_kind: 'external_user_id', events: 4, accounts: 1, identifiers: 4 });

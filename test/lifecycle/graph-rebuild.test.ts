@@ -12,18 +12,29 @@ import { aCheckout, IPS, verdictHarness, type Harness } from '../support/verdict
 // every identifier's counts.
 async function snapshot(h: Harness) {
   const t = { t: h.tenant.tenantId };
-  const clusters = (await h.deps.graph.executeQuery(
-    `MATCH (m)-[:IN]->(c:Cluster {tenantId: $t, mode: 'test'})
+  const clusters = (
+    await h.deps.graph.executeQuery(
+      `MATCH (m)-[:IN]->(c:Cluster {tenantId: $t, mode: 'test'})
      WITH c, collect(CASE WHEN m:Account THEN 'account:' + m.externalId ELSE m.kind + ':' + m.value END) AS members
      RETURN members, c.accounts AS accounts, c.size AS size, c.confirmedAbuse AS abuse, c.falsePositive AS fp, c.chargebacks AS chargebacks,
-            c.suppressed AS suppressed, c.lastTrialStartAt AS trial, c.convertedAt AS converted, c.cardValue AS cards`, t)).records
+            c.suppressed AS suppressed, c.lastTrialStartAt AS trial, c.convertedAt AS converted, c.cardValue AS cards`,
+      t,
+    )
+  ).records
     .map((r) => ({ ...r.toObject(), members: [...r.get('members')].sort(), suppressed: [...r.get('suppressed')].sort() }))
     .sort((a, b) => (a.members[0] < b.members[0] ? -1 : 1));
-  const identifiers = (await h.deps.graph.executeQuery(
-    `MATCH (i:Identifier {tenantId: $t, mode: 'test'}) RETURN i.kind + ':' + i.value AS id, i.accounts AS accounts, i.anonymous AS anonymous, i.hub AS hub ORDER BY id`, t)).records
-    .map((r) => r.toObject());
-  const events = (await h.deps.graph.executeQuery(
-    `MATCH (e:Event {tenantId: $t, mode: 'test'}) RETURN e.id AS id, e.counted AS counted, COUNT { (e)--() } AS links ORDER BY id`, t)).records.map((r) => r.toObject());
+  const identifiers = (
+    await h.deps.graph.executeQuery(
+      `MATCH (i:Identifier {tenantId: $t, mode: 'test'}) RETURN i.kind + ':' + i.value AS id, i.accounts AS accounts, i.anonymous AS anonymous, i.hub AS hub ORDER BY id`,
+      t,
+    )
+  ).records.map((r) => r.toObject());
+  const events = (
+    await h.deps.graph.executeQuery(
+      `MATCH (e:Event {tenantId: $t, mode: 'test'}) RETURN e.id AS id, e.counted AS counted, COUNT { (e)--() } AS links ORDER BY id`,
+      t,
+    )
+  ).records.map((r) => r.toObject());
   return { clusters, identifiers, events };
 }
 
@@ -34,15 +45,31 @@ describe('doorman graph rebuild', function () {
     const h = await verdictHarness({ GRAPH_HUB_THRESHOLD: '3' });
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const v = (body: object) => h.verdict(body);
-    await v({ event_type: 'signup', external_user_id: 'ann', email: 'ann@shop-mail.com', ip: '100.64.70.1', identity: { phone: '+15557000001' } });
+    await v({
+      event_type: 'signup',
+      external_user_id: 'ann',
+      email: 'ann@shop-mail.com',
+      ip: '100.64.70.1',
+      identity: { phone: '+15557000001' },
+    });
     await v({ event_type: 'trial_start', external_user_id: 'ann', ip: '100.64.70.1' });
     await v({ event_type: 'signup', external_user_id: 'bob', ip: '100.64.70.2', identity: { phone: '+15557000001' } });
     await v({ event_type: 'trial_convert', external_user_id: 'bob' });
     await v(aCheckout({ external_user_id: 'cat', ip: '100.64.70.3' }, { card_fingerprint: 'card_rb_1', card_country: 'FR' }));
     await v(aCheckout({ external_user_id: 'dan', ip: '100.64.70.4' }, { card_fingerprint: 'card_rb_1', card_country: 'DE' }));
     const anonymous = await v({ event_type: 'signup', email: 'eve@shop-mail.com', ip: '100.64.70.5', identity: { wallet: 'w-eve' } });
-    await request(h.app).patch(`/v1/events/${anonymous.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'eve' }).expect(200);
-    for (let i = 0; i < 5; i++) await v({ event_type: 'signup', ip: `100.64.71.${i + 1}`, identity: { phone: '0000000000' }, ...(i % 2 ? { external_user_id: `hub${i}` } : {}) });
+    await request(h.app)
+      .patch(`/v1/events/${anonymous.body.id}`)
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ external_user_id: 'eve' })
+      .expect(200);
+    for (let i = 0; i < 5; i++)
+      await v({
+        event_type: 'signup',
+        ip: `100.64.71.${i + 1}`,
+        identity: { phone: '0000000000' },
+        ...(i % 2 ? { external_user_id: `hub${i}` } : {}),
+      });
     const tor = await v({ event_type: 'signup', external_user_id: 'fay', ip: IPS.tor, identity: { wallet: 'w-fay' } });
     expect(tor.body.verdict).to.equal('review');
     await resolveReview(h.deps, scope, { eventId: tor.body.id, resolution: 'approved', resolvedBy: 'test' });

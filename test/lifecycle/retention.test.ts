@@ -40,9 +40,18 @@ describe('retention', function () {
       await judge(old, { event_type: 'signup', external_user_id: 'returning', ip: '100.64.60.2', identity: { phone: '+15556000002' } }),
       await judge(old, { event_type: 'signup', external_user_id: 'old_tor', ip: IPS.tor, identity: { phone: '+15556000003' } }),
     ];
-    const kept = await judge(h.app, { event_type: 'login', external_user_id: 'returning', ip: '100.64.60.3', identity: { wallet: 'w-kept' } });
+    const kept = await judge(h.app, {
+      event_type: 'login',
+      external_user_id: 'returning',
+      ip: '100.64.60.3',
+      identity: { wallet: 'w-kept' },
+    });
     await resolveReview(h.deps, scope, { eventId: gone[2]!, resolution: 'approved', resolvedBy: 'test' });
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: gone[0] }, outcome: 'chargeback' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'event_id', value: gone[0] }, outcome: 'chargeback' })
+      .expect(200);
     await h.deps.db.query(`UPDATE feedback SET created_at = now() - interval '40 days' WHERE tenant_id = $1`, [scope.tenantId]);
     await h.graphSettled();
 
@@ -59,13 +68,16 @@ describe('retention', function () {
       const { rows } = await h.deps.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [scope.tenantId]);
       expect(rows[0].n, table).to.equal(0);
     }
-    const graph = async (cypher: string) => (await h.deps.graph.executeQuery(cypher, { t: scope.tenantId })).records.map((r) => r.toObject());
+    const graph = async (cypher: string) =>
+      (await h.deps.graph.executeQuery(cypher, { t: scope.tenantId })).records.map((r) => r.toObject());
     expect(await graph('MATCH (e:Event {tenantId: $t}) RETURN e.id AS id')).to.deep.equal([{ id: kept }]);
     expect(await graph('MATCH (a:Account {tenantId: $t}) RETURN a.externalId AS id')).to.deep.equal([{ id: 'returning' }]);
     // The returning account keeps what its kept event evidences, and only that: its old phone went
     // with the only event that used it, as a rebuild from Postgres would have it.
     expect(await graph('MATCH (i:Identifier {tenantId: $t}) RETURN i.value AS v ORDER BY v')).to.deep.equal([{ v: 'w-kept' }]);
-    expect(await graph('MATCH (c:Cluster {tenantId: $t}) RETURN c.accounts AS accounts, c.size AS size')).to.deep.equal([{ accounts: 1, size: 2 }]);
+    expect(await graph('MATCH (c:Cluster {tenantId: $t}) RETURN c.accounts AS accounts, c.size AS size')).to.deep.equal([
+      { accounts: 1, size: 2 },
+    ]);
     expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
     expect(await graph('MATCH (f:Feedback {tenantId: $t}) RETURN count(f) AS n')).to.deep.equal([{ n: 0 }]);
   });
@@ -82,11 +94,15 @@ describe('retention', function () {
          FROM pg_constraint c JOIN hanging h ON c.confrelid = h.tbl WHERE c.contype = 'f' ORDER BY 1, 2`,
     );
     expect(rows.map((r) => r.child)).to.include.members(['reviews', 'shadow_decisions', 'webhook_deliveries', 'webhook_attempts']);
-    expect(rows.filter((r) => r.on_delete !== 'c').map((r) => `${r.child} → ${r.parent} (${r.name})`), 'without ON DELETE CASCADE').to.deep.equal([]);
+    expect(
+      rows.filter((r) => r.on_delete !== 'c').map((r) => `${r.child} → ${r.parent} (${r.name})`),
+      'without ON DELETE CASCADE',
+    ).to.deep.equal([]);
     // Tables that name an event without a foreign key clean it themselves; each says how.
     const cleanedBy: Record<string, string> = {
       graph_outbox: 'deleted with the event by retention and erasure (lifecycle/retention-store.ts)',
-      graph_applied_links: 'an applied link, kept a minute for the verdict\'s check; deleted with the event by retention and erasure, with its pending link',
+      graph_applied_links:
+        "an applied link, kept a minute for the verdict's check; deleted with the event by retention and erasure, with its pending link",
       idempotency_keys: 'expire after 24 h; housekeeping deletes them',
       policy_backtest_flips: 'a stored backtest is a snapshot: ids and verdicts, no personal data; it goes with its backtest',
     };
@@ -97,10 +113,13 @@ describe('retention', function () {
                             AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = k.conrelid AND a.attnum = ANY (k.conkey) AND a.attname = 'event_id'))
         ORDER BY 1`,
     );
-    expect(named.map((r) => r.tbl).filter((t) => !(t in cleanedBy)), 'event_id columns with neither a cascade nor a cleaner').to.deep.equal([]);
+    expect(
+      named.map((r) => r.tbl).filter((t) => !(t in cleanedBy)),
+      'event_id columns with neither a cascade nor a cleaner',
+    ).to.deep.equal([]);
   });
 
-  it('removes a shadow policy\'s decisions with their events, which would otherwise stop retention for every scope', async () => {
+  it("removes a shadow policy's decisions with their events, which would otherwise stop retention for every scope", async () => {
     const h = await verdictHarness({ EVENT_RETENTION_DAYS: '30' });
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const shadow = await publishPolicy(h.deps, scope, { document: aDocument({ proxy_ip: { effects: { signup: 'block' } } }) });
@@ -111,9 +130,16 @@ describe('retention', function () {
       return h.deps.policies.shadowFor(scope)?.version === shadow ? true : undefined;
     });
     const old = createApp({ ...h.deps, clock: { now: () => new Date(Date.now() - 40 * DAY) } });
-    const res = await request(old).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ ip: IPS.proxy })).expect(200);
+    const res = await request(old)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ ip: IPS.proxy }))
+      .expect(200);
     await until('the shadow decision', async () => {
-      const { rows } = await h.deps.db.query('SELECT 1 FROM shadow_decisions WHERE tenant_id = $1 AND event_id = $2', [scope.tenantId, res.body.id]);
+      const { rows } = await h.deps.db.query('SELECT 1 FROM shadow_decisions WHERE tenant_id = $1 AND event_id = $2', [
+        scope.tenantId,
+        res.body.id,
+      ]);
       return rows[0];
     });
     const result = await applyRetention(h.deps);
@@ -133,24 +159,38 @@ describe('retention', function () {
     const failing = h.tenant;
     const healthy = await verdictHarness({ EVENT_RETENTION_DAYS: '30' });
     const past = { now: () => new Date(Date.now() - 40 * DAY) };
-    for (const [harness, ip] of [[h, '100.64.61.1'], [healthy, '100.64.61.2']] as const) {
-      await request(createApp({ ...harness.deps, clock: past })).post('/v1/verdict').set(bearer(harness.tenant.keys.sk_test)).send(aSignup({ ip })).expect(200);
+    for (const [harness, ip] of [
+      [h, '100.64.61.1'],
+      [healthy, '100.64.61.2'],
+    ] as const) {
+      await request(createApp({ ...harness.deps, clock: past }))
+        .post('/v1/verdict')
+        .set(bearer(harness.tenant.keys.sk_test))
+        .send(aSignup({ ip }))
+        .expect(200);
     }
     // A real fault in Postgres, for the failing tenant's rows only: deleting its events raises.
     const fn = `fail_retention_${failing.tenantId.replace(/\W/g, '_')}`;
-    await h.deps.db.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`);
-    await h.deps.db.query(`CREATE TRIGGER ${fn} BEFORE DELETE ON events FOR EACH ROW WHEN (OLD.tenant_id = '${failing.tenantId}') EXECUTE FUNCTION ${fn}()`);
+    await h.deps.db.query(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+    );
+    await h.deps.db.query(
+      `CREATE TRIGGER ${fn} BEFORE DELETE ON events FOR EACH ROW WHEN (OLD.tenant_id = '${failing.tenantId}') EXECUTE FUNCTION ${fn}()`,
+    );
     try {
       const result = await applyRetention({ ...h.deps, logger, metrics });
       expect(result.failedScopes).to.equal(1);
       expect(result.complete).to.equal(false);
-      const count = async (tenantId: string) => (await h.deps.db.query('SELECT count(*)::int AS n FROM events WHERE tenant_id = $1', [tenantId])).rows[0].n;
+      const count = async (tenantId: string) =>
+        (await h.deps.db.query('SELECT count(*)::int AS n FROM events WHERE tenant_id = $1', [tenantId])).rows[0].n;
       expect(await count(failing.tenantId)).to.equal(1);
       expect(await count(healthy.tenant.tenantId)).to.equal(0);
       const errors = lines.filter((l) => l.level === 50);
       expect(errors.map((l) => l.tenant_id)).to.deep.equal([failing.tenantId]);
       expect(errors[0]!.msg).to.match(/retention failed for a scope/);
-      const metric = (await metrics.registry.getSingleMetricAsString('doorman_retention_scope_failures_total')).split('\n').find((l) => l.startsWith('doorman_retention_scope_failures_total '));
+      const metric = (await metrics.registry.getSingleMetricAsString('doorman_retention_scope_failures_total'))
+        .split('\n')
+        .find((l) => l.startsWith('doorman_retention_scope_failures_total '));
       expect(metric).to.equal('doorman_retention_scope_failures_total 1');
     } finally {
       await h.deps.db.query(`DROP TRIGGER ${fn} ON events`);

@@ -58,14 +58,24 @@ describe('secrets sealed at rest', function () {
     await setWebhook(deps, sa, 'http://127.0.0.1:9/a');
     await setWebhook(deps, sb, 'http://127.0.0.1:9/b');
     // Tenant A's sealed secret copied into tenant B's row: it does not open there.
-    await deps.db.query(`UPDATE webhook_secrets SET sealed = (SELECT sealed FROM webhook_secrets WHERE tenant_id = $1) WHERE tenant_id = $2`, [a.tenantId, b.tenantId]);
+    await deps.db.query(
+      `UPDATE webhook_secrets SET sealed = (SELECT sealed FROM webhook_secrets WHERE tenant_id = $1) WHERE tenant_id = $2`,
+      [a.tenantId, b.tenantId],
+    );
     let moved: unknown;
-    await validSecrets(deps.db, deps.vault, sb).catch((err) => { moved = err; });
+    await validSecrets(deps.db, deps.vault, sb).catch((err) => {
+      moved = err;
+    });
     expect(moved).to.be.instanceOf(VaultError);
     // One character of A's own changed: it does not open either.
-    await deps.db.query(`UPDATE webhook_secrets SET sealed = left(sealed, -3) || CASE WHEN right(sealed, 3) = 'AAA' THEN 'BBB' ELSE 'AAA' END WHERE tenant_id = $1`, [a.tenantId]);
+    await deps.db.query(
+      `UPDATE webhook_secrets SET sealed = left(sealed, -3) || CASE WHEN right(sealed, 3) = 'AAA' THEN 'BBB' ELSE 'AAA' END WHERE tenant_id = $1`,
+      [a.tenantId],
+    );
     let altered: unknown;
-    await validSecrets(deps.db, deps.vault, sa).catch((err) => { altered = err; });
+    await validSecrets(deps.db, deps.vault, sa).catch((err) => {
+      altered = err;
+    });
     expect(altered).to.be.instanceOf(VaultError);
   });
 
@@ -73,7 +83,11 @@ describe('secrets sealed at rest', function () {
     const deps = testDeps();
     const tenant = await aTenant(deps);
     const plain = `whsec_${randomBytes(24).toString('base64url')}`;
-    await deps.db.query(`INSERT INTO webhook_secrets (id, tenant_id, mode, secret) VALUES ($1, $2, 'test', $3)`, [`whs_plain_${tenant.tenantId}`, tenant.tenantId, plain]);
+    await deps.db.query(`INSERT INTO webhook_secrets (id, tenant_id, mode, secret) VALUES ($1, $2, 'test', $3)`, [
+      `whs_plain_${tenant.tenantId}`,
+      tenant.tenantId,
+      plain,
+    ]);
     expect(await validSecrets(deps.db, deps.vault, { tenantId: tenant.tenantId, mode: 'test' })).to.deep.equal([plain]);
     expect(await sealPlainSecrets(deps)).to.be.at.least(1);
     const { rows } = await deps.db.query('SELECT secret, sealed FROM webhook_secrets WHERE tenant_id = $1', [tenant.tenantId]);
@@ -91,7 +105,9 @@ describe('secrets sealed at rest', function () {
     url.pathname = `/${database}`;
     const opened: Deps[] = [];
     const depsWith = (env: Record<string, string>) => {
-      const d = createDeps(testConfig({ DATABASE_URL: url.href, WEBHOOK_ALLOW_PRIVATE: 'true', SECRETS_PREVIOUS_KEYS: '', ...env }), { logger: pino({ level: 'silent' }) });
+      const d = createDeps(testConfig({ DATABASE_URL: url.href, WEBHOOK_ALLOW_PRIVATE: 'true', SECRETS_PREVIOUS_KEYS: '', ...env }), {
+        logger: pino({ level: 'silent' }),
+      });
       opened.push(d);
       return d;
     };
@@ -118,7 +134,9 @@ describe('secrets sealed at rest', function () {
       expect((await after.secrets.deviceKeys.signingKey()).kid).to.equal(device.kid);
       const stale = depsWith({ SECRETS_KEY: oldKey });
       let refused: unknown;
-      await validSecrets(stale.db, stale.vault, scope).catch((err) => { refused = err; });
+      await validSecrets(stale.db, stale.vault, scope).catch((err) => {
+        refused = err;
+      });
       expect(refused).to.be.instanceOf(VaultError);
       expect(String((refused as Error).message)).to.match(/neither SECRETS_KEY nor SECRETS_PREVIOUS_KEYS/);
     } finally {

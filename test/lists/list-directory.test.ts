@@ -39,13 +39,18 @@ describe('the list directory', function () {
       const restoredAt = (await deps.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
       proxy.restore();
       // Connected again and listening: a heartbeat is sent only once the LISTEN is answered.
-      await until('the listener connected again', async () => {
-        const { rows } = await deps.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
+      await until(
+        'the listener connected again',
+        async () => {
+          const { rows } = await deps.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE application_name = $1 AND backend_start > $2 AND query LIKE 'SELECT pg_notify%'`,
-          [`doorman ${process.pid} listen ${LIST_CHANNEL}`, restoredAt]);
-        return rows[0]!.n > 0 ? true : undefined;
-      }, 20_000);
+            [`doorman ${process.pid} listen ${LIST_CHANNEL}`, restoredAt],
+          );
+          return rows[0]!.n > 0 ? true : undefined;
+        },
+        20_000,
+      );
       stall.release();
       await settled();
       // Trusted or not (then read from Postgres), the entry is matched.

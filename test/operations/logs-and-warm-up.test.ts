@@ -31,11 +31,22 @@ describe('warm-up and log levels', function () {
     const logFile = path.join(dir, 'server.log');
     const server = await startServer({ LOG_LEVEL: 'info' }, logFile);
     try {
-      const lines = () => fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+      const lines = () =>
+        fs
+          .readFileSync(logFile, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as LogLine);
       const warmed = await until('the warmed-up line', async () => lines().find((l) => l.msg === 'warmed up'));
       expect(warmed.level).to.equal(30);
-      expect(lines().filter((l) => /warm-up step failed|not loaded/.test(l.msg)), 'failed warm-up steps').to.deep.equal([]);
-      expect(lines().filter((l) => l.level >= 50), 'error lines on a clean start').to.deep.equal([]);
+      expect(
+        lines().filter((l) => /warm-up step failed|not loaded/.test(l.msg)),
+        'failed warm-up steps',
+      ).to.deep.equal([]);
+      expect(
+        lines().filter((l) => l.level >= 50),
+        'error lines on a clean start',
+      ).to.deep.equal([]);
 
       // The verdict's read and the index scans in one read transaction, which then reports its own
       // page hits and faults (per-operator figures of PROFILE stay zero on Community Edition).
@@ -44,10 +55,19 @@ describe('warm-up and log levels', function () {
       try {
         const pages = await session.executeRead(async (tx) => {
           await tx.run(deps.cypher.get('graph/read-cluster'), {
-            tenantId: '__warmup__', mode: 'test', account: 'warmup', ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }], hubThreshold: 25, since: 0, recentSince: 0, pending: [],
+            tenantId: '__warmup__',
+            mode: 'test',
+            account: 'warmup',
+            ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }],
+            hubThreshold: 25,
+            since: 0,
+            recentSince: 0,
+            pending: [],
           });
           await tx.run(deps.cypher.get('warm-up/index-scans'));
-          const own = await tx.run('SHOW TRANSACTIONS YIELD currentQuery, pageHits, pageFaults WHERE currentQuery STARTS WITH "SHOW TRANSACTIONS" RETURN pageHits, pageFaults');
+          const own = await tx.run(
+            'SHOW TRANSACTIONS YIELD currentQuery, pageHits, pageFaults WHERE currentQuery STARTS WITH "SHOW TRANSACTIONS" RETURN pageHits, pageFaults',
+          );
           return own.records.map((r) => ({ hits: Number(r.get('pageHits')), faults: Number(r.get('pageFaults')) }));
         });
         expect(pages).to.have.length(1);
@@ -67,7 +87,9 @@ describe('warm-up and log levels', function () {
     const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as LogLine) });
     // Postgres really unreachable: a pool pointed at a port nothing listens on.
     const deadPort = await freePort();
-    const broken: Deps = createDeps(testConfig({ DATABASE_URL: `postgres://127.0.0.1:${deadPort}/nowhere`, PG_QUERY_TIMEOUT_MS: '500' }), { logger });
+    const broken: Deps = createDeps(testConfig({ DATABASE_URL: `postgres://127.0.0.1:${deadPort}/nowhere`, PG_QUERY_TIMEOUT_MS: '500' }), {
+      logger,
+    });
     const healthy = testDeps();
     const tenant = await aTenant(healthy);
     try {
@@ -87,7 +109,9 @@ describe('warm-up and log levels', function () {
       const byStatus = (status: number) => lines.filter((l) => l.res?.status === status);
       expect(byStatus(500)).to.have.length(1);
       expect(byStatus(500)[0]!.level).to.equal(50);
-      expect(byStatus(500)[0]!.err?.stack, 'the stack of the real error').to.be.a('string').and.not.match(/failed with status code/);
+      expect(byStatus(500)[0]!.err?.stack, 'the stack of the real error')
+        .to.be.a('string')
+        .and.not.match(/failed with status code/);
       expect(byStatus(503)).to.have.length(2);
       for (const line of byStatus(503)) {
         expect(line.level).to.equal(40);

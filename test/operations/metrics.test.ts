@@ -40,7 +40,13 @@ describe('metrics', function () {
 
   it('counts verdicts, reasons, missing signals, rate-limit rejections, links and deliveries, on the metrics port only', async () => {
     const port = await freePort();
-    const h = await verdictHarness({ RATE_LIMIT_PER_MINUTE: '6', DNS_TIMEOUT_MS: '30', METRICS_PORT: String(port), WEBHOOK_ALLOW_PRIVATE: 'true', TRUST_PROXY: 'loopback' });
+    const h = await verdictHarness({
+      RATE_LIMIT_PER_MINUTE: '6',
+      DNS_TIMEOUT_MS: '30',
+      METRICS_PORT: String(port),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      TRUST_PROXY: 'loopback',
+    });
     // Keyless requests share a per-IP bucket of 6: this test's own address, not the suite's.
     const ip = aClientIp();
     const metrics = await startMetricsServer(h.deps);
@@ -60,7 +66,11 @@ describe('metrics', function () {
       expect((await send(aSignup())).status).to.equal(429);
       await h.graphSettled();
       await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/hook`);
-      const resolved = await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'metrics test' });
+      const resolved = await resolveReview(
+        h.deps,
+        { tenantId: h.tenant.tenantId, mode: 'test' },
+        { eventId: tor.body.id, resolution: 'denied', resolvedBy: 'metrics test' },
+      );
       await deliverWebhook(h.deps, { deliveryId: resolved.deliveryId, attempt: 1 });
 
       expect((await request(h.app).get('/metrics').set('X-Forwarded-For', ip)).status).to.equal(404);
@@ -73,7 +83,9 @@ describe('metrics', function () {
       // The held DNS answer times out; on a loaded machine another lookup may too.
       expect(value(all, 'doorman_missing_signals_total', { source: 'dns', cause: 'timeout' })).to.be.at.least(1);
       expect(value(all, 'doorman_rate_limited_total', { bucket: 'key' })).to.equal(1);
-      expect(value(all, 'doorman_http_request_duration_seconds_count', { route: '/v1/verdict', method: 'POST', status: '200' })).to.equal(5);
+      expect(value(all, 'doorman_http_request_duration_seconds_count', { route: '/v1/verdict', method: 'POST', status: '200' })).to.equal(
+        5,
+      );
       expect(value(all, 'doorman_http_request_duration_seconds_count', { route: '/v1/verdict', status: '400' })).to.equal(1);
       expect(value(all, 'doorman_http_request_duration_seconds_count', { route: '/v1/verdict', status: '429' })).to.equal(1);
       expect(value(all, 'doorman_fail_open_total')).to.equal(0);
@@ -85,7 +97,9 @@ describe('metrics', function () {
       expect(value(all, 'doorman_webhook_delivery_lag_seconds_count')).to.equal(1);
       expect(value(all, 'doorman_webhook_deliveries', { state: 'delivered' })).to.be.at.least(1);
       expect(value(all, 'doorman_postgres_pool_connections', { state: 'total' })).to.be.at.least(1);
-      expect(value(all, 'doorman_neo4j_pool_connections', { state: 'idle' }) + value(all, 'doorman_neo4j_pool_connections', { state: 'in_use' })).to.be.at.least(1);
+      expect(
+        value(all, 'doorman_neo4j_pool_connections', { state: 'idle' }) + value(all, 'doorman_neo4j_pool_connections', { state: 'in_use' }),
+      ).to.be.at.least(1);
       expect(value(all, 'doorman_redis_connected')).to.equal(1);
       expect(all.has('process_cpu_user_seconds_total')).to.equal(true);
     } finally {
@@ -102,11 +116,23 @@ describe('metrics', function () {
     telemetry.collectProcessMetrics();
     const registered = new Set((await telemetry.registry.getMetricsAsJSON()).map((m) => m.name));
     const dashboard = JSON.parse(fs.readFileSync('docs/grafana-dashboard.json', 'utf8')) as { panels: { targets: { expr: string }[] }[] };
-    const read = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(?:doorman|process|nodejs)_[a-z0-9_]+/g) ?? []))
-      .map((name) => name.replace(/_(bucket|count|sum)$/, '')));
-    expect([...read].filter((name) => !registered.has(name)), 'read by the dashboard, missing from the registry').to.deep.equal([]);
-    expect([...registered].filter((name) => name.startsWith('doorman_') && !read.has(name)), 'in the registry, on no panel').to.deep.equal([]);
+    const read = new Set(
+      dashboard.panels
+        .flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(?:doorman|process|nodejs)_[a-z0-9_]+/g) ?? []))
+        .map((name) => name.replace(/_(bucket|count|sum)$/, '')),
+    );
+    expect(
+      [...read].filter((name) => !registered.has(name)),
+      'read by the dashboard, missing from the registry',
+    ).to.deep.equal([]);
+    expect(
+      [...registered].filter((name) => name.startsWith('doorman_') && !read.has(name)),
+      'in the registry, on no panel',
+    ).to.deep.equal([]);
     const documented = fs.readFileSync('docs/metrics.md', 'utf8');
-    expect([...registered].filter((name) => name.startsWith('doorman_') && !documented.includes(`\`${name}\``)), 'undocumented').to.deep.equal([]);
+    expect(
+      [...registered].filter((name) => name.startsWith('doorman_') && !documented.includes(`\`${name}\``)),
+      'undocumented',
+    ).to.deep.equal([]);
   });
 });

@@ -14,7 +14,11 @@ import { aSignup, verdictHarness } from '../support/verdict-harness.js';
 function recording(driver: Driver, modes: string[]): Driver {
   return new Proxy(driver, {
     get(target, prop, receiver) {
-      if (prop === 'session') return (config: SessionConfig = {}) => { modes.push(config.defaultAccessMode ?? neo4j.session.WRITE); return target.session(config); };
+      if (prop === 'session')
+        return (config: SessionConfig = {}) => {
+          modes.push(config.defaultAccessMode ?? neo4j.session.WRITE);
+          return target.session(config);
+        };
       if (prop === 'executeQuery') {
         return (query: string, params?: object, config?: { routing?: string }) => {
           modes.push(config?.routing ?? neo4j.routing.WRITE);
@@ -44,11 +48,17 @@ describe('NEO4J_URI with the neo4j:// routing scheme', function () {
     await h.deps.graphWriter.start();
     try {
       modes.length = 0;
-      const res = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ external_user_id: 'routed', identity: { phone: '+15558100001' } }));
+      const res = await request(h.app)
+        .post('/v1/verdict')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send(aSignup({ external_user_id: 'routed', identity: { phone: '+15558100001' } }));
       expect(res.status).to.equal(200);
       await h.graphSettled();
       // One read for the verdict (the cluster's facts); the writer's batches through the leader.
-      expect(modes.filter((m) => m === neo4j.session.READ), 'reads').to.have.length(1);
+      expect(
+        modes.filter((m) => m === neo4j.session.READ),
+        'reads',
+      ).to.have.length(1);
       expect(modes.filter((m) => m === neo4j.session.WRITE).length, 'writes').to.be.greaterThan(0);
       expect(modes.filter((m) => m !== neo4j.session.READ && m !== neo4j.session.WRITE)).to.deep.equal([]);
     } finally {
@@ -56,12 +66,20 @@ describe('NEO4J_URI with the neo4j:// routing scheme', function () {
       await root.start();
     }
     modes.length = 0;
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'email', value: 'nobody@routing.example' }, outcome: 'chargeback' }).expect(404);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'email', value: 'nobody@routing.example' }, outcome: 'chargeback' })
+      .expect(404);
     expect(modes, 'feedback asks the graph as a reader').to.deep.equal([neo4j.routing.READ]);
 
     // The server holds a READ to its word.
     let refused: unknown;
-    await driver.executeQuery('CREATE (:RoutingProbe {tenantId: $t, mode: "test"})', { t: h.tenant.tenantId }, { routing: neo4j.routing.READ }).catch((err: unknown) => { refused = err; });
+    await driver
+      .executeQuery('CREATE (:RoutingProbe {tenantId: $t, mode: "test"})', { t: h.tenant.tenantId }, { routing: neo4j.routing.READ })
+      .catch((err: unknown) => {
+        refused = err;
+      });
     expect(String(refused)).to.match(/read/i);
   });
 

@@ -40,8 +40,14 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
     // Unnamed statements through the bouncer: 40 verdicts at once spread over its 8 server
     // connections, where a statement prepared on one is unknown on the next.
     expect(h.deps.config.pgNamedStatements).to.equal(false);
-    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-      .send(aSignup({ identity: { phone: `+1555961${String(i).padStart(4, '0')}` } }))));
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        request(h.app)
+          .post('/v1/verdict')
+          .set(bearer(h.tenant.keys.sk_test))
+          .send(aSignup({ identity: { phone: `+1555961${String(i).padStart(4, '0')}` } })),
+      ),
+    );
     expect(burst.map((r) => r.status)).to.deep.equal(burst.map(() => 200));
     const send = (body: object, key?: string) => {
       const r = request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test));
@@ -51,14 +57,28 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
     const first = await send(body, 'bounced-1');
     expect(first.status).to.equal(200);
     expect((await send(body, 'bounced-1')).text).to.equal(first.text);
-    await request(h.app).patch(`/v1/events/${first.body.id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'bounced' }).expect(200);
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'chargeback' }).expect(200);
+    await request(h.app)
+      .patch(`/v1/events/${first.body.id}`)
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ external_user_id: 'bounced' })
+      .expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'chargeback' })
+      .expect(200);
     const review = await send(aSignup({ ip: IPS.tor }));
-    const resolved = await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId: review.body.id, resolution: 'approved', resolvedBy: 'test' });
+    const resolved = await resolveReview(
+      h.deps,
+      { tenantId: h.tenant.tenantId, mode: 'test' },
+      { eventId: review.body.id, resolution: 'approved', resolvedBy: 'test' },
+    );
     expect(resolved.finalVerdict).to.equal('allow');
     await h.graphSettled();
-    expect((await request(h.app).get(`/v1/events/${first.body.id}`).set(bearer(h.tenant.keys.sk_test))).body.external_user_id).to.equal('bounced');
-    expect(await transactionsThrough(bouncer!, direct, database) - before).to.be.greaterThan(10);
+    expect((await request(h.app).get(`/v1/events/${first.body.id}`).set(bearer(h.tenant.keys.sk_test))).body.external_user_id).to.equal(
+      'bounced',
+    );
+    expect((await transactionsThrough(bouncer!, direct, database)) - before).to.be.greaterThan(10);
   });
 
   it('lets a running instance hear every change: a revoked key is refused, a new block-list entry matched and a publication applied, each within the bound', async () => {
@@ -91,17 +111,30 @@ describe('Postgres behind PgBouncer (transaction mode)', function () {
       };
 
       expect(await status(doomed)).to.equal(200);
-      await heard('the revoked key refused', () => revokeApiKey(deps.db, doomed), async () => (await status(doomed)) === 401);
+      await heard(
+        'the revoked key refused',
+        () => revokeApiKey(deps.db, doomed),
+        async () => (await status(doomed)) === 401,
+      );
       expect(await status(tenant.keys.sk_test)).to.equal(200);
 
       const email = `listed.${Date.now()}@${DOMAINS.good}`;
       const blocklisted = async () => (await verdict(aSignup({ email }))).reasons.some((r) => r.code === 'blocklisted');
       expect(await blocklisted()).to.equal(false);
-      await heard('the block-list entry matched', () => changeList(deps.db, scope, { action: 'add', list: 'block', kind: 'email', value: email }), blocklisted);
+      await heard(
+        'the block-list entry matched',
+        () => changeList(deps.db, scope, { action: 'add', list: 'block', kind: 'email', value: email }),
+        blocklisted,
+      );
 
       let version = '';
-      await heard('the publication in force', async () => { version = await publishPolicy(deps, scope, { document: aDocument() }); },
-        async () => (await verdict(aSignup())).policy_version === version);
+      await heard(
+        'the publication in force',
+        async () => {
+          version = await publishPolicy(deps, scope, { document: aDocument() });
+        },
+        async () => (await verdict(aSignup())).policy_version === version,
+      );
     } finally {
       await server.stop();
     }

@@ -22,28 +22,50 @@ describe('Redis Cluster (REDIS_URL=redis+cluster://…)', function () {
   it('counts velocity one by one across the cluster, spreads scopes over the nodes, and reports healthy', async () => {
     const h = await verdictHarness({ REDIS_URL: cluster.url, RATE_LIMIT_PER_MINUTE: '1000' });
     await until('the cluster client to be ready', async () => (h.deps.redis.status === 'ready' ? true : undefined));
-    const results = await Promise.all(Array.from({ length: 12 }, () => request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ ip: '100.64.80.1' }))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        request(h.app)
+          .post('/v1/verdict')
+          .set(bearer(h.tenant.keys.sk_test))
+          .send(aSignup({ ip: '100.64.80.1' })),
+      ),
+    );
     expect(results.map((r) => r.status)).to.deep.equal(Array(12).fill(200));
-    const counts = results.map((r) => (r.body.reasons as { code: string; detail?: { count?: number } }[]).find((x) => x.code === 'velocity_ip_signups')?.detail?.count ?? 0);
+    const counts = results.map(
+      (r) =>
+        (r.body.reasons as { code: string; detail?: { count?: number } }[]).find((x) => x.code === 'velocity_ip_signups')?.detail?.count ??
+        0,
+    );
     expect(counts.filter((n) => n > 0).sort((a, b) => a - b)).to.deep.equal([6, 7, 8, 9, 10, 11, 12]);
     expect(results.every((r) => !JSON.stringify(r.body).includes('partial_enrichment'))).to.equal(true);
 
     // More scopes: their keys hash to other slots, on other nodes.
     for (let i = 0; i < 5; i++) {
       const t = await aTenant(h.deps);
-      expect((await request(h.app).post('/v1/verdict').set(bearer(t.keys.sk_test)).send(aSignup({ ip: `100.64.81.${i + 1}` }))).status).to.equal(200);
+      expect(
+        (
+          await request(h.app)
+            .post('/v1/verdict')
+            .set(bearer(t.keys.sk_test))
+            .send(aSignup({ ip: `100.64.81.${i + 1}` }))
+        ).status,
+      ).to.equal(200);
     }
-    const perNode = await Promise.all(cluster.ports.map(async (port) => {
-      const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-      await node.connect();
-      try {
-        const keys = await node.keys('*');
-        const slots = await Promise.all(keys.filter((k) => k.startsWith(`vel:{${h.tenant.tenantId}:test}`)).map((k) => node.cluster('KEYSLOT', k)));
-        return { keys: keys.length, scopeSlots: new Set(slots) };
-      } finally {
-        node.disconnect();
-      }
-    }));
+    const perNode = await Promise.all(
+      cluster.ports.map(async (port) => {
+        const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+        await node.connect();
+        try {
+          const keys = await node.keys('*');
+          const slots = await Promise.all(
+            keys.filter((k) => k.startsWith(`vel:{${h.tenant.tenantId}:test}`)).map((k) => node.cluster('KEYSLOT', k)),
+          );
+          return { keys: keys.length, scopeSlots: new Set(slots) };
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
     expect(perNode.filter((n) => n.keys > 0).length, 'nodes holding keys').to.be.at.least(2);
     // Every velocity key of one scope is in one slot (the script's keys always are).
     expect(new Set(perNode.flatMap((n) => [...n.scopeSlots])).size).to.equal(1);

@@ -13,15 +13,32 @@ describe('REDIS_URL forms', () => {
   it('reads one server, Sentinel and Cluster URLs', () => {
     expect(parseRedisUrl('redis://127.0.0.1:6379/2')).to.deep.equal({ kind: 'single', url: 'redis://127.0.0.1:6379/2' });
     expect(parseRedisUrl('redis+sentinel://:s3cret@s1:26379,s2,[::1]:26380/mymaster/3?sentinelPassword=sp')).to.deep.equal({
-      kind: 'sentinel', sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }, { host: '::1', port: 26380 }],
-      name: 'mymaster', db: 3, tls: false, password: 's3cret', sentinelPassword: 'sp',
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
+      name: 'mymaster',
+      db: 3,
+      tls: false,
+      password: 's3cret',
+      sentinelPassword: 'sp',
     });
     expect(parseRedisUrl('rediss+cluster://app:pw@n1:7000,n2:7001,n3:7002')).to.deep.equal({
-      kind: 'cluster', nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }, { host: 'n3', port: 7002 }], tls: true, username: 'app', password: 'pw',
+      kind: 'cluster',
+      nodes: [
+        { host: 'n1', port: 7000 },
+        { host: 'n2', port: 7001 },
+        { host: 'n3', port: 7002 },
+      ],
+      tls: true,
+      username: 'app',
+      password: 'pw',
     });
   });
 
-  it('refuses a Sentinel URL without the primary\'s name, a Cluster URL with a database, and other schemes', () => {
+  it("refuses a Sentinel URL without the primary's name, a Cluster URL with a database, and other schemes", () => {
     for (const [url, problem] of [
       ['redis+sentinel://s1:26379', /primary's name/],
       ['redis+cluster://n1:7000/2', /database 0 only/],
@@ -43,9 +60,23 @@ describe('REDIS_URL=redis+sentinel://…', function () {
       const h = await verdictHarness({ REDIS_URL: sentinel.url });
       await until('the client to reach the primary', async () => (h.deps.redis.status === 'ready' ? true : undefined));
       const results = [];
-      for (let i = 0; i < 7; i++) results.push(await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ ip: '100.64.97.1' })));
+      for (let i = 0; i < 7; i++)
+        results.push(
+          await request(h.app)
+            .post('/v1/verdict')
+            .set(bearer(h.tenant.keys.sk_test))
+            .send(aSignup({ ip: '100.64.97.1' })),
+        );
       expect(results.map((r) => r.status)).to.deep.equal(Array(7).fill(200));
-      expect(results.map((r) => (r.body.reasons as { code: string }[]).some((x) => x.code === 'velocity_ip_signups'))).to.deep.equal([false, false, false, false, false, true, true]);
+      expect(results.map((r) => (r.body.reasons as { code: string }[]).some((x) => x.code === 'velocity_ip_signups'))).to.deep.equal([
+        false,
+        false,
+        false,
+        false,
+        false,
+        true,
+        true,
+      ]);
       expect((await request(h.app).get('/health')).body.checks.redis.status).to.equal('up');
     } finally {
       await sentinel.stop();

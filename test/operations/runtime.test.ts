@@ -13,7 +13,9 @@ import { skipBecause } from '../support/skip.js';
 
 const run = promisify(execFile);
 const pinned = fs.readFileSync('.nvmrc', 'utf8').trim();
-const floor = /^>=(\d+\.\d+\.\d+)$/.exec((JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node)?.[1];
+const floor = /^>=(\d+\.\d+\.\d+)$/.exec(
+  (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node,
+)?.[1];
 const parts = (v: string) => v.replace(/^v/, '').split('.').map(Number) as [number, number, number];
 const atLeast = (a: string, b: string) => {
   const [x, y] = [parts(a), parts(b)];
@@ -31,7 +33,10 @@ describe('the runtime', () => {
     expect(atLeast(pinned, floor!)).to.equal(true);
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
     expect(dockerfile).to.include(`ARG NODE_VERSION=${pinned}\n`);
-    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).to.deep.equal(['node:${NODE_VERSION}-bookworm-slim', 'node:${NODE_VERSION}-bookworm-slim']);
+    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).to.deep.equal([
+      'node:${NODE_VERSION}-bookworm-slim',
+      'node:${NODE_VERSION}-bookworm-slim',
+    ]);
     expect(fs.readFileSync('docker-compose.yml', 'utf8')).to.include(`node:${pinned}-bookworm-slim`);
     const readme = fs.readFileSync('README.md', 'utf8');
     expect(readme).to.include(`Node ${pinned}`);
@@ -50,8 +55,13 @@ describe('the runtime', () => {
       for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
         try {
           const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
-          if (!atLeast(version, floor!)) { oldNode = candidate; break; }
-        } catch { /* not there */ }
+          if (!atLeast(version, floor!)) {
+            oldNode = candidate;
+            break;
+          }
+        } catch {
+          /* not there */
+        }
       }
       if (!oldNode) skipBecause(this, `no node older than ${floor} on this machine to start the CLI with`);
     });
@@ -64,14 +74,21 @@ describe('the runtime', () => {
       expect(version.node).to.equal(`v${pinned}`);
       expect(version.doorman).to.equal((JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version);
       // A usage error's status comes back through the parent.
-      const failed = await run(oldNode, ['bin/doorman.js', '--json', 'nosuch'], { env }).then(() => 0, (err: { code: number }) => err.code);
+      const failed = await run(oldNode, ['bin/doorman.js', '--json', 'nosuch'], { env }).then(
+        () => 0,
+        (err: { code: number }) => err.code,
+      );
       expect(failed).to.equal(2);
     });
 
     it('refuses in one line when the pinned Node is not installed', async () => {
       const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-node-cache-'));
-      const err = await run(oldNode, ['bin/doorman.js', '--help'], { env: { ...testEnv, PATH: process.env.PATH!, DOORMAN_FROM_SOURCE: '1', DOORMAN_NODE_CACHE: empty } })
-        .then(() => undefined, (e: { code: number; stderr: string; stdout: string }) => e);
+      const err = await run(oldNode, ['bin/doorman.js', '--help'], {
+        env: { ...testEnv, PATH: process.env.PATH!, DOORMAN_FROM_SOURCE: '1', DOORMAN_NODE_CACHE: empty },
+      }).then(
+        () => undefined,
+        (e: { code: number; stderr: string; stdout: string }) => e,
+      );
       expect(err?.code).to.equal(1);
       expect(err?.stdout).to.equal('');
       expect(err?.stderr.trim().split('\n')).to.have.length(1);

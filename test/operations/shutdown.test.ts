@@ -22,7 +22,13 @@ describe('SIGTERM', function () {
     const { dns, intelDir } = await standIns();
     // DNS answers for the slow domain take 2 s and the server waits up to 1.5 s for them: a
     // verdict sent half a second before SIGTERM is certainly still in flight when it arrives.
-    const server = await startServer({ DNS_SERVERS: dns.server, INTEL_DIR: intelDir, RATE_LIMIT_PER_MINUTE: '1000000', SIGNAL_DEADLINE_MS: '2000', DNS_TIMEOUT_MS: '1500' });
+    const server = await startServer({
+      DNS_SERVERS: dns.server,
+      INTEL_DIR: intelDir,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      SIGNAL_DEADLINE_MS: '2000',
+      DNS_TIMEOUT_MS: '1500',
+    });
     let signalledAt = 0;
     let inFlight: Promise<{ sentAt: number; status: number; answeredAt: number }> | undefined;
     const slowTimer = setTimeout(() => {
@@ -37,14 +43,19 @@ describe('SIGTERM', function () {
       signalledAt = Date.now();
       process.kill(server.pid, 'SIGTERM');
     }, 1500);
-    const results = await openLoop(100, 3, (i) => fetch(`http://127.0.0.1:${server.port}/v1/verdict`, {
-      method: 'POST',
-      headers: { ...bearer(tenant.keys.sk_test), 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        event_type: 'signup', email: `sig${i}@${DOMAINS.good}`, ip: IPS.clean,
-        external_user_id: `sig_user_${i}`, identity: { phone: `+1555100${String(i).padStart(4, '0')}` },
+    const results = await openLoop(100, 3, (i) =>
+      fetch(`http://127.0.0.1:${server.port}/v1/verdict`, {
+        method: 'POST',
+        headers: { ...bearer(tenant.keys.sk_test), 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          event_type: 'signup',
+          email: `sig${i}@${DOMAINS.good}`,
+          ip: IPS.clean,
+          external_user_id: `sig_user_${i}`,
+          identity: { phone: `+1555100${String(i).padStart(4, '0')}` },
+        }),
       }),
-    }));
+    );
     clearTimeout(timer);
     clearTimeout(slowTimer);
     const slow = await inFlight!;
@@ -59,8 +70,15 @@ describe('SIGTERM', function () {
     expect(slow.sentAt, 'the slow verdict was sent before SIGTERM').to.be.below(signalledAt);
     expect(slow.answeredAt, 'and answered after it').to.be.above(signalledAt);
     expect(slow.status, 'a request in flight at SIGTERM was answered').to.equal(200);
-    expect(results.some((r) => r.sentAt > signalledAt + 500 && r.status === undefined), 'new requests were refused').to.equal(true);
-    const stored = await deps.db.query('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', [tenant.tenantId, 'test', ok]);
+    expect(
+      results.some((r) => r.sentAt > signalledAt + 500 && r.status === undefined),
+      'new requests were refused',
+    ).to.equal(true);
+    const stored = await deps.db.query('SELECT id FROM events WHERE tenant_id = $1 AND mode = $2 AND id = ANY($3)', [
+      tenant.tenantId,
+      'test',
+      ok,
+    ]);
     expect(stored.rowCount).to.equal(ok.length);
     // Linked already, before anyone else could apply them: the server flushed its lanes.
     const waiting = await deps.db.query('SELECT count(*)::int AS n FROM graph_outbox WHERE tenant_id = $1', [tenant.tenantId]);

@@ -27,7 +27,12 @@ describe('policy backtest', function () {
 
   before(async () => {
     scope = { tenantId: (await aTenant(deps)).tenantId, mode: 'live' };
-    const seed = async (name: string, n: number, s: Parameters<typeof seedDecision>[2]['signals'], extra: { externalUserId?: string; email?: string } = {}) => {
+    const seed = async (
+      name: string,
+      n: number,
+      s: Parameters<typeof seedDecision>[2]['signals'],
+      extra: { externalUserId?: string; email?: string } = {},
+    ) => {
       e[name] = (await seedDecision(deps.db, scope, { signals: s, createdAt: minute(n), ...extra })).id;
     };
     await seed('proxyGood', 1, { eventType: 'signup', ip: ip({ proxy: true }) });
@@ -53,9 +58,13 @@ describe('policy backtest', function () {
   });
 
   it('gives the transition matrix, the codes before and after, and the label-weighted results', async () => {
-    const { backtestId, queued, eventsTotal } = await startBacktest(deps, scope, { candidate: { document: candidate() }, from: T0, to: T1 });
+    const { backtestId, queued, eventsTotal } = await startBacktest(deps, scope, {
+      candidate: { document: candidate() },
+      from: T0,
+      to: T1,
+    });
     expect({ queued, eventsTotal }).to.deep.equal({ queued: false, eventsTotal: 11 });
-    const r = await backtestReport(deps.db, scope, backtestId) as Record<string, any>;
+    const r = (await backtestReport(deps.db, scope, backtestId)) as Record<string, any>;
     expect(r).to.deep.include({ backtest_id: backtestId, status: 'done', events: 11, events_total: 11, events_done: 11 });
     expect(r.matrix).to.deep.equal({
       allow: { allow: 4, review: 2, block: 0 },
@@ -72,8 +81,16 @@ describe('policy backtest', function () {
       unlabeled: 2,
     });
     expect(r.flips.total).to.equal(4);
-    expect(r.flips.events.map((f: { event_id: string; before: string; after: string; added: string[]; removed: string[]; label: string }) =>
-      [f.event_id, f.before, f.after, f.added, f.removed, f.label])).to.deep.equal([
+    expect(
+      r.flips.events.map((f: { event_id: string; before: string; after: string; added: string[]; removed: string[]; label: string }) => [
+        f.event_id,
+        f.before,
+        f.after,
+        f.added,
+        f.removed,
+        f.label,
+      ]),
+    ).to.deep.equal([
       [e.proxyGood, 'review', 'allow', [], ['proxy_ip'], 'good'],
       [e.proxyBad, 'review', 'allow', [], ['proxy_ip'], 'abusive'],
       [e.ip4Bad, 'allow', 'review', ['velocity_ip_signups'], [], 'abusive'],
@@ -86,10 +103,10 @@ describe('policy backtest', function () {
   it('pages the flips, filters by event type, and takes a published version as the candidate', async () => {
     const version = await publishPolicy(deps, scope, { document: candidate() });
     const { backtestId } = await startBacktest(deps, scope, { candidate: { version }, from: T0, to: T1, eventType: 'signup' });
-    const first = await backtestReport(deps.db, scope, backtestId, { limit: 3 }) as Record<string, any>;
+    const first = (await backtestReport(deps.db, scope, backtestId, { limit: 3 })) as Record<string, any>;
     expect(first).to.deep.include({ events: 9, candidate_version: version, event_type: 'signup' });
     expect(first.flips.events).to.have.length(3);
-    const second = await backtestReport(deps.db, scope, backtestId, { limit: 3, cursor: first.flips.next_cursor }) as Record<string, any>;
+    const second = (await backtestReport(deps.db, scope, backtestId, { limit: 3, cursor: first.flips.next_cursor })) as Record<string, any>;
     expect(second.flips.events.map((f: { event_id: string }) => f.event_id)).to.deep.equal([e.ip5Good]);
     expect(second.flips).to.not.have.property('next_cursor');
     const elsewhere = await backtestReport(deps.db, { ...scope, mode: 'test' }, backtestId).catch((err: AppError) => err);
@@ -97,14 +114,22 @@ describe('policy backtest', function () {
   });
 
   it('warns when the candidate changes how velocity is counted', async () => {
-    const { backtestId } = await startBacktest(deps, scope, { candidate: { document: aDocument({ velocity_ip_signups: { window_seconds: 7200 } }) }, from: T0, to: T1 });
-    const r = await backtestReport(deps.db, scope, backtestId) as Record<string, any>;
+    const { backtestId } = await startBacktest(deps, scope, {
+      candidate: { document: aDocument({ velocity_ip_signups: { window_seconds: 7200 } }) },
+      from: T0,
+      to: T1,
+    });
+    const r = (await backtestReport(deps.db, scope, backtestId)) as Record<string, any>;
     expect(r.warnings).to.have.length(1);
     expect(r.warnings[0]).to.match(/^velocity_ip_signups.window_seconds is 7200 here but 3600 in force/);
   });
 
   it('refuses a bad range, an unknown event type, an invalid candidate and an unknown version', async () => {
-    const fail = (p: Promise<unknown>) => p.then(() => undefined, (err: AppError) => err);
+    const fail = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (err: AppError) => err,
+      );
     const backwards = await fail(startBacktest(deps, scope, { candidate: { document: candidate() }, from: T1, to: T0 }));
     expect((backwards as AppError).details?.issues).to.deep.equal([{ path: 'to', message: 'must be after from' }]);
     const badType = await fail(startBacktest(deps, scope, { candidate: { document: candidate() }, from: T0, to: T1, eventType: 'refund' }));
@@ -118,11 +143,28 @@ describe('policy backtest', function () {
   it('runs a long range as a job on a worker; the CLI shows progress on stderr and prints one document', async () => {
     const worker = ownTestDeps();
     await worker.boss.start();
-    await worker.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, (jobs) => runBacktestJobs(worker, jobs));
+    await worker.boss.work<BacktestJob>(QUEUES.policyBacktest.name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, (jobs) =>
+      runBacktestJobs(worker, jobs),
+    );
     try {
       const file = writeDocument(candidate());
-      const r = await doorman('--json', 'policy', 'backtest', file, '--tenant', scope.tenantId, '--mode', 'live',
-        '--from', T0.toISOString(), '--to', T1.toISOString(), '--inline-max', '5', '--progress');
+      const r = await doorman(
+        '--json',
+        'policy',
+        'backtest',
+        file,
+        '--tenant',
+        scope.tenantId,
+        '--mode',
+        'live',
+        '--from',
+        T0.toISOString(),
+        '--to',
+        T1.toISOString(),
+        '--inline-max',
+        '5',
+        '--progress',
+      );
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout.trim().split('\n')).to.have.length(1);
       const report = JSON.parse(r.stdout);
@@ -132,8 +174,22 @@ describe('policy backtest', function () {
       expect(r.stderr).to.match(/backtest \|.*\| 11\/11 events \| \d+ events\/s \| ETA/);
       const again = await doorman('--json', 'policy', 'backtest-result', report.backtest_id, '--tenant', scope.tenantId, '--mode', 'live');
       expect(JSON.parse(again.stdout)).to.deep.equal(report);
-      const detached = await doorman('--json', 'policy', 'backtest', file, '--tenant', scope.tenantId, '--mode', 'live',
-        '--from', T0.toISOString(), '--to', T1.toISOString(), '--job', '--detach');
+      const detached = await doorman(
+        '--json',
+        'policy',
+        'backtest',
+        file,
+        '--tenant',
+        scope.tenantId,
+        '--mode',
+        'live',
+        '--from',
+        T0.toISOString(),
+        '--to',
+        T1.toISOString(),
+        '--job',
+        '--detach',
+      );
       const queued = JSON.parse(detached.stdout);
       expect(queued).to.deep.include({ status: 'queued', events_total: 11 });
     } finally {

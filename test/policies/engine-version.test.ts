@@ -14,7 +14,9 @@ const walk = (dir: string): string[] =>
 export function engineFingerprint(): string {
   const printer = ts.createPrinter({ removeComments: true });
   const hash = createHash('sha256');
-  for (const file of walk('src/engine').filter((f) => f.endsWith('.ts') && !f.endsWith('engine-version.ts')).sort()) {
+  for (const file of walk('src/engine')
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('engine-version.ts'))
+    .sort()) {
     const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
     hash.update(`${file.split(path.sep).join('/')}\n${printer.printFile(source)}\n`);
   }
@@ -28,6 +30,9 @@ describe('engine version', () => {
 
   it('was bumped with the last change to the engine code', () => {
     const now = engineFingerprint();
-    expect(ENGINE_FINGERPRINT, `src/engine/ changed: bump ENGINE_VERSION and set ENGINE_FINGERPRINT to '${now}' in src/engine/engine-version.ts`).to.equal(now);
+    expect(
+      ENGINE_FINGERPRINT,
+      `src/engine/ changed: bump ENGINE_VERSION and set ENGINE_FINGERPRINT to '${now}' in src/engine/engine-version.ts`,
+    ).to.equal(now);
   });
 });

@@ -26,25 +26,35 @@ describe('long reads of stored decisions', function () {
 
   const range = () => ({ scope, from: T0, to: new Date(T0.getTime() + 3_600_000) });
 
-  it('streams a backtest\'s range to its end, however much longer than the statement timeout it takes', async () => {
+  it("streams a backtest's range to its end, however much longer than the statement timeout it takes", async () => {
     let seen = 0;
-    await streamForBacktest(deps.db, range(), async (batch) => {
-      seen += batch.length;
-      await pause(150);
-    }, 5);
+    await streamForBacktest(
+      deps.db,
+      range(),
+      async (batch) => {
+        seen += batch.length;
+        await pause(150);
+      },
+      5,
+    );
     expect(seen).to.equal(60);
   });
 
-  it('streams a replay\'s range to its end the same way', async () => {
+  it("streams a replay's range to its end the same way", async () => {
     let seen = 0;
-    await streamDecisions(deps.db, range(), async (batch) => {
-      seen += batch.length;
-      await pause(150);
-    }, 5);
+    await streamDecisions(
+      deps.db,
+      range(),
+      async (batch) => {
+        seen += batch.length;
+        await pause(150);
+      },
+      5,
+    );
     expect(seen).to.equal(60);
   });
 
-  it('leaves the pool\'s connections with the service\'s statement timeout', async () => {
+  it("leaves the pool's connections with the service's statement timeout", async () => {
     const { rows } = await deps.db.query<{ statement_timeout: string }>('SHOW statement_timeout');
     expect(rows[0]!.statement_timeout).to.equal('200ms');
   });

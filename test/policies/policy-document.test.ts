@@ -17,7 +17,13 @@ describe('policy documents', function () {
     expect(validatePolicyDocument(doc)).to.deep.equal({ ok: true, document: doc });
     expect(fromDocument(doc, defaultPolicy.version)).to.deep.equal(defaultPolicy);
     expect(Object.keys(doc.rules).sort()).to.deep.equal(defaultRules.map((r) => r.code).sort());
-    expect(doc.rules.velocity_ip_signups).to.deep.equal({ enabled: true, effects: { signup: 'review' }, over: 5, block_over: 20, window_seconds: 3600 });
+    expect(doc.rules.velocity_ip_signups).to.deep.equal({
+      enabled: true,
+      effects: { signup: 'review' },
+      over: 5,
+      block_over: 20,
+      window_seconds: 3600,
+    });
   });
 
   it('keeps a rule that is off, and the list precedence', () => {
@@ -29,7 +35,11 @@ describe('policy documents', function () {
   });
 
   it('lists every problem at once, each with its path', () => {
-    const doc = aDocument({ velocity_ip_signups: { over: -1 }, proxy_ip: { effects: { login: 'deny' as never } }, young_domain: { over: 3 } }) as any;
+    const doc = aDocument({
+      velocity_ip_signups: { over: -1 },
+      proxy_ip: { effects: { login: 'deny' as never } },
+      young_domain: { over: 3 },
+    }) as any;
     delete doc.rules.tor_exit;
     doc.rules.made_up = { enabled: true, effects: {} };
     doc.list_precedence = ['block', 'block'];
@@ -39,8 +49,14 @@ describe('policy documents', function () {
     expect(result.ok).to.equal(false);
     const issues = (result as { issues: { path: string; message: string }[] }).issues;
     expect(issues.map((i) => i.path).sort()).to.deep.equal([
-      '/extra', '/list_precedence', '/rules/made_up', '/rules/proxy_ip/effects/login', '/rules/tor_exit',
-      '/rules/velocity_distinct_cards/window_seconds', '/rules/velocity_ip_signups/over', '/rules/young_domain/over',
+      '/extra',
+      '/list_precedence',
+      '/rules/made_up',
+      '/rules/proxy_ip/effects/login',
+      '/rules/tor_exit',
+      '/rules/velocity_distinct_cards/window_seconds',
+      '/rules/velocity_ip_signups/over',
+      '/rules/young_domain/over',
     ]);
     expect(issues).to.deep.include({ path: '/rules/made_up', message: 'is not a rule the engine knows' });
     expect(issues).to.deep.include({ path: '/rules/tor_exit', message: 'is required' });
@@ -50,16 +66,24 @@ describe('policy documents', function () {
 
   it('requires a block step above the review step, and a threshold on every threshold rule', () => {
     expect(validatePolicyDocument(aDocument({ velocity_ip_signups: { over: 10, block_over: 10 } }))).to.deep.equal({
-      ok: false, issues: [{ path: '/rules/velocity_ip_signups/block_over', message: 'must be greater than over (10)' }],
+      ok: false,
+      issues: [{ path: '/rules/velocity_ip_signups/block_over', message: 'must be greater than over (10)' }],
     });
     const doc = aDocument() as any;
     delete doc.rules.identity_cluster.min_accounts;
     delete doc.rules.card_probe_pattern.window_seconds;
     expect(validatePolicyDocument(doc)).to.deep.equal({
-      ok: false, issues: [{ path: '/rules/card_probe_pattern/window_seconds', message: 'is required' }, { path: '/rules/identity_cluster/min_accounts', message: 'is required' }],
+      ok: false,
+      issues: [
+        { path: '/rules/card_probe_pattern/window_seconds', message: 'is required' },
+        { path: '/rules/identity_cluster/min_accounts', message: 'is required' },
+      ],
     });
     expect(validatePolicyDocument('nope')).to.deep.include({ ok: false });
-    expect(validatePolicyDocument({ ...aDocument(), format: 2 })).to.deep.equal({ ok: false, issues: [{ path: '/format', message: 'must be 1' }] });
+    expect(validatePolicyDocument({ ...aDocument(), format: 2 })).to.deep.equal({
+      ok: false,
+      issues: [{ path: '/format', message: 'must be 1' }],
+    });
   });
 
   it('publishes its schema as docs/policy.schema.json and through the CLI', async () => {
@@ -71,11 +95,19 @@ describe('policy documents', function () {
 
   it('doorman policy validate: {"ok":true}, or a non-zero exit listing every problem', async () => {
     expect(await doormanJson('policy', 'validate', writeDocument(aDocument()))).to.deep.equal({ ok: true });
-    const bad = await doorman('--json', 'policy', 'validate', writeDocument({ ...aDocument({ datacenter_ip: { enabled: 'yes' as never } }), list_precedence: [] }));
+    const bad = await doorman(
+      '--json',
+      'policy',
+      'validate',
+      writeDocument({ ...aDocument({ datacenter_ip: { enabled: 'yes' as never } }), list_precedence: [] }),
+    );
     expect(bad.code).to.equal(1);
     expect(JSON.parse(bad.stdout)).to.deep.equal({
       ok: false,
-      issues: [{ path: '/list_precedence', message: 'must NOT have fewer than 2 items' }, { path: '/rules/datacenter_ip/enabled', message: 'must be boolean' }],
+      issues: [
+        { path: '/list_precedence', message: 'must NOT have fewer than 2 items' },
+        { path: '/rules/datacenter_ip/enabled', message: 'must be boolean' },
+      ],
     });
     expect(bad.stderr.trim().split('\n')).to.have.length(1);
     expect(bad.stderr).to.match(/2 problem\(s\).*\/list_precedence/);

@@ -45,17 +45,33 @@ describe('publishing a policy', function () {
     expect(await publishPolicy(on('2031-05-04T12:00:00Z'), test, { document: aDocument() })).to.equal('2031-05-04.1');
     expect(await publishPolicy(on('2031-05-05T00:00:00Z'), live, { document: aDocument() })).to.equal('2031-05-05.1');
     const other = await aTenant(deps);
-    expect(await publishPolicy(on('2031-05-04T10:00:00Z'), { tenantId: other.tenantId, mode: 'live' }, { document: aDocument() })).to.equal('2031-05-04.1');
+    expect(await publishPolicy(on('2031-05-04T10:00:00Z'), { tenantId: other.tenantId, mode: 'live' }, { document: aDocument() })).to.equal(
+      '2031-05-04.1',
+    );
     // The shipped default is 2026-11-22.1: a publication that day must not reuse its name.
     expect(await publishPolicy(on('2026-11-22T08:00:00Z'), live, { document: aDocument() })).to.equal('2026-11-22.2');
-    expect((await listPolicyVersions(deps.db, live)).map((v) => v.version)).to.deep.equal(['2026-11-22.2', '2031-05-05.1', '2031-05-04.2', '2031-05-04.1']);
+    expect((await listPolicyVersions(deps.db, live)).map((v) => v.version)).to.deep.equal([
+      '2026-11-22.2',
+      '2031-05-05.1',
+      '2031-05-04.2',
+      '2031-05-04.1',
+    ]);
   });
 
   it('gives concurrent publications distinct numbers', async () => {
     const { tenantId } = await aTenant(deps);
     const scope = { tenantId, mode: 'live' as const };
-    const versions = await Promise.all(Array.from({ length: 6 }, () => publishPolicy({ ...deps, clock: at('2032-01-01T10:00:00Z') }, scope, { document: aDocument() })));
-    expect([...versions].sort()).to.deep.equal(['2032-01-01.1', '2032-01-01.2', '2032-01-01.3', '2032-01-01.4', '2032-01-01.5', '2032-01-01.6']);
+    const versions = await Promise.all(
+      Array.from({ length: 6 }, () => publishPolicy({ ...deps, clock: at('2032-01-01T10:00:00Z') }, scope, { document: aDocument() })),
+    );
+    expect([...versions].sort()).to.deep.equal([
+      '2032-01-01.1',
+      '2032-01-01.2',
+      '2032-01-01.3',
+      '2032-01-01.4',
+      '2032-01-01.5',
+      '2032-01-01.6',
+    ]);
   });
 
   it('stores the document with its version and note, and keeps published versions immutable', async () => {
@@ -70,14 +86,20 @@ describe('publishing a policy', function () {
       `UPDATE policy_versions SET document = '{}' WHERE tenant_id = $1`,
       'DELETE FROM policy_versions WHERE tenant_id = $1',
     ]) {
-      const err = await deps.db.query(sql, [tenantId]).then(() => undefined, (e: Error) => e);
+      const err = await deps.db.query(sql, [tenantId]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(err?.message, sql).to.match(/immutable/);
     }
     // Inside a transaction that is rolled back whatever happens: a test never truncates.
     const client = await deps.db.connect();
     try {
       await client.query('BEGIN');
-      const truncate = await client.query('TRUNCATE policy_versions CASCADE').then(() => undefined, (e: Error) => e);
+      const truncate = await client.query('TRUNCATE policy_versions CASCADE').then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(truncate?.message).to.match(/immutable/);
     } finally {
       await client.query('ROLLBACK');
@@ -92,9 +114,14 @@ describe('publishing a policy', function () {
     const err = await publishPolicy(deps, { tenantId, mode: 'live' }, { document: bad }).catch((e: AppError) => e);
     expect(err).to.be.instanceOf(AppError);
     expect((err as AppError).code).to.equal('invalid_request');
-    expect(((err as AppError).details!.issues as { path: string }[]).map((i) => i.path)).to.deep.equal(['/list_precedence', '/rules/tor_exit/effects/signup']);
+    expect(((err as AppError).details!.issues as { path: string }[]).map((i) => i.path)).to.deep.equal([
+      '/list_precedence',
+      '/rules/tor_exit/effects/signup',
+    ]);
     expect(await listPolicyVersions(deps.db, { tenantId, mode: 'live' })).to.deep.equal([]);
-    const missing = await publishPolicy(deps, { tenantId: 'ten_nobody', mode: 'live' }, { document: aDocument() }).catch((e: AppError) => e);
+    const missing = await publishPolicy(deps, { tenantId: 'ten_nobody', mode: 'live' }, { document: aDocument() }).catch(
+      (e: AppError) => e,
+    );
     expect((missing as AppError).code).to.equal('not_found');
   });
 
@@ -108,8 +135,16 @@ describe('publishing a policy', function () {
     expect(v2).to.equal(v1.replace(/\.(\d+)$/, (_m: string, n: string) => `.${Number(n) + 1}`));
     const history = await doormanJson('policy', 'history', '--tenant', tenantId, '--mode', 'live');
     expect(history.default).to.equal(defaultPolicy.version);
-    expect(history.versions.map((v: { policy_version: string; in_force: boolean; note: string | null }) => [v.policy_version, v.in_force, v.note]))
-      .to.deep.equal([[v2, true, null], [v1, false, 'looser']]);
+    expect(
+      history.versions.map((v: { policy_version: string; in_force: boolean; note: string | null }) => [
+        v.policy_version,
+        v.in_force,
+        v.note,
+      ]),
+    ).to.deep.equal([
+      [v2, true, null],
+      [v1, false, 'looser'],
+    ]);
     const shown = await doormanJson('policy', 'show', '--tenant', tenantId, '--mode', 'live', '--version', v1);
     expect(shown.version).to.equal(v1);
     expect(shown.rules.velocity_ip_signups.over).to.equal(9);
@@ -130,7 +165,12 @@ describe('the policy in force, on every instance', function () {
     const config = testConfig();
     const d = createDeps(config, { logger: pino({ level: 'silent' }) });
     const watch = watchPolicies(d);
-    return Object.assign(d, { stop: async () => { await watch.close(); await d.close(); } });
+    return Object.assign(d, {
+      stop: async () => {
+        await watch.close();
+        await d.close();
+      },
+    });
   };
 
   it('falls back to the shipped default, then picks up each publication and shadow without a restart', async () => {
@@ -143,17 +183,23 @@ describe('the policy in force, on every instance', function () {
       expect(b.policies.shadowFor(scope)).to.equal(undefined);
 
       const v1 = await publishPolicy(deps, scope, { document: aDocument({ velocity_ip_signups: { over: 2, block_over: 8 } }) });
-      for (const d of [a, b]) await until('publication seen', async () => (d.policies.forScope(scope).version === v1 ? true : undefined), 10_000);
+      for (const d of [a, b])
+        await until('publication seen', async () => (d.policies.forScope(scope).version === v1 ? true : undefined), 10_000);
       expect(b.policies.forScope(scope).rules.velocity_ip_signups).to.deep.include({ over: 2, blockOver: 8 });
       expect(a.policies.forScope({ tenantId, mode: 'test' })).to.equal(defaultPolicy);
 
       const v2 = await publishPolicy(deps, scope, { document: aDocument({ proxy_ip: { enabled: false } }) });
       await setShadow(deps, scope, v1);
       for (const d of [a, b]) {
-        await until('second publication and shadow seen', async () => (d.policies.forScope(scope).version === v2 && d.policies.shadowFor(scope)?.version === v1 ? true : undefined), 10_000);
+        await until(
+          'second publication and shadow seen',
+          async () => (d.policies.forScope(scope).version === v2 && d.policies.shadowFor(scope)?.version === v1 ? true : undefined),
+          10_000,
+        );
       }
       await clearShadow(deps, scope);
-      for (const d of [a, b]) await until('shadow cleared', async () => (d.policies.shadowFor(scope) === undefined ? true : undefined), 10_000);
+      for (const d of [a, b])
+        await until('shadow cleared', async () => (d.policies.shadowFor(scope) === undefined ? true : undefined), 10_000);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
@@ -186,7 +232,11 @@ describe('the policy in force, on every instance', function () {
       proxy.stall();
       const publishedAt = Date.now();
       const v2 = await publishPolicy(deps, scope, { document: aDocument() });
-      await until('publication seen without its announcement', async () => (d.policies.forScope(scope).version === v2 ? true : undefined), config.memoryStalenessMs + 2_000);
+      await until(
+        'publication seen without its announcement',
+        async () => (d.policies.forScope(scope).version === v2 ? true : undefined),
+        config.memoryStalenessMs + 2_000,
+      );
       expect(Date.now() - publishedAt).to.be.below(config.memoryStalenessMs + 2_000);
     } finally {
       await Promise.all([watch.close(), proxy.close()]);
@@ -215,14 +265,20 @@ describe('the policy in force, on every instance', function () {
     // The full load reads at once but answers only when released: it has read A's first version.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const slowLoads = { query: async (text: string, params: unknown[]) => {
-      const result = await deps.db.query(text, params);
-      if (params[0] === null) await released;
-      return result;
-    } } as unknown as typeof deps.db;
+    const slowLoads = {
+      query: async (text: string, params: unknown[]) => {
+        const result = await deps.db.query(text, params);
+        if (params[0] === null) await released;
+        return result;
+      },
+    } as unknown as typeof deps.db;
     const registry = createPolicyRegistry(slowLoads);
     const loading = registry.load();
-    await until('the load has read', async () => ((await Promise.race([loading.then(() => 'done'), new Promise((r) => setTimeout(() => r('waiting'), 200))])) === 'waiting' ? true : undefined));
+    await until('the load has read', async () =>
+      (await Promise.race([loading.then(() => 'done'), new Promise((r) => setTimeout(() => r('waiting'), 200))])) === 'waiting'
+        ? true
+        : undefined,
+    );
     const a2 = await publishPolicy(deps, a, { document: aDocument() });
     await registry.refresh(a);
     expect(registry.forScope(a).version).to.equal(a2);

@@ -24,7 +24,8 @@ describe('replaying stored decisions', function () {
   before(async () => {
     h = await verdictHarness();
     const token = async (canvas: string) =>
-      (await request(h.app).post('/v1/device').set(bearer(h.tenant.keys.pk_test)).send({ components: { canvas } })).body.device_token as string;
+      (await request(h.app).post('/v1/device').set(bearer(h.tenant.keys.pk_test)).send({ components: { canvas } })).body
+        .device_token as string;
     const judge = async (name: string, body: object) => {
       const res = await h.verdict(body);
       expect(res.status, name).to.equal(200);
@@ -40,10 +41,12 @@ describe('replaying stored decisions', function () {
     await judge('proxy', aSignup({ ip: IPS.proxy }));
     await judge('datacenter', { event_type: 'trial_start', email: `t@${DOMAINS.good}`, ip: IPS.datacenter });
     // Freemail addresses, so only the ip count grows (freemail domains are not counted).
-    for (let i = 0; i < 22; i++) await judge(`burst${i}`, aSignup({ ip: '100.64.77.1', email: `burst${i}.${Date.now()}@${DOMAINS.freemail}` }));
+    for (let i = 0; i < 22; i++)
+      await judge(`burst${i}`, aSignup({ ip: '100.64.77.1', email: `burst${i}.${Date.now()}@${DOMAINS.freemail}` }));
     await judge('prepaid', aCheckout({}, { card_funding: 'prepaid', card_fingerprint: 'card_prepaid' }));
     // One card, five addresses: the card's count fires, the ips' do not.
-    for (let i = 0; i < 5; i++) await judge(`probe${i}`, aCheckout({ ip: `100.64.78.${i + 1}` }, { amount: 50, card_fingerprint: 'card_probe' }));
+    for (let i = 0; i < 5; i++)
+      await judge(`probe${i}`, aCheckout({ ip: `100.64.78.${i + 1}` }, { amount: 50, card_fingerprint: 'card_probe' }));
     const laptop = await token('laptop');
     await judge('history', aSignup({ external_user_id: 'acct_1', device_token: laptop }));
     await judge('newDevice', { event_type: 'login', external_user_id: 'acct_1', device_token: await token('phone') });
@@ -63,7 +66,13 @@ describe('replaying stored decisions', function () {
 
   it('replays the whole scope with zero differences (the pre-deploy check)', async () => {
     const check = await replayAll(h.deps, { scope: scope() });
-    expect(check).to.deep.include({ events: Object.keys(ids).length, same: Object.keys(ids).length, different: 0, unknown_policy: 0, differences: [] });
+    expect(check).to.deep.include({
+      events: Object.keys(ids).length,
+      same: Object.keys(ids).length,
+      different: 0,
+      unknown_policy: 0,
+      differences: [],
+    });
   });
 
   it('lists a decision that no longer comes out the same, and counts it against its engine', async () => {
@@ -77,10 +86,19 @@ describe('replaying stored decisions', function () {
     );
     const check = await replayAll(h.deps, { tenantIds: [tenantId] });
     expect(check).to.deep.include({ events: 1, same: 0, different: 1, different_other_engine: 1 });
-    expect(check.differences).to.deep.equal([{
-      event_id: 'evt_older', tenant_id: tenantId, mode: 'live', policy_version: '2026-11-22.1', engine_version: '2020-01-01.1',
-      differences: [{ field: 'verdict', stored: 'block', replayed: 'allow' }, { field: 'reason', code: 'made_up', change: 'removed', stored: undefined }],
-    }]);
+    expect(check.differences).to.deep.equal([
+      {
+        event_id: 'evt_older',
+        tenant_id: tenantId,
+        mode: 'live',
+        policy_version: '2026-11-22.1',
+        engine_version: '2020-01-01.1',
+        differences: [
+          { field: 'verdict', stored: 'block', replayed: 'allow' },
+          { field: 'reason', code: 'made_up', change: 'removed', stored: undefined },
+        ],
+      },
+    ]);
     expect((await replayAll(h.deps, { tenantIds: [tenantId], engineVersion: '2026-11-23.1' })).events).to.equal(0);
     const cli = await doorman('--json', 'policy', 'replay', '--all', '--tenant', tenantId, '--mode', 'live');
     expect(cli.code).to.equal(0);
@@ -88,7 +106,9 @@ describe('replaying stored decisions', function () {
   });
 
   it('shows the difference under another version', async () => {
-    const version = await publishPolicy(h.deps, scope(), { document: aDocument({ proxy_ip: { enabled: false }, velocity_ip_signups: { over: 25, block_over: 40 } }) });
+    const version = await publishPolicy(h.deps, scope(), {
+      document: aDocument({ proxy_ip: { enabled: false }, velocity_ip_signups: { over: 25, block_over: 40 } }),
+    });
     const proxy = await replayEvent(h.deps, scope(), ids.proxy!, version);
     expect(proxy).to.deep.include({ policy_version: version, stored_policy_version: '2026-11-25.1', same: false });
     expect(proxy.stored).to.deep.equal({ verdict: 'review', reasons: [{ code: 'proxy_ip' }] });
@@ -107,24 +127,35 @@ describe('replaying stored decisions', function () {
   it('explains a block with the single change that would have made it a review', async () => {
     const e = await explainEvent(h.deps, scope(), ids.burst21!);
     expect(e).to.deep.include({ verdict: 'block', same_as_stored: true, policy_version: '2026-11-25.1' });
-    expect(e.reasons).to.deep.equal([{ code: 'velocity_ip_signups', detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' } }]);
+    expect(e.reasons).to.deep.equal([
+      { code: 'velocity_ip_signups', detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' } },
+    ]);
     expect(e.counterfactual).to.deep.equal({
-      from: 'block', to: 'review',
+      from: 'block',
+      to: 'review',
       changes: [
         { input: 'velocity.ipSignups', from: 22, to: 20, rule: 'velocity_ip_signups.block_over', verdict: 'review' },
         { input: 'velocity.ipSignups', from: 22, to: 5, rule: 'velocity_ip_signups.over', verdict: 'allow' },
       ],
     });
-    expect(explanationText(e)).to.match(/Would have been review had velocity.ipSignups been 20 instead of 22 \(velocity_ip_signups.block_over\)/);
+    expect(explanationText(e)).to.match(
+      /Would have been review had velocity.ipSignups been 20 instead of 22 \(velocity_ip_signups.block_over\)/,
+    );
     const newDevice = await explainEvent(h.deps, scope(), ids.newDevice!);
     expect(newDevice).to.deep.include({ verdict: 'review', recommended_action: 'challenge' });
-    expect(newDevice.counterfactual?.changes).to.deep.equal([{ input: 'graph.deviceSeenForAccount', from: false, to: true, rule: 'ato_new_device', verdict: 'allow' }]);
+    expect(newDevice.counterfactual?.changes).to.deep.equal([
+      { input: 'graph.deviceSeenForAccount', from: false, to: true, rule: 'ato_new_device', verdict: 'allow' },
+    ]);
     expect((await explainEvent(h.deps, scope(), ids.clean!)).counterfactual).to.equal(null);
   });
 
   it('answers not_found for an event of another scope and an unknown version', async () => {
-    expect(((await replayEvent(h.deps, { ...scope(), mode: 'live' }, ids.clean!).catch((e: AppError) => e)) as AppError).code).to.equal('not_found');
-    expect(((await replayEvent(h.deps, scope(), ids.clean!, '2001-01-01.1').catch((e: AppError) => e)) as AppError).code).to.equal('not_found');
+    expect(((await replayEvent(h.deps, { ...scope(), mode: 'live' }, ids.clean!).catch((e: AppError) => e)) as AppError).code).to.equal(
+      'not_found',
+    );
+    expect(((await replayEvent(h.deps, scope(), ids.clean!, '2001-01-01.1').catch((e: AppError) => e)) as AppError).code).to.equal(
+      'not_found',
+    );
   });
 
   it('fails, rather than counting unknown policies, when the policies cannot be read', async () => {
@@ -138,7 +169,10 @@ describe('replaying stored decisions', function () {
     url.password = password;
     const reader = new pg.Pool({ connectionString: url.href, max: 2 });
     try {
-      const failed = await replayAll({ db: reader }, { tenantIds: [h.tenant.tenantId] }).then(() => undefined, (err: unknown) => err);
+      const failed = await replayAll({ db: reader }, { tenantIds: [h.tenant.tenantId] }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect((failed as { code?: string } | undefined)?.code, 'permission denied for table policy_versions').to.equal('42501');
       // With the policies readable, the same range has none unknown.
       expect(await replayAll(h.deps, { tenantIds: [h.tenant.tenantId] })).to.deep.include({ unknown_policy: 0, different: 0 });
@@ -161,7 +195,9 @@ describe('replaying stored decisions', function () {
     const e = await doormanJson('policy', 'explain', ids.probe4!, ...args);
     expect(e.verdict).to.equal('block');
     expect(e.reasons[0].detail).to.deep.include({ attempts_10m: 5, count: 5, threshold: 5, rule: 'card_probe_pattern.at_least' });
-    expect(e.counterfactual.changes.map((c: { input: string; to: number }) => [c.input, c.to])).to.deep.equal([['velocity.cardSmallAttempts', 4]]);
+    expect(e.counterfactual.changes.map((c: { input: string; to: number }) => [c.input, c.to])).to.deep.equal([
+      ['velocity.cardSmallAttempts', 4],
+    ]);
     const human = await doorman('policy', 'explain', ids.probe4!, ...args);
     expect(human.stdout).to.match(/card_probe_pattern: 5 against 5 in 600 s/);
   });

@@ -36,21 +36,57 @@ export async function seedDecision(db: Queryable, scope: Scope, seed: Seed): Pro
     `INSERT INTO events (tenant_id, mode, id, event_type, verdict, reasons, policy_version, engine_version, recommended_action,
        created_at, external_user_id, email, request, signals)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [scope.tenantId, scope.mode, id, signals.eventType, d.verdict, JSON.stringify(d.reasons), d.policyVersion, ENGINE_VERSION,
-      d.recommendedAction ?? null, seed.createdAt, seed.externalUserId ?? null, seed.email ?? null,
-      JSON.stringify({ event_type: signals.eventType }), JSON.stringify(signals)],
+    [
+      scope.tenantId,
+      scope.mode,
+      id,
+      signals.eventType,
+      d.verdict,
+      JSON.stringify(d.reasons),
+      d.policyVersion,
+      ENGINE_VERSION,
+      d.recommendedAction ?? null,
+      seed.createdAt,
+      seed.externalUserId ?? null,
+      seed.email ?? null,
+      JSON.stringify({ event_type: signals.eventType }),
+      JSON.stringify(signals),
+    ],
   );
-  if (d.verdict === 'review') await db.query('INSERT INTO reviews (tenant_id, mode, event_id, created_at) VALUES ($1, $2, $3, $4)', [scope.tenantId, scope.mode, id, seed.createdAt]);
+  if (d.verdict === 'review')
+    await db.query('INSERT INTO reviews (tenant_id, mode, event_id, created_at) VALUES ($1, $2, $3, $4)', [
+      scope.tenantId,
+      scope.mode,
+      id,
+      seed.createdAt,
+    ]);
   return { id, decision: d };
 }
 
-export async function seedFeedback(db: Queryable, scope: Scope, kind: 'event_id' | 'external_user_id' | 'email', value: string, outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback'): Promise<void> {
+export async function seedFeedback(
+  db: Queryable,
+  scope: Scope,
+  kind: 'event_id' | 'external_user_id' | 'email',
+  value: string,
+  outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback',
+): Promise<void> {
   await noteSeeded(db, scope);
-  await db.query('INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, $2, $3, $4, $5)', [scope.tenantId, scope.mode, kind, value, outcome]);
+  await db.query('INSERT INTO feedback (tenant_id, mode, subject_kind, subject_value, outcome) VALUES ($1, $2, $3, $4, $5)', [
+    scope.tenantId,
+    scope.mode,
+    kind,
+    value,
+    outcome,
+  ]);
 }
 
 export async function resolveSeededReview(db: Queryable, scope: Scope, eventId: string, status: 'approved' | 'denied'): Promise<void> {
-  await db.query('UPDATE reviews SET status = $4, resolved_at = now() WHERE tenant_id = $1 AND mode = $2 AND event_id = $3', [scope.tenantId, scope.mode, eventId, status]);
+  await db.query('UPDATE reviews SET status = $4, resolved_at = now() WHERE tenant_id = $1 AND mode = $2 AND event_id = $3', [
+    scope.tenantId,
+    scope.mode,
+    eventId,
+    status,
+  ]);
 }
 
 export { defaultPolicy };

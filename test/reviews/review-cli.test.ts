@@ -55,7 +55,10 @@ describe('doorman review and webhook commands', function () {
     const notReview = await cli('review', 'resolve', 'evt_unknown', ...scopeArgs(), '--resolution', 'denied');
     expect(notReview.code).to.not.equal(0);
     expect(notReview.stderr).to.match(/No event evt_unknown/);
-    const { rows } = await h.deps.db.query('SELECT resolved_by FROM reviews WHERE tenant_id = $1 AND event_id = $2', [h.tenant.tenantId, first]);
+    const { rows } = await h.deps.db.query('SELECT resolved_by FROM reviews WHERE tenant_id = $1 AND event_id = $2', [
+      h.tenant.tenantId,
+      first,
+    ]);
     expect(rows[0].resolved_by).to.be.a('string').and.not.equal('');
 
     // The in-process harness has no workers: start one process, as an operator would.
@@ -79,12 +82,18 @@ describe('doorman review and webhook commands', function () {
       const pending = JSON.parse((await cli('webhook', 'deliveries', ...scopeArgs(), '--status', 'pending')).stdout).deliveries;
       expect(pending.map((d: { event_id: string }) => d.event_id)).to.deep.equal([second]);
       // Its next look waits a minute, behind every delivery that can be sent.
-      const waiting = await until('the waiting delivery to be looked at again later', async () => {
-        const { rows } = await h.deps.db.query(
-          `SELECT priority, start_after > now() + interval '30 seconds' AS later FROM pgboss.job
-            WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' = $1`, [pending[0].delivery_id]);
-        return rows[0];
-      }, 10_000);
+      const waiting = await until(
+        'the waiting delivery to be looked at again later',
+        async () => {
+          const { rows } = await h.deps.db.query(
+            `SELECT priority, start_after > now() + interval '30 seconds' AS later FROM pgboss.job
+            WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' = $1`,
+            [pending[0].delivery_id],
+          );
+          return rows[0];
+        },
+        10_000,
+      );
       expect(waiting).to.deep.equal({ priority: -1, later: true });
     } finally {
       await worker.stop();
@@ -95,7 +104,10 @@ describe('doorman review and webhook commands', function () {
     const { secret } = await setWebhook(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, `${receiver.url}/in`);
     // Due jobs queued before it, of deliveries that no longer exist (each ends at once): a pg-boss
     // poller alone takes one job per half second, so four of them would need 50 s for these.
-    const gone = Array.from({ length: 400 }, (_, i) => ({ name: QUEUES.webhookDelivery.name, data: { deliveryId: `whd_gone_${Date.now()}_${i}`, attempt: 1 } }));
+    const gone = Array.from({ length: 400 }, (_, i) => ({
+      name: QUEUES.webhookDelivery.name,
+      data: { deliveryId: `whd_gone_${Date.now()}_${i}`, attempt: 1 },
+    }));
     await h.deps.boss.insert(gone, { db: { executeSql: (text, values) => h.deps.db.query(text, values) } });
     const eventId = await aReview();
     await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId, resolution: 'denied', resolvedBy: 'test' });
@@ -105,11 +117,16 @@ describe('doorman review and webhook commands', function () {
       const [delivery] = await receiver.waitForRequests(1, 15_000);
       expect(await verifies(secret, delivery!)).to.equal(true);
       expect(JSON.parse(delivery!.body).event_id).to.equal(eventId);
-      await until('the backlog to be gone', async () => {
-        const { rows } = await h.deps.db.query(
-          "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' LIKE 'whd_gone_%'");
-        return rows[0].n === 0 ? true : undefined;
-      }, 15_000);
+      await until(
+        'the backlog to be gone',
+        async () => {
+          const { rows } = await h.deps.db.query(
+            "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND state = 'created' AND data->>'deliveryId' LIKE 'whd_gone_%'",
+          );
+          return rows[0].n === 0 ? true : undefined;
+        },
+        15_000,
+      );
     } finally {
       await worker.stop();
     }
@@ -122,7 +139,11 @@ describe('doorman review and webhook commands', function () {
     const env = { ...WEBHOOK_ENV, JOB_MAINTENANCE_SECONDS: '1' };
     const first = await startReadyWorker(env);
     const eventId = await aReview();
-    const { deliveryId } = await resolveReview(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId, resolution: 'denied', resolvedBy: 'test' });
+    const { deliveryId } = await resolveReview(
+      h.deps,
+      { tenantId: h.tenant.tenantId, mode: 'test' },
+      { eventId, resolution: 'denied', resolvedBy: 'test' },
+    );
     await receiver.waitForRequests(1, 20_000);
     await first.kill();
     receiver.respondWith(() => ({ status: 200 }));
@@ -131,10 +152,14 @@ describe('doorman review and webhook commands', function () {
       const [, retried] = await receiver.waitForRequests(2, 40_000);
       expect(retried!.headers['doorman-delivery-id']).to.equal(deliveryId);
       expect(await verifies(secret, retried!)).to.equal(true);
-      await until('the delivery to be recorded as delivered', async () => {
-        const { rows } = await h.deps.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [deliveryId]);
-        return rows[0].status === 'delivered' ? rows[0] : undefined;
-      }, 20_000);
+      await until(
+        'the delivery to be recorded as delivered',
+        async () => {
+          const { rows } = await h.deps.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [deliveryId]);
+          return rows[0].status === 'delivered' ? rows[0] : undefined;
+        },
+        20_000,
+      );
     } finally {
       await second.stop();
     }

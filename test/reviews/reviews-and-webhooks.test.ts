@@ -72,9 +72,15 @@ describe('reviews and the review.resolved webhook', function () {
     expect(delivery!.headers['doorman-delivery-id']).to.equal(resolved.deliveryId);
     expect(delivery!.headers['doorman-delivery-attempt']).to.equal('1');
     expect(JSON.parse(delivery!.body)).to.deep.equal({
-      type: 'review.resolved', event_id: eventId, resolution: 'denied', final_verdict: 'block',
-      resolved_at: resolved.resolvedAt.toISOString(), external_user_id: 'bad_actor', email: 'bad@shop-mail.com',
-      delivery_id: resolved.deliveryId, policy_version: '2026-11-25.1',
+      type: 'review.resolved',
+      event_id: eventId,
+      resolution: 'denied',
+      final_verdict: 'block',
+      resolved_at: resolved.resolvedAt.toISOString(),
+      external_user_id: 'bad_actor',
+      email: 'bad@shop-mail.com',
+      delivery_id: resolved.deliveryId,
+      policy_version: '2026-11-25.1',
     });
   });
 
@@ -92,7 +98,11 @@ describe('reviews and the review.resolved webhook', function () {
 
   it('names the external_user_id attached by PATCH after the verdict', async () => {
     const eventId = await aReview();
-    await request(h.app).patch(`/v1/events/${eventId}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: 'late_bound' }).expect(200);
+    await request(h.app)
+      .patch(`/v1/events/${eventId}`)
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ external_user_id: 'late_bound' })
+      .expect(200);
     await resolve(eventId, 'denied');
     const [delivery] = await receiver.waitForRequests(1, 15_000);
     expect(JSON.parse(delivery!.body).external_user_id).to.equal('late_bound');
@@ -111,8 +121,14 @@ describe('reviews and the review.resolved webhook', function () {
       const { rows } = await h.deps.db.query('SELECT status FROM webhook_deliveries WHERE id = $1', [deliveryId]);
       return rows[0].status === 'delivered' ? true : undefined;
     });
-    const { rows } = await h.deps.db.query('SELECT attempt, status_code, response_body FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [deliveryId]);
-    expect(rows).to.deep.equal([{ attempt: 1, status_code: 500, response_body: 'down for a moment' }, { attempt: 2, status_code: 200, response_body: 'ok' }]);
+    const { rows } = await h.deps.db.query(
+      'SELECT attempt, status_code, response_body FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+      [deliveryId],
+    );
+    expect(rows).to.deep.equal([
+      { attempt: 1, status_code: 500, response_body: 'down for a moment' },
+      { attempt: 2, status_code: 200, response_body: 'ok' },
+    ]);
   });
 
   it('delivers everything to a receiver that was down and comes back', async () => {
@@ -121,7 +137,10 @@ describe('reviews and the review.resolved webhook', function () {
     const ids = [await aReview(), await aReview()];
     for (const id of ids) await resolve(id, 'denied');
     await until('attempts to fail against the closed port', async () => {
-      const { rows } = await h.deps.db.query(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.tenant_id = $1 AND a.error LIKE 'ECONNREFUSED%'`, [h.tenant.tenantId]);
+      const { rows } = await h.deps.db.query(
+        `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.tenant_id = $1 AND a.error LIKE 'ECONNREFUSED%'`,
+        [h.tenant.tenantId],
+      );
       return rows[0].n >= 2 ? true : undefined;
     });
     const back = await startHttpStandIn(() => ({ status: 204 }), port);
@@ -143,7 +162,7 @@ describe('reviews and the review.resolved webhook', function () {
     expect(await verifies(secret, delivery!)).to.equal(true);
   });
 
-  it('refuses a second resolution, an unknown id, an event that was not a review, and another tenant\'s or mode\'s event', async () => {
+  it("refuses a second resolution, an unknown id, an event that was not a review, and another tenant's or mode's event", async () => {
     const eventId = await aReview();
     await resolve(eventId, 'denied');
     await expectError(resolve(eventId, 'approved'), 'conflict', /already resolved/);
@@ -167,7 +186,10 @@ describe('reviews and the review.resolved webhook', function () {
     await h.graphSettled();
     const again = await h.verdict(aSignup({ external_user_id: 'vpn_user', ip: IPS.proxy }));
     expect(again.body.verdict).to.equal('allow');
-    const { rows } = await h.deps.db.query('SELECT status, resolved_by, note FROM reviews WHERE tenant_id = $1 AND event_id = $2', [h.tenant.tenantId, approved]);
+    const { rows } = await h.deps.db.query('SELECT status, resolved_by, note FROM reviews WHERE tenant_id = $1 AND event_id = $2', [
+      h.tenant.tenantId,
+      approved,
+    ]);
     expect(rows[0]).to.deep.equal({ status: 'approved', resolved_by: 'test-analyst', note: 'checked' });
   });
 
@@ -206,7 +228,17 @@ describe('webhook addresses (SSRF)', () => {
     const deps = testDeps({ WEBHOOK_ALLOW_PRIVATE: 'false' });
     const tenant = await aTenant(deps);
     const s = { tenantId: tenant.tenantId, mode: 'test' as const };
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://[fd00:ec2::254]/', 'ftp://example.org/x', 'http://user:pw@203.0.113.1/']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost/x',
+      'http://10.1.2.3/x',
+      'http://192.168.0.1/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/x',
+      'http://[fd00:ec2::254]/',
+      'ftp://example.org/x',
+      'http://user:pw@203.0.113.1/',
+    ]) {
       await expectError(setWebhook(deps, s, url), 'invalid_request');
     }
     expect(isPublicAddress('93.184.216.34')).to.equal(true);

@@ -30,7 +30,10 @@ describe('webhook signatures, attempt by attempt', function () {
       const third = (await setWebhook(h.deps, scope, url)).secret;
       await deliverWebhook(h.deps, { deliveryId, attempt: 3 });
       // The third secret leaked: a fourth revokes every earlier one, through the CLI an operator uses.
-      const cli = await doorman(['--json', 'webhook', 'set', '--tenant', scope.tenantId, '--mode', 'test', '--url', url, '--revoke-previous'], { WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const cli = await doorman(
+        ['--json', 'webhook', 'set', '--tenant', scope.tenantId, '--mode', 'test', '--url', url, '--revoke-previous'],
+        { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      );
       expect(cli.code, cli.stderr).to.equal(0);
       const fourth = JSON.parse(cli.stdout).secret as string;
       await deliverWebhook(h.deps, { deliveryId, attempt: 4 });

@@ -32,7 +32,9 @@ function registry(path: string): StandInResponse {
     case 'old-domain.com':
       return rdapDomain(name, '2021-01-15T12:00:00Z');
     case 'undated-domain.com':
-      return { body: { objectClassName: 'domain', ldhName: name, events: [{ eventAction: 'last changed', eventDate: '2025-01-01T00:00:00Z' }] } };
+      return {
+        body: { objectClassName: 'domain', ldhName: name, events: [{ eventAction: 'last changed', eventDate: '2025-01-01T00:00:00Z' }] },
+      };
     case 'slow-domain.com':
       return { ...rdapDomain(name, '2020-01-01T00:00:00Z'), delayMs: SLOW_ANSWER_MS };
     case 'overloaded-domain.com':
@@ -80,14 +82,18 @@ describe('RDAP domain age provider', () => {
 
   it('rejects with a timeout, before the registry answers, when it is slow', async () => {
     const started = Date.now();
-    const error = await provider().ageDays('slow-domain.com', NOW).catch((e: unknown) => e);
+    const error = await provider()
+      .ageDays('slow-domain.com', NOW)
+      .catch((e: unknown) => e);
     expect(error).to.be.instanceOf(LookupError).and.to.include({ kind: 'timeout' });
     expect(Date.now() - started).to.be.below(SLOW_ANSWER_MS);
   });
 
   it('rejects as unavailable on a server error or a body that is not JSON', async () => {
     for (const domain of ['overloaded-domain.com', 'garbled-domain.com']) {
-      const error = await provider().ageDays(domain, NOW).catch((e: unknown) => e);
+      const error = await provider()
+        .ageDays(domain, NOW)
+        .catch((e: unknown) => e);
       expect(error, domain).to.be.instanceOf(LookupError).and.to.include({ kind: 'unavailable' });
     }
   });

@@ -14,7 +14,12 @@ describe('MX checker', () => {
 
   before(async () => {
     dns = await startDnsStandIn({
-      'has-mx.example.com': { mx: [{ exchange: 'mx1.example.net', priority: 10 }, { exchange: 'mx2.example.net', priority: 20 }] },
+      'has-mx.example.com': {
+        mx: [
+          { exchange: 'mx1.example.net', priority: 10 },
+          { exchange: 'mx2.example.net', priority: 20 },
+        ],
+      },
       'null-mx.example.com': { mx: [{ exchange: '', priority: 0 }] },
       'a-only.example.com': { a: ['192.0.2.10'] },
       'aaaa-only.example.com': { aaaa: ['2001:db8::10'] },
@@ -58,17 +63,21 @@ describe('MX checker', () => {
 
   it('rejects with a timeout, before the server answers, when the server is slow', async () => {
     const started = Date.now();
-    const error = await checker().check('slow.example.com').then(
-      () => expect.fail('a slow server must not count as an answer'),
-      (e: unknown) => e,
-    );
+    const error = await checker()
+      .check('slow.example.com')
+      .then(
+        () => expect.fail('a slow server must not count as an answer'),
+        (e: unknown) => e,
+      );
     expect(error).to.be.instanceOf(LookupError).and.to.include({ kind: 'timeout' });
     expect(Date.now() - started).to.be.below(SLOW_ANSWER_MS);
   });
 
   for (const domain of ['servfail.example.com', 'refused.example.com']) {
     it(`rejects as unavailable when the server fails (${domain.split('.')[0]})`, async () => {
-      const error = await checker().check(domain).catch((e: unknown) => e);
+      const error = await checker()
+        .check(domain)
+        .catch((e: unknown) => e);
       expect(error).to.be.instanceOf(LookupError).and.to.include({ kind: 'unavailable' });
     });
   }
@@ -76,7 +85,9 @@ describe('MX checker', () => {
   it('rejects as unavailable when nothing listens at the configured server', async () => {
     const closed = await startDnsStandIn({});
     await closed.close();
-    const error = await checker({ servers: [closed.server] }).check('has-mx.example.com').catch((e: unknown) => e);
+    const error = await checker({ servers: [closed.server] })
+      .check('has-mx.example.com')
+      .catch((e: unknown) => e);
     expect(error).to.be.instanceOf(LookupError).and.to.include({ kind: 'unavailable' });
   });
 

@@ -5,7 +5,10 @@ import { parseEmail } from '../../src/signals/email/parse-email.js';
 describe('parseEmail', () => {
   const deliverable: Array<[string, { domain: string; asciiDomain: string; registrableDomain: string }]> = [
     ['jane@example.com', { domain: 'example.com', asciiDomain: 'example.com', registrableDomain: 'example.com' }],
-    ['Jane.Doe+news@Mail.Example.CO.UK', { domain: 'mail.example.co.uk', asciiDomain: 'mail.example.co.uk', registrableDomain: 'example.co.uk' }],
+    [
+      'Jane.Doe+news@Mail.Example.CO.UK',
+      { domain: 'mail.example.co.uk', asciiDomain: 'mail.example.co.uk', registrableDomain: 'example.co.uk' },
+    ],
     ["o'brien_{x}!#$%&*=?^`|~@example.org", { domain: 'example.org', asciiDomain: 'example.org', registrableDomain: 'example.org' }],
     ['user@bücher.de', { domain: 'bücher.de', asciiDomain: 'xn--bcher-kva.de', registrableDomain: 'xn--bcher-kva.de' }],
     ['user@BÜCHER.de', { domain: 'bücher.de', asciiDomain: 'xn--bcher-kva.de', registrableDomain: 'xn--bcher-kva.de' }],

@@ -14,7 +14,10 @@ const SLOW_ANSWER_MS = 5_000;
 const MX = [{ exchange: 'mx.example.net', priority: 10 }];
 
 const registered = (daysAgo: number): StandInResponse => ({
-  body: { objectClassName: 'domain', events: [{ eventAction: 'registration', eventDate: new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString() }] },
+  body: {
+    objectClassName: 'domain',
+    events: [{ eventAction: 'registration', eventDate: new Date(NOW.getTime() - daysAgo * DAY_MS).toISOString() }],
+  },
 });
 
 describe('email signals', () => {

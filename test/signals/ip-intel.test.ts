@@ -39,20 +39,31 @@ const dc = (intel: { lookup(ip: string): { datacenter: boolean } }, ip: string) 
 describe('IP intelligence lookups', () => {
   it('matches an IPv4 CIDR from its first to its last address and nothing either side', async () => {
     const intel = await loaded({ 'datacenter.txt': '198.51.100.0/24\n' });
-    expect(['198.51.99.255', '198.51.100.0', '198.51.100.77', '198.51.100.255', '198.51.101.0'].map((ip) => dc(intel, ip)))
-      .to.deep.equal([false, true, true, true, false]);
+    expect(['198.51.99.255', '198.51.100.0', '198.51.100.77', '198.51.100.255', '198.51.101.0'].map((ip) => dc(intel, ip))).to.deep.equal([
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('matches an IPv6 CIDR at its edges', async () => {
     const intel = await loaded({ 'datacenter.txt': '2001:db8:aa00::/40\n' });
-    const probes = ['2001:db8:a9ff:ffff:ffff:ffff:ffff:ffff', '2001:db8:aa00::', '2001:db8:aaff:ffff:ffff:ffff:ffff:ffff', '2001:db8:ab00::'];
+    const probes = [
+      '2001:db8:a9ff:ffff:ffff:ffff:ffff:ffff',
+      '2001:db8:aa00::',
+      '2001:db8:aaff:ffff:ffff:ffff:ffff:ffff',
+      '2001:db8:ab00::',
+    ];
     expect(probes.map((ip) => dc(intel, ip))).to.deep.equal([false, true, true, false]);
   });
 
   it('matches single addresses exactly, in either family', async () => {
     const intel = await loaded({ 'tor_exit.txt': '203.0.113.7\n2001:db8::7\n' });
-    expect(['203.0.113.6', '203.0.113.7', '203.0.113.8', '2001:db8::6', '2001:db8::7', '2001:db8::8'].map((ip) => intel.lookup(ip).tor_exit))
-      .to.deep.equal([false, true, false, false, true, false]);
+    expect(
+      ['203.0.113.6', '203.0.113.7', '203.0.113.8', '2001:db8::6', '2001:db8::7', '2001:db8::8'].map((ip) => intel.lookup(ip).tor_exit),
+    ).to.deep.equal([false, true, false, false, true, false]);
   });
 
   it('treats IPv4-mapped IPv6 as IPv4, in lookups and in files', async () => {
@@ -65,8 +76,11 @@ describe('IP intelligence lookups', () => {
 
   it('merges overlapping, nested and adjacent ranges without losing or adding addresses', async () => {
     const intel = await loaded({ 'datacenter.txt': '10.0.0.0/9\n10.64.0.0/10\n10.128.0.0/9\n10.200.0.1\n12.0.0.0/16\n12.0.128.0/17\n' });
-    expect(['9.255.255.255', '10.0.0.0', '10.127.255.255', '10.128.0.0', '10.255.255.255', '11.0.0.0', '12.0.255.255', '12.1.0.0'].map((ip) => dc(intel, ip)))
-      .to.deep.equal([false, true, true, true, true, false, true, false]);
+    expect(
+      ['9.255.255.255', '10.0.0.0', '10.127.255.255', '10.128.0.0', '10.255.255.255', '11.0.0.0', '12.0.255.255', '12.1.0.0'].map((ip) =>
+        dc(intel, ip),
+      ),
+    ).to.deep.equal([false, true, true, true, true, false, true, false]);
   });
 
   it('keeps the three categories apart', async () => {
@@ -111,7 +125,12 @@ describe('IP intelligence files', () => {
       'tor_exit.d/.b.txt.swp': '192.0.2.12\n',
       'tor_exit.d/notes.md': '192.0.2.13\n',
     });
-    expect(['192.0.2.10', '192.0.2.11', '192.0.2.12', '192.0.2.13'].map((ip) => intel.lookup(ip).tor_exit)).to.deep.equal([true, true, false, false]);
+    expect(['192.0.2.10', '192.0.2.11', '192.0.2.12', '192.0.2.13'].map((ip) => intel.lookup(ip).tor_exit)).to.deep.equal([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(intel.stats().counts.tor_exit).to.equal(2);
   });
 
@@ -162,7 +181,10 @@ describe('IP intelligence reloads', () => {
     const intel = createIpIntel({ dir, logger });
     const first = await intel.reload();
     rmSync(dir, { recursive: true });
-    const failure = await intel.reload().then(() => null, (err: unknown) => err);
+    const failure = await intel.reload().then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(failure).to.be.instanceOf(Error);
     expect(intel.lookup('192.0.2.1').tor_exit).to.equal(true);
     expect(intel.stats()).to.deep.equal(first);
@@ -237,7 +259,10 @@ describe('IP intelligence lookup structure', () => {
     expect(intel.stats().counts.datacenter).to.equal(200_000);
     let hits = 0;
     let misses = 0;
-    for (const [family, set] of [[4, v4], [6, v6]] as const) {
+    for (const [family, set] of [
+      [4, v4],
+      [6, v6],
+    ] as const) {
       // IPv4 bounds fit a double exactly, which keeps the 100k-range scan quick; IPv6 stays bigint.
       const firsts4 = Float64Array.from(set.ranges, (r) => Number(r.first));
       const lasts4 = Float64Array.from(set.ranges, (r) => Number(r.last));

@@ -12,8 +12,14 @@ import { skipBecause } from './skip.js';
 const run = promisify(execFile);
 
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 // The binary's path after scripts/chromium.sh (installing it when missing), or the reason it
@@ -36,7 +42,9 @@ export async function chromiumOrSkip(ctx: Mocha.Context): Promise<string> {
   if (found.path) return found.path;
   const message = `Chromium could not be installed (${found.problem}); the browser tests cannot run`;
   if (process.env.CI) throw new Error(`${message}, and CI must not skip them`);
-  console.error(`\n${'!'.repeat(100)}\n!! SKIPPING BROWSER TESTS: ${message}.\n!! Run scripts/chromium.sh as root to install it.\n${'!'.repeat(100)}\n`);
+  console.error(
+    `\n${'!'.repeat(100)}\n!! SKIPPING BROWSER TESTS: ${message}.\n!! Run scripts/chromium.sh as root to install it.\n${'!'.repeat(100)}\n`,
+  );
   skipBecause(ctx, message);
 }
 
@@ -47,7 +55,11 @@ export interface LaunchedChromium {
   close(): Promise<void>;
 }
 
-export async function launchChromium(executablePath: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<LaunchedChromium> {
+export async function launchChromium(
+  executablePath: string,
+  extraArgs: string[] = [],
+  env?: Record<string, string>,
+): Promise<LaunchedChromium> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,

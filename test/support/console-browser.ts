@@ -11,7 +11,11 @@ export async function serveApp(app: http.RequestListener): Promise<{ origin: str
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -34,5 +38,9 @@ export function watchConsole(ctx: BrowserContext, into: string[]): void {
 // Chrome's own report of an API answer in the 4xx range, and of the Cypher editor's
 // contenteditable styling the CSP refuses (the known limitation, see console-browser.test.ts).
 export const expectedNoise = (n: string, status = '4\\d\\d'): boolean =>
-  new RegExp(`^error: Failed to load resource: the server responded with a status of ${status} .*\\(http://127\\.0\\.0\\.1:\\d+/console/api/`).test(n)
-  || /^error: Applying inline style violates the following Content Security Policy directive .* \(http:\/\/127\.0\.0\.1:\d+\/console\/cypher\)$/.test(n);
+  new RegExp(
+    `^error: Failed to load resource: the server responded with a status of ${status} .*\\(http://127\\.0\\.0\\.1:\\d+/console/api/`,
+  ).test(n) ||
+  /^error: Applying inline style violates the following Content Security Policy directive .* \(http:\/\/127\.0\.0\.1:\d+\/console\/cypher\)$/.test(
+    n,
+  );

@@ -29,16 +29,28 @@ export const cookieOf = (res: request.Response): string => {
 
 export function consoleClient(app: Express, cookie: string, csrf: string, who: { email: string; analystId: string }): ConsoleClient {
   return {
-    ...who, cookie, csrf,
+    ...who,
+    cookie,
+    csrf,
     get: (path) => request(app).get(`/console/api${path}`).set('Cookie', cookie),
     post: (path, body = {}) => request(app).post(`/console/api${path}`).set('Cookie', cookie).set('X-CSRF-Token', csrf).send(body),
   };
 }
 
-export async function anAnalyst(deps: Deps, app: Express, tenantId: string, role: 'analyst' | 'admin' = 'analyst', mode: 'live' | 'test' = 'test'): Promise<ConsoleClient> {
+export async function anAnalyst(
+  deps: Deps,
+  app: Express,
+  tenantId: string,
+  role: 'analyst' | 'admin' = 'analyst',
+  mode: 'live' | 'test' = 'test',
+): Promise<ConsoleClient> {
   const email = `analyst-${randomUUID().slice(0, 8)}@example.org`;
   const link = await addAnalyst(deps, { tenantId, email, role });
-  const welcome = await request(app).post('/console/api/welcome').set('X-Forwarded-For', aClientIp()).send({ token: tokenOf(link.signInUrl), password: PASSWORD }).expect(200);
+  const welcome = await request(app)
+    .post('/console/api/welcome')
+    .set('X-Forwarded-For', aClientIp())
+    .send({ token: tokenOf(link.signInUrl), password: PASSWORD })
+    .expect(200);
   const cookie = cookieOf(welcome);
   const me = await request(app).get('/console/api/me').set('Cookie', cookie).expect(200);
   const client = consoleClient(app, cookie, me.body.csrf_token, { email, analystId: link.analystId });

@@ -6,7 +6,17 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { bearer } from './fixtures.js';
 
-export const RECORDED = ['desktop-load-1', 'desktop-load-2', 'desktop-resized', 'desktop-tokyo-ja', 'phone-touch', 'hidpi-laptop', 'windows-16-cores', 'no-webgl', 'other-fonts'] as const;
+export const RECORDED = [
+  'desktop-load-1',
+  'desktop-load-2',
+  'desktop-resized',
+  'desktop-tokyo-ja',
+  'phone-touch',
+  'hidpi-laptop',
+  'windows-16-cores',
+  'no-webgl',
+  'other-fonts',
+] as const;
 export type Recorded = (typeof RECORDED)[number];
 
 export function recorded(name: Recorded): { components: Record<string, { value?: unknown; error?: unknown; duration: number }> } {

@@ -35,20 +35,22 @@ export async function startDnsStandIn(zone: StandInZone): Promise<DnsStandIn> {
   const queries: DnsQuery[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
-  const handlerFor = (transport: DnsQuery['transport']): DnsHandler => (request, send) => {
-    const question = request.questions[0];
-    const name = (question?.name ?? '').toLowerCase();
-    const type = TYPE_NAMES.get(question?.type ?? 0) ?? String(question?.type);
-    queries.push({ name, type, transport });
-    const records = zone[name];
-    const response = answer(request, name, type, records);
-    if (!records?.delayMs) return void send(response).catch(() => undefined);
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      send(response).catch(() => undefined);
-    }, records.delayMs);
-    timers.add(timer);
-  };
+  const handlerFor =
+    (transport: DnsQuery['transport']): DnsHandler =>
+    (request, send) => {
+      const question = request.questions[0];
+      const name = (question?.name ?? '').toLowerCase();
+      const type = TYPE_NAMES.get(question?.type ?? 0) ?? String(question?.type);
+      queries.push({ name, type, transport });
+      const records = zone[name];
+      const response = answer(request, name, type, records);
+      if (!records?.delayMs) return void send(response).catch(() => undefined);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        send(response).catch(() => undefined);
+      }, records.delayMs);
+      timers.add(timer);
+    };
 
   const { udp, tcp } = await listenOnOnePort(handlerFor('udp'), handlerFor('tcp'));
   // A resolver may keep its TCP connection open; close() ends them rather than wait for it.

@@ -52,7 +52,15 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
     stdio: ['ignore', 'ignore', fs.openSync(path.join(logDir, 'toxiproxy.log'), 'w')],
   });
   const toxiproxy = new Toxiproxy(`http://127.0.0.1:${apiPort}`);
-  await until('toxiproxy', () => toxiproxy.getVersion().then(() => true, () => undefined), 15_000);
+  await until(
+    'toxiproxy',
+    () =>
+      toxiproxy.getVersion().then(
+        () => true,
+        () => undefined,
+      ),
+    15_000,
+  );
 
   const upstreams: Record<Store, { host: string; port: string }> = {
     postgres: hostPort(testEnv.DATABASE_URL!, '5432'),
@@ -77,8 +85,12 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
   const children: Child[] = [];
   let serial = 0;
   let processes = 0;
-  const toxic = (store: Store, type: 'latency' | 'reset_peer' | 'timeout', attributes: object, stream: 'upstream' | 'downstream' = 'downstream') =>
-    proxies[store].addToxic({ name: `${type}-${stream}-${(serial += 1)}`, type, stream, toxicity: 1, attributes }).then(() => undefined);
+  const toxic = (
+    store: Store,
+    type: 'latency' | 'reset_peer' | 'timeout',
+    attributes: object,
+    stream: 'upstream' | 'downstream' = 'downstream',
+  ) => proxies[store].addToxic({ name: `${type}-${stream}-${(serial += 1)}`, type, stream, toxicity: 1, attributes }).then(() => undefined);
   const enabled = async (store: Store, on: boolean) => {
     proxies[store] = await proxies[store].update({ enabled: on, listen: proxies[store].listen, upstream: proxies[store].upstream });
   };
@@ -109,7 +121,11 @@ export async function startFaultStack(name: string): Promise<FaultStack> {
       const before = logged().length;
       const child = startWorker({ ...env, ...extra, LOG_LEVEL: 'info' }, logFile);
       children.push(child);
-      await until(`worker ${child.pid} started`, async () => (logged().slice(before).includes('job workers started') ? true : undefined), 60_000);
+      await until(
+        `worker ${child.pid} started`,
+        async () => (logged().slice(before).includes('job workers started') ? true : undefined),
+        60_000,
+      );
       return child;
     },
     async close() {

@@ -13,7 +13,8 @@ export interface TestTenant {
 export async function aTenant(deps: Deps, name = `test-${randomUUID().slice(0, 8)}`): Promise<TestTenant> {
   const tenant = await createTenant(deps.db, name);
   // The suite's last stage verifies this tenant's graph with the hub threshold it ran with.
-  if (deps.config.hubThreshold !== DEFAULT_HUB_THRESHOLD) await noteGraphScope(deps.db, tenant.tenantId, { hubThreshold: deps.config.hubThreshold });
+  if (deps.config.hubThreshold !== DEFAULT_HUB_THRESHOLD)
+    await noteGraphScope(deps.db, tenant.tenantId, { hubThreshold: deps.config.hubThreshold });
   return tenant;
 }
 

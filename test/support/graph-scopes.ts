@@ -5,7 +5,8 @@
 // suite's databases have it.
 import type { Queryable } from '../../src/db/queryable.js';
 
-export const GRAPH_SCOPES_TABLE = 'CREATE TABLE IF NOT EXISTS test_graph_scopes (tenant_id text PRIMARY KEY, hub_threshold int, drift text)';
+export const GRAPH_SCOPES_TABLE =
+  'CREATE TABLE IF NOT EXISTS test_graph_scopes (tenant_id text PRIMARY KEY, hub_threshold int, drift text)';
 
 export async function noteGraphScope(db: Queryable, tenantId: string, note: { hubThreshold?: number; drift?: string }): Promise<void> {
   await db.query(GRAPH_SCOPES_TABLE);

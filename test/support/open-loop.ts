@@ -32,17 +32,23 @@ export async function openLoop(options: {
   for (let i = 0; i < total; i++) {
     const wait = started + i * interval - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    while (inFlight >= maxInFlight) await new Promise<void>((resolve) => { freed = resolve; });
+    while (inFlight >= maxInFlight)
+      await new Promise<void>((resolve) => {
+        freed = resolve;
+      });
     inFlight += 1;
     const base = options.bases[i % options.bases.length]!;
     const key = `load-${i}-${Date.now()}`;
     const body = options.body(i);
-    pending.push(call(base, 'POST', '/v1/verdict', { key: options.apiKey, body, headers: { 'idempotency-key': key }, timeoutMs: 20_000 })
-      .then((res) => {
-        inFlight -= 1;
-        freed?.();
-        return { base, key, body, res, endedAt: Date.now() };
-      }));
+    pending.push(
+      call(base, 'POST', '/v1/verdict', { key: options.apiKey, body, headers: { 'idempotency-key': key }, timeoutMs: 20_000 }).then(
+        (res) => {
+          inFlight -= 1;
+          freed?.();
+          return { base, key, body, res, endedAt: Date.now() };
+        },
+      ),
+    );
   }
   const sent = await Promise.all(pending);
   const seconds = (performance.now() - started) / 1000;

@@ -18,7 +18,10 @@ export interface PgBouncer {
 }
 
 export async function pgbouncerAvailable(): Promise<boolean> {
-  return run('pgbouncer', ['--version']).then(() => true, () => false);
+  return run('pgbouncer', ['--version']).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function startPgBouncer(direct: string): Promise<PgBouncer> {
@@ -27,24 +30,43 @@ export async function startPgBouncer(direct: string): Promise<PgBouncer> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-pgbouncer-'));
   fs.writeFileSync(path.join(dir, 'users.txt'), `"${user}" ""\n`);
-  fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), [
-    '[databases]', `* = host=${target.hostname} port=${target.port || 5432}`,
-    '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =',
-    'auth_type = trust', `auth_file = ${path.join(dir, 'users.txt')}`, `admin_users = ${user}`,
-    'pool_mode = transaction', 'max_client_conn = 200', 'default_pool_size = 8',
-    `logfile = ${path.join(dir, 'pgbouncer.log')}`,
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${target.hostname} port=${target.port || 5432}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${path.join(dir, 'users.txt')}`,
+      `admin_users = ${user}`,
+      'pool_mode = transaction',
+      'max_client_conn = 200',
+      'default_pool_size = 8',
+      `logfile = ${path.join(dir, 'pgbouncer.log')}`,
+    ].join('\n'),
+  );
   // Under root PgBouncer runs as nobody, which must write its log here.
   fs.chmodSync(dir, 0o777);
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(asRoot ? 'runuser' : 'pgbouncer', [...(asRoot ? ['-u', 'nobody', '--', 'pgbouncer'] : []), path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
+  const child = spawn(
+    asRoot ? 'runuser' : 'pgbouncer',
+    [...(asRoot ? ['-u', 'nobody', '--', 'pgbouncer'] : []), path.join(dir, 'pgbouncer.ini')],
+    { stdio: 'ignore' },
+  );
   const url = (d: string) => {
     const u = new URL(d);
     u.hostname = '127.0.0.1';
     u.port = String(port);
     return u.toString();
   };
-  await until(`pgbouncer on :${port}`, async () => ((await run('psql', [url(direct), '-Atc', 'SELECT 1'])).stdout.trim() === '1' ? true : undefined), 15_000);
+  await until(
+    `pgbouncer on :${port}`,
+    async () => ((await run('psql', [url(direct), '-Atc', 'SELECT 1'])).stdout.trim() === '1' ? true : undefined),
+    15_000,
+  );
   return {
     url,
     async stop() {
@@ -63,6 +85,9 @@ export async function transactionsThrough(bouncer: PgBouncer, direct: string, da
   const admin = new URL(bouncer.url(direct));
   admin.pathname = '/pgbouncer';
   const { stdout } = await run('psql', [admin.toString(), '-AtF', '\t', '-c', 'SHOW STATS']);
-  const row = stdout.split('\n').map((l) => l.split('\t')).find((cols) => cols[0] === database);
+  const row = stdout
+    .split('\n')
+    .map((l) => l.split('\t'))
+    .find((cols) => cols[0] === database);
   return Number(row?.[1] ?? 0);
 }

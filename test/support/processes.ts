@@ -20,11 +20,16 @@ export { freePort };
 // Ends these children by their pids (SIGTERM) and waits for each to exit, then removes the
 // folder they worked in.
 export async function stopChildren(children: ChildProcess[], dir: string): Promise<void> {
-  await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    process.kill(child.pid!, 'SIGTERM');
-  })));
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          process.kill(child.pid!, 'SIGTERM');
+        }),
+    ),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -135,9 +140,16 @@ export async function startRedis(): Promise<Child> {
     stdio: 'ignore',
   });
   const handle = track(child, port);
-  await until(`redis on :${port}`, () => new Promise<boolean | undefined>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
-    socket.on('error', () => resolve(undefined));
-  }));
+  await until(
+    `redis on :${port}`,
+    () =>
+      new Promise<boolean | undefined>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(undefined));
+      }),
+  );
   return handle;
 }

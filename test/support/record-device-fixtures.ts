@@ -28,20 +28,34 @@ const SETUPS: Setup[] = [
   { name: 'desktop-load-1', note: 'a desktop page load (1280x720)' },
   { name: 'desktop-load-2', note: 'the same browser, loaded again' },
   { name: 'desktop-resized', note: 'the same browser, window resized to 800x500', context: { viewport: { width: 800, height: 500 } } },
-  { name: 'desktop-tokyo-ja', note: 'the same browser, timezone Asia/Tokyo and language ja-JP', context: { timezoneId: 'Asia/Tokyo', locale: 'ja-JP' } },
   {
-    name: 'phone-touch', note: 'a phone: touch screen, 3x pixel density, 390x844',
+    name: 'desktop-tokyo-ja',
+    note: 'the same browser, timezone Asia/Tokyo and language ja-JP',
+    context: { timezoneId: 'Asia/Tokyo', locale: 'ja-JP' },
+  },
+  {
+    name: 'phone-touch',
+    note: 'a phone: touch screen, 3x pixel density, 390x844',
     context: { isMobile: true, hasTouch: true, deviceScaleFactor: 3, viewport: { width: 390, height: 844 } },
   },
   { name: 'hidpi-laptop', note: 'a laptop with a 2x pixel density display', context: { deviceScaleFactor: 2 } },
   {
-    name: 'windows-16-cores', note: 'a Windows machine with 16 cores',
+    name: 'windows-16-cores',
+    note: 'a Windows machine with 16 cores',
     cdp: async (send) => {
       await send('Emulation.setHardwareConcurrencyOverride', { hardwareConcurrency: 16 });
       await send('Emulation.setUserAgentOverride', {
         userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
         platform: 'Win32',
-        userAgentMetadata: { brands: [{ brand: 'Chromium', version: '156' }], platform: 'Windows', platformVersion: '15.0.0', architecture: 'x86', model: '', mobile: false, bitness: '64' },
+        userAgentMetadata: {
+          brands: [{ brand: 'Chromium', version: '156' }],
+          platform: 'Windows',
+          platformVersion: '15.0.0',
+          architecture: 'x86',
+          model: '',
+          mobile: false,
+          bitness: '64',
+        },
       });
     },
   },
@@ -73,18 +87,31 @@ async function recordingServer(): Promise<{ url: string; bodies: unknown[]; clos
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, bodies, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    bodies,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 // A fontconfig that sees DejaVu only (Debian's Chromium otherwise also finds Liberation).
 function dejavuOnly(dir: string): string {
   const file = path.join(dir, 'fonts.conf');
-  fs.writeFileSync(file, `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>
-<dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${dir}/cache</cachedir></fontconfig>\n`);
+  fs.writeFileSync(
+    file,
+    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>
+<dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${dir}/cache</cachedir></fontconfig>\n`,
+  );
   return file;
 }
 
-async function record(chromiumPath: string, setup: Setup, url: string, bodies: unknown[], tmp: string): Promise<{ body: unknown; version: string }> {
+async function record(
+  chromiumPath: string,
+  setup: Setup,
+  url: string,
+  bodies: unknown[],
+  tmp: string,
+): Promise<{ body: unknown; version: string }> {
   const env = setup.launch?.dejavuOnly ? { FONTCONFIG_FILE: dejavuOnly(tmp) } : undefined;
   const chrome = await launchChromium(chromiumPath, setup.launch?.args, env);
   try {

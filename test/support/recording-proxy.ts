@@ -28,18 +28,30 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const forward = http.request({
-      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url,
-      headers: { ...req.headers, host: upstream.host },
-    }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      answer.on('end', () => {
-        const exchange = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, status: answer.statusCode ?? 502 };
-        exchanges.push(exchange);
-        for (const listener of listeners) listener(exchange);
-      });
-    });
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('end', () => {
+          const exchange = {
+            method: req.method ?? 'GET',
+            path: req.url ?? '/',
+            headers: req.headers,
+            body,
+            status: answer.statusCode ?? 502,
+          };
+          exchanges.push(exchange);
+          for (const listener of listeners) listener(exchange);
+        });
+      },
+    );
     forward.on('error', () => res.destroy());
     forward.end(body);
   });

@@ -26,17 +26,50 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     for (let i = 0; i < nodes; i++) {
       const port = await freePort();
       ports.push(port);
-      children.push(spawn('redis-server', [
-        '--bind', '127.0.0.1', '--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', '2000', '--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`,
-      ], { stdio: 'ignore' }));
+      children.push(
+        spawn(
+          'redis-server',
+          [
+            '--bind',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            path.join(dir, `nodes-${port}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+            '--dir',
+            dir,
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dbfilename',
+            `dump-${port}.rdb`,
+          ],
+          { stdio: 'ignore' },
+        ),
+      );
     }
     for (const port of ports) {
-      await until(`redis-server on :${port}`, async () => ((await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG' ? true : undefined), 10_000);
+      await until(
+        `redis-server on :${port}`,
+        async () => ((await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG' ? true : undefined),
+        10_000,
+      );
     }
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
     for (const port of ports) {
-      await until(`cluster_state:ok on :${port}`, async () => ((await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout.includes('cluster_state:ok') ? true : undefined), 20_000);
+      await until(
+        `cluster_state:ok on :${port}`,
+        async () =>
+          (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout.includes('cluster_state:ok') ? true : undefined,
+        20_000,
+      );
     }
   } catch (err) {
     await stop();

@@ -15,17 +15,32 @@ export async function startRedisSentinel(): Promise<{ url: string; stop(): Promi
   const [primary, sentinel] = [await freePort(), await freePort()];
   const conf = path.join(dir, 'sentinel.conf');
   // Sentinel rewrites its own file, so it gets one of its own.
-  fs.writeFileSync(conf, [`port ${sentinel}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor mymaster 127.0.0.1 ${primary} 1`, 'sentinel down-after-milliseconds mymaster 2000'].join('\n'));
+  fs.writeFileSync(
+    conf,
+    [
+      `port ${sentinel}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor mymaster 127.0.0.1 ${primary} 1`,
+      'sentinel down-after-milliseconds mymaster 2000',
+    ].join('\n'),
+  );
   const children: ChildProcess[] = [
-    spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(primary), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }),
+    spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(primary), '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: 'ignore',
+    }),
     spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }),
   ];
   const stop = () => stopChildren(children, dir);
   try {
-    await until('the sentinel to know its primary', async () => {
-      const { stdout } = await run('redis-cli', ['-p', String(sentinel), 'sentinel', 'get-master-addr-by-name', 'mymaster']);
-      return stdout.includes(String(primary)) ? true : undefined;
-    }, 20_000);
+    await until(
+      'the sentinel to know its primary',
+      async () => {
+        const { stdout } = await run('redis-cli', ['-p', String(sentinel), 'sentinel', 'get-master-addr-by-name', 'mymaster']);
+        return stdout.includes(String(primary)) ? true : undefined;
+      },
+      20_000,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -13,4 +13,6 @@ registerHooks({
     return nextLoad(url, context);
   },
 });
-process.on('exit', () => fs.writeFileSync(process.env.REPORT_MODULES_FILE, JSON.stringify([...new Set([...Object.keys(require.cache), ...esm])])));
+process.on('exit', () =>
+  fs.writeFileSync(process.env.REPORT_MODULES_FILE, JSON.stringify([...new Set([...Object.keys(require.cache), ...esm])])),
+);

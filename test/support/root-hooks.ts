@@ -52,7 +52,9 @@ async function replayThisRun(): Promise<void> {
   if (rows.length === 0) return;
   const check = await replayAll(deps, { tenantIds: rows.map((r) => r.id), engineVersion: ENGINE_VERSION }, 5);
   if (check.different > 0 || check.unknown_policy > 0) {
-    throw new Error(`replaying this run's ${check.events} decisions: ${check.different} differ, ${check.unknown_policy} name an unknown policy; first: ${JSON.stringify(check.differences)}`);
+    throw new Error(
+      `replaying this run's ${check.events} decisions: ${check.different} differ, ${check.unknown_policy} name an unknown policy; first: ${JSON.stringify(check.differences)}`,
+    );
   }
   process.stdout.write(`[replay] ${check.events} decisions of this run replayed by engine ${ENGINE_VERSION}: all the same\n`);
 }

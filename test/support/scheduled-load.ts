@@ -17,10 +17,12 @@ export async function openLoop(rate: number, seconds: number, send: (i: number) 
     const wait = due - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const sentAt = Date.now();
-    results.push(send(i).then(
-      async (res) => ({ sentAt, status: res.status, body: await res.text(), answeredAt: Date.now() }),
-      (err: Error) => ({ sentAt, error: String((err as { cause?: unknown }).cause ?? err.message) }),
-    ));
+    results.push(
+      send(i).then(
+        async (res) => ({ sentAt, status: res.status, body: await res.text(), answeredAt: Date.now() }),
+        (err: Error) => ({ sentAt, error: String((err as { cause?: unknown }).cause ?? err.message) }),
+      ),
+    );
   }
   return Promise.all(results);
 }

@@ -12,9 +12,13 @@ export interface StalledPool {
 
 export function stallFirst(db: pg.Pool, matches: (query: unknown) => boolean): StalledPool {
   let release!: () => void;
-  const released = new Promise<void>((resolve) => { release = resolve; });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let read!: () => void;
-  const hasRead = new Promise<void>((resolve) => { read = resolve; });
+  const hasRead = new Promise<void>((resolve) => {
+    read = resolve;
+  });
   let stalled = false;
   const stalling = new Proxy(db, {
     get(target, prop, receiver) {

@@ -6,10 +6,14 @@ import type { Deps } from '../../src/deps.js';
 
 export async function postgresRowsContaining(deps: Deps, value: string): Promise<string[]> {
   const { rows: tables } = await deps.db.query<{ t: string }>(
-    `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'pgboss') ORDER BY 1`);
+    `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'pgboss') ORDER BY 1`,
+  );
   const found: string[] = [];
   for (const { t } of tables) {
-    const { rows } = await deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} x WHERE strpos(lower(x::text), lower($1)) > 0`, [value]);
+    const { rows } = await deps.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${t} x WHERE strpos(lower(x::text), lower($1)) > 0`,
+      [value],
+    );
     if (rows[0]!.n > 0) found.push(`${t}: ${rows[0]!.n}`);
   }
   return found;
@@ -18,8 +22,14 @@ export async function postgresRowsContaining(deps: Deps, value: string): Promise
 export async function graphEntitiesContaining(deps: Deps, tenantId: string, value: string): Promise<number> {
   const matches = `any(k IN keys(x) WHERE CASE WHEN valueType(x[k]) STARTS WITH 'LIST'
       THEN any(v IN x[k] WHERE toLower(toString(v)) CONTAINS toLower($value)) ELSE toLower(toString(x[k])) CONTAINS toLower($value) END)`;
-  const nodes = await deps.graph.executeQuery(`MATCH (x) WHERE x.tenantId = $tenantId AND ${matches} RETURN count(x) AS n`, { tenantId, value });
-  const rels = await deps.graph.executeQuery(`MATCH (a)-[x]->() WHERE a.tenantId = $tenantId AND ${matches} RETURN count(x) AS n`, { tenantId, value });
+  const nodes = await deps.graph.executeQuery(`MATCH (x) WHERE x.tenantId = $tenantId AND ${matches} RETURN count(x) AS n`, {
+    tenantId,
+    value,
+  });
+  const rels = await deps.graph.executeQuery(`MATCH (a)-[x]->() WHERE a.tenantId = $tenantId AND ${matches} RETURN count(x) AS n`, {
+    tenantId,
+    value,
+  });
   return Number(nodes.records[0]!.get('n')) + Number(rels.records[0]!.get('n'));
 }
 

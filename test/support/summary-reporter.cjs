@@ -25,8 +25,13 @@ function closing(summary) {
     lines.push('', `the ${slowest.length} slowest tests:`);
     for (const [ms, title, file] of slowest) lines.push(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${title} (${file})`);
   }
-  const why = Object.entries(summary.reasons).map(([reason, n]) => `${n} × ${reason}`).join('; ');
-  lines.push('', `ran on Node.js ${summary.node} in ${summary.seconds.toFixed(0)} s${summary.shards > 1 ? ` (${summary.shards} shards in parallel)` : ''}`);
+  const why = Object.entries(summary.reasons)
+    .map(([reason, n]) => `${n} × ${reason}`)
+    .join('; ');
+  lines.push(
+    '',
+    `ran on Node.js ${summary.node} in ${summary.seconds.toFixed(0)} s${summary.shards > 1 ? ` (${summary.shards} shards in parallel)` : ''}`,
+  );
   lines.push(`tests: ${summary.passes} passed, ${summary.failures} failed, ${summary.pending} skipped${why ? ` (${why})` : ''}`);
   return `${lines.join('\n')}\n`;
 }
@@ -58,13 +63,22 @@ class SummaryReporter extends Mocha.reporters.Spec {
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const s = runner.stats || {};
       const summary = {
-        passes: s.passes || 0, failures: s.failures || 0, pending: s.pending || 0, reasons, durations: durations.sort((a, b) => b[0] - a[0]).slice(0, SLOWEST),
-        files, node: process.version, seconds: (Date.now() - started) / 1000, shards: 1,
+        passes: s.passes || 0,
+        failures: s.failures || 0,
+        pending: s.pending || 0,
+        reasons,
+        durations: durations.sort((a, b) => b[0] - a[0]).slice(0, SLOWEST),
+        files,
+        node: process.version,
+        seconds: (Date.now() - started) / 1000,
+        shards: 1,
       };
       const out = process.env.DOORMAN_TEST_SUMMARY_FILE;
       if (out) {
         fs.writeFileSync(out, JSON.stringify(summary));
-        process.stdout.write(`\n${process.env.DOORMAN_TEST_SHARD ?? 'shard'}: ${summary.passes} passing, ${summary.failures} failing, ${summary.pending} pending in ${summary.seconds.toFixed(0)} s\n`);
+        process.stdout.write(
+          `\n${process.env.DOORMAN_TEST_SHARD ?? 'shard'}: ${summary.passes} passing, ${summary.failures} failing, ${summary.pending} pending in ${summary.seconds.toFixed(0)} s\n`,
+        );
       } else {
         process.stdout.write(closing(summary));
       }

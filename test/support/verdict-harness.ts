@@ -91,7 +91,10 @@ export async function verdictHarness(env: Record<string, string> = {}, overrides
   const { dns, rdap, intelDir } = await standIns();
   // A generous deadline: this machine is shared and noisy, and a verdict test asserts what was
   // decided, not how fast. Tests of the deadline itself set their own.
-  const deps = testDeps({ DNS_SERVERS: dns.server, RDAP_BASE_URL: rdap.url, INTEL_DIR: intelDir, SIGNAL_DEADLINE_MS: '2000', ...env }, overrides);
+  const deps = testDeps(
+    { DNS_SERVERS: dns.server, RDAP_BASE_URL: rdap.url, INTEL_DIR: intelDir, SIGNAL_DEADLINE_MS: '2000', ...env },
+    overrides,
+  );
   await deps.warmup();
   const app = createApp(deps);
   const tenant = await aTenant(deps);
@@ -119,5 +122,10 @@ export function aSignup(extra: Record<string, unknown> = {}): Record<string, unk
 }
 
 export function aCheckout(extra: Record<string, unknown> = {}, payment: Record<string, unknown> = {}): Record<string, unknown> {
-  return { event_type: 'checkout_attempt', ip: IPS.clean, payment: { card_fingerprint: 'card_ok', amount: 5000, currency: 'usd', ...payment }, ...extra };
+  return {
+    event_type: 'checkout_attempt',
+    ip: IPS.clean,
+    payment: { card_fingerprint: 'card_ok', amount: 5000, currency: 'usd', ...payment },
+    ...extra,
+  };
 }

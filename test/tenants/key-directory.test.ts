@@ -41,7 +41,8 @@ describe('the key directory', function () {
     const { rows } = await deps.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE application_name = $1 AND backend_start > $2 AND query LIKE 'SELECT pg_notify%'`,
-      [`doorman ${process.pid} listen ${KEY_CHANNEL}`, since]);
+      [`doorman ${process.pid} listen ${KEY_CHANNEL}`, since],
+    );
     return rows[0]!.n > 0 ? true : undefined;
   };
   const serverNow = async () => (await deps.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
@@ -63,7 +64,8 @@ describe('the key directory', function () {
     await keys.whenLoaded(10_000);
     expect(keys.trusted()).to.equal(true);
     const app = createApp({ ...deps, keys });
-    const status = async (key: string) => (await request(app).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key))).status;
+    const status = async (key: string) =>
+      (await request(app).get('/v1/events').set('X-Forwarded-For', aClientIp()).set(bearer(key))).status;
     expect(await status(tenant.keys.sk_test)).to.equal(200);
     // Every byte either way is dropped and neither end hears of the other's close: no error ever.
     const stalledAt = await serverNow();
@@ -74,12 +76,17 @@ describe('the key directory', function () {
     expect(Date.now() - revokedAt).to.be.below(5_000);
     // Postgres ends the session it can no longer reach (its heartbeats stopped): an orphaned
     // listener would hold back the notification queue of every listener.
-    await until('the silenced session ended', async () => {
-      const { rows } = await deps.db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND backend_start < $2',
-        [`doorman ${process.pid} listen ${KEY_CHANNEL}`, stalledAt]);
-      return rows[0]!.n === 0 ? true : undefined;
-    }, 20_000);
+    await until(
+      'the silenced session ended',
+      async () => {
+        const { rows } = await deps.db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND backend_start < $2',
+          [`doorman ${process.pid} listen ${KEY_CHANNEL}`, stalledAt],
+        );
+        return rows[0]!.n === 0 ? true : undefined;
+      },
+      20_000,
+    );
     proxy.restore();
     await until('memory trusted again', async () => (keys.trusted() ? true : undefined), 20_000);
     expect(await status(tenant.keys.sk_test)).to.equal(401);

@@ -14,7 +14,7 @@ import { aSignup, verdictHarness, type Harness } from '../support/verdict-harnes
 
 type Reason = { code: string; detail?: Record<string, unknown> };
 
-describe('fresh reads across the graph writer\'s apply', function () {
+describe("fresh reads across the graph writer's apply", function () {
   this.timeout(60_000);
   let h: Harness;
 
@@ -53,38 +53,56 @@ describe('fresh reads across the graph writer\'s apply', function () {
 
   const storedGraph = async (eventId: string) => {
     const { rows } = await h.deps.db.query<{ graph: Record<string, unknown> | null }>(
-      `SELECT signals->'graph' AS graph FROM events WHERE tenant_id = $1 AND id = $2`, [h.tenant.tenantId, eventId]);
+      `SELECT signals->'graph' AS graph FROM events WHERE tenant_id = $1 AND id = $2`,
+      [h.tenant.tenantId, eventId],
+    );
     return rows[0]?.graph;
   };
 
-  it('counts an account whose link the writer applied between the verdict\'s graph read and its write', async () => {
+  it("counts an account whose link the writer applied between the verdict's graph read and its write", async () => {
     const phone = `+1555${String(Date.now()).slice(-7)}`;
     await rootGraphWriter().stop();
     // The first account's link waits in the outbox.
-    await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup({ external_user_id: `fr_a_${phone}`, identity: { phone } })).expect(200);
+    await request(h.app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ external_user_id: `fr_a_${phone}`, identity: { phone } }))
+      .expect(200);
     const { app, held } = holdingTheWrite(applyEverything);
-    const res = await request(app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-      .send(aSignup({ external_user_id: `fr_b_${phone}`, identity: { phone } })).expect(200);
+    const res = await request(app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ external_user_id: `fr_b_${phone}`, identity: { phone } }))
+      .expect(200);
     expect(held()).to.equal(true);
     const cluster = (res.body.reasons as Reason[]).find((r) => r.code === 'identity_cluster');
     expect(cluster?.detail?.linked_accounts, 'the other account on the phone').to.equal(2);
     expect((await storedGraph(res.body.id))?.linkedAccounts).to.equal(2);
   });
 
-  it('blocks a new account on a convicted account\'s new phone applied between the read and the write', async () => {
+  it("blocks a new account on a convicted account's new phone applied between the read and the write", async () => {
     const tag = String(Date.now()).slice(-7);
     const convicted = `fr_convicted_${tag}`;
     await h.verdict(aSignup({ external_user_id: convicted, identity: { phone: `+1556${tag}` } }));
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test))
-      .send({ subject: { kind: 'external_user_id', value: convicted }, outcome: 'confirmed_abuse' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'external_user_id', value: convicted }, outcome: 'confirmed_abuse' })
+      .expect(200);
     await h.graphSettled();
     await rootGraphWriter().stop();
     // The convicted account logs in from a new phone: its link waits.
-    await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-      .send({ event_type: 'login', external_user_id: convicted, identity: { phone: `+1557${tag}` } }).expect(200);
+    await request(h.app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ event_type: 'login', external_user_id: convicted, identity: { phone: `+1557${tag}` } })
+      .expect(200);
     const { app, held } = holdingTheWrite(applyEverything);
-    const res = await request(app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-      .send(aSignup({ external_user_id: `fr_newcomer_${tag}`, identity: { phone: `+1557${tag}` } })).expect(200);
+    const res = await request(app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup({ external_user_id: `fr_newcomer_${tag}`, identity: { phone: `+1557${tag}` } }))
+      .expect(200);
     expect(held()).to.equal(true);
     expect((res.body.reasons as Reason[]).map((r) => r.code)).to.include('cluster_confirmed_abuse');
     expect((await storedGraph(res.body.id))?.confirmedAbuse).to.equal(true);

@@ -94,11 +94,15 @@ describe('POST /v1/verdict with an Idempotency-Key', () => {
   it('forgets a key after 24 h: an expired record is taken over, and housekeeping deletes it', async () => {
     const raw = JSON.stringify(aSignup({ ip: '100.64.90.8' }));
     const first = await send(raw, 'old-key');
-    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [h.tenant.tenantId]);
+    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [
+      h.tenant.tenantId,
+    ]);
     const other = await send(JSON.stringify(aSignup({ ip: '100.64.90.9' })), 'old-key');
     expect(other.status).to.equal(200);
     expect(other.body.id).to.not.equal(first.body.id);
-    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [h.tenant.tenantId]);
+    await h.deps.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'old-key'`, [
+      h.tenant.tenantId,
+    ]);
     expect(await deleteExpiredKeys(h.deps.db, new Date())).to.be.at.least(1);
     const { rows } = await h.deps.db.query('SELECT 1 FROM idempotency_keys WHERE tenant_id = $1', [h.tenant.tenantId]);
     expect(rows).to.deep.equal([]);

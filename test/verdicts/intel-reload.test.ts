@@ -35,7 +35,11 @@ describe('doorman intel reload', function () {
     expect(out.ok).to.equal(true);
     expect(out.counts.proxy).to.equal(1);
     expect(out.skipped.proxy).to.equal(1);
-    await until('the server to reload', async () => ((await verdict()).reasons.some((r) => r.code === 'proxy_ip') ? true : undefined), 10_000);
+    await until(
+      'the server to reload',
+      async () => ((await verdict()).reasons.some((r) => r.code === 'proxy_ip') ? true : undefined),
+      10_000,
+    );
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -26,8 +26,11 @@ describe('allow and block lists', () => {
     expect(codes(blocked)).to.include.members(['blocklisted', 'allowlisted']);
 
     // Lists belong to one mode: the live key sees none of the test entries.
-    const live = await (await import('supertest')).default(h.app).post('/v1/verdict')
-      .set('Authorization', `Bearer ${h.tenant.keys.sk_live}`).send(aSignup({ ip: IPS.proxy }));
+    const live = await (await import('supertest'))
+      .default(h.app)
+      .post('/v1/verdict')
+      .set('Authorization', `Bearer ${h.tenant.keys.sk_live}`)
+      .send(aSignup({ ip: IPS.proxy }));
     expect(live.body.verdict).to.equal('review');
   });
 
@@ -60,7 +63,12 @@ describe('POST /v1/verdict when something fails', function () {
   this.timeout(30_000);
 
   it('fails open when a rule throws: allow, no reasons, counted', async () => {
-    const exploding: Rule = { code: 'explodes', evaluate: () => { throw new Error('rule bug'); } };
+    const exploding: Rule = {
+      code: 'explodes',
+      evaluate: () => {
+        throw new Error('rule bug');
+      },
+    };
     const policy = { ...defaultPolicy, rules: { ...defaultPolicy.rules, explodes: { effects: { signup: 'block' as const } } } };
     const h = await verdictHarness({}, { engine: { rules: [...defaultRules, exploding], policy } });
     const res = await h.verdict(aSignup({ ip: IPS.tor }));
@@ -101,8 +109,11 @@ describe('POST /v1/verdict when something fails', function () {
     const h = await verdictHarness();
     const port = await freePort();
     const broken = createApp(testDeps({ DATABASE_URL: `postgres://localhost:${port}/doorman_test` }));
-    const res = await (await import('supertest')).default(broken).post('/v1/verdict')
-      .set('Authorization', `Bearer ${h.tenant.keys.sk_test}`).send(aSignup());
+    const res = await (await import('supertest'))
+      .default(broken)
+      .post('/v1/verdict')
+      .set('Authorization', `Bearer ${h.tenant.keys.sk_test}`)
+      .send(aSignup());
     expect(res.status).to.equal(500);
     expect(res.body.error).to.equal('internal');
     expect(res.body.message).to.match(/Retry/);

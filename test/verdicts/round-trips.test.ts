@@ -17,7 +17,7 @@ import { aSignup, DOMAINS, verdictHarness, type Harness } from '../support/verdi
 
 type Reason = { code: string; detail?: Record<string, unknown> };
 
-describe('the verdict\'s Postgres round trips', function () {
+describe("the verdict's Postgres round trips", function () {
   this.timeout(60_000);
   let h: Harness;
   let statements: string[] = [];
@@ -36,7 +36,11 @@ describe('the verdict\'s Postgres round trips', function () {
         if (prop !== 'query') return Reflect.get(target, prop, receiver);
         return (...args: unknown[]) => {
           const q = args[0] as string | { name?: string; text: string };
-          statements.push(typeof q === 'string' ? q.trim().split(/\s+/).slice(0, 3).join(' ') : (q.name ?? q.text.trim().split(/\s+/).slice(0, 3).join(' ')));
+          statements.push(
+            typeof q === 'string'
+              ? q.trim().split(/\s+/).slice(0, 3).join(' ')
+              : (q.name ?? q.text.trim().split(/\s+/).slice(0, 3).join(' ')),
+          );
           return (target.query as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -79,14 +83,22 @@ describe('the verdict\'s Postgres round trips', function () {
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const added = Date.now();
     await changeList(h.deps.db, scope, { action: 'add', list: 'block', kind: 'email', value: blocked });
-    const seen = await until('the entry in memory', async () => ((await lists.match(scope, [{ kind: 'email', value: blocked }])).length > 0 ? Date.now() : undefined), 5_000);
+    const seen = await until(
+      'the entry in memory',
+      async () => ((await lists.match(scope, [{ kind: 'email', value: blocked }])).length > 0 ? Date.now() : undefined),
+      5_000,
+    );
     expect(seen - added).to.be.below(1_000);
     const { res, statements: sent } = await screen(aSignup({ email: blocked }));
     expect(res.body.verdict).to.equal('block');
     expect((res.body.reasons as Reason[]).map((r) => r.code)).to.include('blocklisted');
     expect(sent).to.deep.equal(['write-judged-event']);
     await changeList(h.deps.db, scope, { action: 'remove', list: 'block', kind: 'email', value: blocked });
-    await until('the entry gone from memory', async () => ((await lists.match(scope, [{ kind: 'email', value: blocked }])).length === 0 ? true : undefined), 5_000);
+    await until(
+      'the entry gone from memory',
+      async () => ((await lists.match(scope, [{ kind: 'email', value: blocked }])).length === 0 ? true : undefined),
+      5_000,
+    );
     expect((await screen(aSignup({ email: blocked }))).res.body.verdict).to.equal('allow');
   });
 
@@ -107,7 +119,10 @@ describe('the verdict\'s Postgres round trips', function () {
     const phone = `+1554${String(Date.now()).slice(-7)}`;
     await screen(aSignup({ external_user_id: `rt_c_${phone}`, identity: { phone } }));
     await h.graphSettled();
-    const { rows } = await h.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graph_applied_links WHERE tenant_id = $1 AND account = $2`, [h.tenant.tenantId, `rt_c_${phone}`]);
+    const { rows } = await h.deps.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM graph_applied_links WHERE tenant_id = $1 AND account = $2`,
+      [h.tenant.tenantId, `rt_c_${phone}`],
+    );
     expect(rows[0]!.n, 'the applied link is kept').to.equal(1);
     const other = await screen(aSignup({ external_user_id: `rt_d_${phone}`, identity: { phone } }));
     expect(other.statements).to.deep.equal(['write-judged-event']);
@@ -134,7 +149,10 @@ describe('the verdict\'s Postgres round trips', function () {
       expect(other.res.headers['server-timing']).to.match(/graph_fresh;dur=/);
       const cluster = (other.res.body.reasons as Reason[]).find((r) => r.code === 'identity_cluster');
       expect(cluster?.detail?.linked_accounts).to.equal(2);
-      const { rows } = await h.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE tenant_id = $1 AND external_user_id = $2`, [h.tenant.tenantId, `rt_b_${phone}`]);
+      const { rows } = await h.deps.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE tenant_id = $1 AND external_user_id = $2`,
+        [h.tenant.tenantId, `rt_b_${phone}`],
+      );
       expect(rows[0]!.n).to.equal(1);
     });
   });

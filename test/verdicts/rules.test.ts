@@ -51,7 +51,10 @@ describe('default policy rules', () => {
     it('young_domain reviews a signup from a domain registered days ago', async () => {
       const res = await h.verdict(aSignup({ email: `founder@${DOMAINS.young}` }));
       expect(res.body.verdict).to.equal('review');
-      expect(res.body.reasons).to.deep.include({ code: 'young_domain', detail: { age_days: 5, count: 5, threshold: 30, rule: 'young_domain.under_days' } });
+      expect(res.body.reasons).to.deep.include({
+        code: 'young_domain',
+        detail: { age_days: 5, count: 5, threshold: 30, rule: 'young_domain.under_days' },
+      });
       expect(codes(await h.verdict(aSignup()))).not.to.include('young_domain');
     });
   });
@@ -87,17 +90,26 @@ describe('default policy rules', () => {
       expect(verdicts.slice(5, 20)).to.deep.equal(Array(15).fill('review'));
       expect(verdicts[20]).to.equal('block');
       const last = await h.verdict(aSignup({ ip: '100.64.20.1' }));
-      expect(last.body.reasons).to.deep.include({ code: 'velocity_ip_signups', detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' } });
+      expect(last.body.reasons).to.deep.include({
+        code: 'velocity_ip_signups',
+        detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' },
+      });
     });
 
     it('velocity_device_signups blocks the 4th signup from one device in a day', async () => {
       const pk = h.tenant.keys.pk_test;
       const token = async () => {
-        const res = await (await import('supertest')).default(h.app).post('/v1/device').set('Authorization', `Bearer ${pk}`).send({ components: { canvas: 'abc', fonts: ['a', 'b'] } });
+        const res = await (await import('supertest'))
+          .default(h.app)
+          .post('/v1/device')
+          .set('Authorization', `Bearer ${pk}`)
+          .send({ components: { canvas: 'abc', fonts: ['a', 'b'] } });
         return res.body.device_token as string;
       };
       const verdicts: string[] = [];
-      await times(4, async (i) => verdicts.push((await h.verdict(aSignup({ ip: `100.64.30.${i + 1}`, device_token: await token() }))).body.verdict));
+      await times(4, async (i) =>
+        verdicts.push((await h.verdict(aSignup({ ip: `100.64.30.${i + 1}`, device_token: await token() }))).body.verdict),
+      );
       expect(verdicts).to.deep.equal(['allow', 'allow', 'allow', 'block']);
     });
 
@@ -115,7 +127,9 @@ describe('default policy rules', () => {
 
     it('velocity_card_attempts blocks the 6th attempt with one card in an hour', async () => {
       const verdicts: string[] = [];
-      await times(6, async (i) => verdicts.push((await h.verdict(aCheckout({ ip: `100.64.50.${i + 1}` }, { card_fingerprint: 'card_v' }))).body.verdict));
+      await times(6, async (i) =>
+        verdicts.push((await h.verdict(aCheckout({ ip: `100.64.50.${i + 1}` }, { card_fingerprint: 'card_v' }))).body.verdict),
+      );
       expect(verdicts).to.deep.equal(['allow', 'allow', 'allow', 'allow', 'allow', 'block']);
     });
 
@@ -129,11 +143,18 @@ describe('default policy rules', () => {
 
     it('card_probe_pattern blocks the 5th small attempt in ten minutes, with attempts_10m', async () => {
       const verdicts: string[] = [];
-      await times(5, async (i) => verdicts.push((await h.verdict(aCheckout({ ip: `100.64.60.${i + 1}` }, { card_fingerprint: 'card_probe', amount: 50 }))).body.verdict));
+      await times(5, async (i) =>
+        verdicts.push(
+          (await h.verdict(aCheckout({ ip: `100.64.60.${i + 1}` }, { card_fingerprint: 'card_probe', amount: 50 }))).body.verdict,
+        ),
+      );
       expect(verdicts.slice(0, 4)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
       expect(verdicts[4]).to.equal('block');
       const again = await h.verdict(aCheckout({ ip: '100.64.60.9' }, { card_fingerprint: 'card_probe', amount: 100 }));
-      expect(again.body.reasons).to.deep.include({ code: 'card_probe_pattern', detail: { attempts_10m: 6, count: 6, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' } });
+      expect(again.body.reasons).to.deep.include({
+        code: 'card_probe_pattern',
+        detail: { attempts_10m: 6, count: 6, threshold: 5, window_seconds: 600, max_amount: 100, rule: 'card_probe_pattern.at_least' },
+      });
     });
 
     it('card_probe_pattern ignores attempts above 100 minor units', async () => {

@@ -27,7 +27,8 @@ describe('velocity taken back', function () {
   it('removes only what the failed request added to a set of distinct cards, never a card another request added', async () => {
     const deps = await readyDeps();
     const s = scope();
-    const checkout = (eventId: string, card: string) => countersFor(s, { eventType: 'checkout_attempt', eventId, ip: '198.51.100.40', card, amount: 5000 }, defaultPolicy);
+    const checkout = (eventId: string, card: string) =>
+      countersFor(s, { eventType: 'checkout_attempt', eventId, ip: '198.51.100.40', card, amount: 5000 }, defaultPolicy);
     const now = Date.now();
     // A and B both bring card X from one ip (a twin, or an unrelated request); B commits, A fails.
     const a = await countVelocity(deps.redis, checkout('evt_a', 'card_x'), now);
@@ -44,10 +45,11 @@ describe('velocity taken back', function () {
     expect((await countVelocity(deps.redis, checkout('evt_e', 'card_z'), now + 4)).signal.ipDistinctCards).to.equal(3);
   });
 
-  it('removes only the failed request\'s device from an account\'s distinct devices', async () => {
+  it("removes only the failed request's device from an account's distinct devices", async () => {
     const deps = await readyDeps();
     const s = scope();
-    const login = (eventId: string, deviceId: string) => countersFor(s, { eventType: 'login', eventId, account: 'acct_1', deviceId }, defaultPolicy);
+    const login = (eventId: string, deviceId: string) =>
+      countersFor(s, { eventType: 'login', eventId, account: 'acct_1', deviceId }, defaultPolicy);
     const now = Date.now();
     const committed = await countVelocity(deps.redis, login('evt_1', 'dev_a'), now);
     const failed = await countVelocity(deps.redis, login('evt_2', 'dev_a'), now + 1);
@@ -56,20 +58,28 @@ describe('velocity taken back', function () {
     expect((await countVelocity(deps.redis, login('evt_3', 'dev_b'), now + 2)).signal.accountDistinctDevices).to.equal(2);
   });
 
-  it('keeps the winner\'s card when idempotency twins race and the loser takes its counts back', async () => {
+  it("keeps the winner's card when idempotency twins race and the loser takes its counts back", async () => {
     const h = await verdictHarness();
     const ip = '198.51.100.41';
     const body = aCheckout({ ip }, { card_fingerprint: 'card_twin' });
-    const twins = await Promise.all([0, 1, 2].map(() => request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).set('Idempotency-Key', 'twin-checkout').send(body)));
+    const twins = await Promise.all(
+      [0, 1, 2].map(() =>
+        request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).set('Idempotency-Key', 'twin-checkout').send(body),
+      ),
+    );
     expect(twins.map((r) => r.status)).to.deep.equal([200, 200, 200]);
     expect(new Set(twins.map((r) => r.body.id)).size).to.equal(1);
     // Whatever the losers took back, the winner's card stays: the next card makes two.
-    const next = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aCheckout({ ip }, { card_fingerprint: 'card_next' })).expect(200);
+    const next = await request(h.app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aCheckout({ ip }, { card_fingerprint: 'card_next' }))
+      .expect(200);
     const { rows } = await h.deps.db.query('SELECT signals FROM events WHERE id = $1', [next.body.id]);
     expect(rows[0].signals.velocity.ipDistinctCards).to.equal(2);
   });
 
-  it('erases a person\'s members from every set, under the scope\'s published policy (small amounts up to 500)', async () => {
+  it("erases a person's members from every set, under the scope's published policy (small amounts up to 500)", async () => {
     const h = await verdictHarness();
     const s = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const version = await publishPolicy(h.deps, s, { document: aDocument({ card_probe_pattern: { max_amount: 500 } }) });
@@ -78,8 +88,11 @@ describe('velocity taken back', function () {
       return h.deps.policies.forScope(s).version === version ? true : undefined;
     });
     // 300 minor units: small under this tenant's policy (not under the default's 100).
-    const res = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
-      .send(aCheckout({ external_user_id: 'erase_me', ip: '198.51.100.42' }, { card_fingerprint: 'card_erase', amount: 300 })).expect(200);
+    const res = await request(h.app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aCheckout({ external_user_id: 'erase_me', ip: '198.51.100.42' }, { card_fingerprint: 'card_erase', amount: 300 }))
+      .expect(200);
     const members = async () => {
       const keys = await h.deps.redis.keys(`vel:{${s.tenantId}:test}:*`);
       const all = await Promise.all(keys.map((k) => h.deps.redis.zrange(k, '0', '-1')));

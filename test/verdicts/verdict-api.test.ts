@@ -53,7 +53,11 @@ describe('POST /v1/verdict', () => {
     it('ignores unknown payment keys but validates the known ones', async () => {
       expect((await h.verdict(aCheckout({}, { wallet: 'apple_pay' }))).status).to.equal(200);
       const bad = await h.verdict(aCheckout({}, { amount: -1, card_funding: 'gift', currency: 'us', card_country: 'FRA' }));
-      expect(issuesOf(bad).map((i) => i.path).sort()).to.deep.equal(['/payment/amount', '/payment/card_country', '/payment/card_funding', '/payment/currency']);
+      expect(
+        issuesOf(bad)
+          .map((i) => i.path)
+          .sort(),
+      ).to.deep.equal(['/payment/amount', '/payment/card_country', '/payment/card_funding', '/payment/currency']);
     });
 
     it('never validates context', async () => {
@@ -74,13 +78,21 @@ describe('POST /v1/verdict', () => {
 
       const stored = await request(h.app).get(`/v1/events/${res.body.id}`).set(bearer(h.tenant.keys.sk_test));
       expect(stored.status).to.equal(200);
-      expect(stored.body).to.include({ id: res.body.id, event_type: 'signup', verdict: 'allow', policy_version: res.body.policy_version, external_user_id: 'user_42' });
+      expect(stored.body).to.include({
+        id: res.body.id,
+        event_type: 'signup',
+        verdict: 'allow',
+        policy_version: res.body.policy_version,
+        external_user_id: 'user_42',
+      });
       expect(new Date(stored.body.created_at).toISOString()).to.equal(stored.body.created_at);
       expect(stored.body.context).to.deep.equal({ plan: 'pro' });
     });
 
     it('stores the signals the engine saw, and payment normalised to lowercase', async () => {
-      const res = await h.verdict(aCheckout({}, { card_fingerprint: 'card_normalise', card_country: 'FR', currency: 'EUR', card_funding: 'debit' }));
+      const res = await h.verdict(
+        aCheckout({}, { card_fingerprint: 'card_normalise', card_country: 'FR', currency: 'EUR', card_funding: 'debit' }),
+      );
       const { rows } = await h.deps.db.query('SELECT request, signals FROM events WHERE id = $1', [res.body.id]);
       expect(rows[0].request.payment).to.include({ card_country: 'fr', currency: 'eur' });
       expect(rows[0].signals.payment).to.include({ country: 'fr', currency: 'eur', funding: 'debit' });
@@ -101,7 +113,10 @@ describe('POST /v1/verdict', () => {
       const res = await h.verdict(aSignup({ ip: IPS.proxy }));
       expect(res.body.verdict).to.equal('review');
       expect(codes(res)).to.deep.equal(['proxy_ip']);
-      const { rows } = await h.deps.db.query('SELECT status FROM reviews WHERE tenant_id = $1 AND event_id = $2', [h.tenant.tenantId, res.body.id]);
+      const { rows } = await h.deps.db.query('SELECT status FROM reviews WHERE tenant_id = $1 AND event_id = $2', [
+        h.tenant.tenantId,
+        res.body.id,
+      ]);
       expect(rows).to.deep.equal([{ status: 'pending' }]);
     });
   });

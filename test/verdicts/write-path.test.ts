@@ -33,7 +33,8 @@ describe('the verdict write path', function () {
     const server = await startServer({ DNS_SERVERS: dns.server, SIGNAL_DEADLINE_MS: '5000', DNS_TIMEOUT_MS: '5000' });
     const body = aSignup({ email: `killed@${DOMAINS.slowDns}` });
     const first = fetch(`http://127.0.0.1:${server.port}/v1/verdict`, {
-      method: 'POST', body: JSON.stringify(body),
+      method: 'POST',
+      body: JSON.stringify(body),
       headers: { ...bearer(h.tenant.keys.sk_test), 'Content-Type': 'application/json', 'Idempotency-Key': 'killed-1' },
     }).catch((err: unknown) => err);
     await until('the first attempt to be in flight', async () => (dns.queryCount(DOMAINS.slowDns) > 0 ? true : undefined));
@@ -73,9 +74,13 @@ describe('the verdict write path', function () {
   });
 
   it('loses no mark when 20 concurrent verdicts merge the clusters feedback is marking, and leaves every member in one cluster', async () => {
-    for (let i = 0; i < 20; i++) await h.verdict(aSignup({ external_user_id: `m${i}`, identity: { wallet: `w${i}`, phone: `p${i}` }, ip: `100.64.41.${i + 1}` }));
+    for (let i = 0; i < 20; i++)
+      await h.verdict(aSignup({ external_user_id: `m${i}`, identity: { wallet: `w${i}`, phone: `p${i}` }, ip: `100.64.41.${i + 1}` }));
     const feedback = (value: string, outcome: string) =>
-      request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'external_user_id', value }, outcome });
+      request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind: 'external_user_id', value }, outcome });
     const results = await Promise.all([
       // Join i links cluster i (its wallet) and cluster i + 1 (its phone): all 20 become one.
       ...Array.from({ length: 20 }, (_, i) =>
@@ -92,15 +97,22 @@ describe('the verdict write path', function () {
       { t: h.tenant.tenantId },
     );
     expect(records.map((r) => r.toObject())).to.deep.equal([{ accounts: 40, abuse: true, chargebacks: 2 }]);
-    expect(await graphCount('MATCH (m {tenantId: $t}) WHERE m:Account OR m:Identifier WITH m, COUNT { (m)-[:IN]->() } AS k WHERE k <> 1 RETURN count(m) AS n')).to.equal(0);
+    expect(
+      await graphCount(
+        'MATCH (m {tenantId: $t}) WHERE m:Account OR m:Identifier WITH m, COUNT { (m)-[:IN]->() } AS k WHERE k <> 1 RETURN count(m) AS n',
+      ),
+    ).to.equal(0);
     const next = await h.verdict(aSignup({ external_user_id: 'm3', ip: '100.64.43.1' }));
     expect(codes(next)).to.include('cluster_confirmed_abuse');
   });
 
-  it('applies feedback sent right after a verdict, once the verdict\'s link has landed', async () => {
+  it("applies feedback sent right after a verdict, once the verdict's link has landed", async () => {
     const first = await raw(aSignup({ external_user_id: 'quick', email: 'quick.one@gmail.com' }));
-    await request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test))
-      .send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' }).expect(200);
+    await request(h.app)
+      .post('/v1/feedback')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send({ subject: { kind: 'event_id', value: first.body.id }, outcome: 'confirmed_abuse' })
+      .expect(200);
     await h.graphSettled();
     const linked = await h.verdict(aSignup({ external_user_id: 'quick2', email: 'quickone@gmail.com', ip: '100.64.44.1' }));
     expect(linked.body.verdict).to.equal('block');
@@ -109,7 +121,8 @@ describe('the verdict write path', function () {
 
   it('answers 200 to eight identical PATCHes at once, and one winner among different values', async () => {
     const ev = await h.verdict(aSignup({ identity: { phone: '+1555888000' } }));
-    const patch = (id: string, value: string) => request(h.app).patch(`/v1/events/${id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: value });
+    const patch = (id: string, value: string) =>
+      request(h.app).patch(`/v1/events/${id}`).set(bearer(h.tenant.keys.sk_test)).send({ external_user_id: value });
     const same = await Promise.all(Array.from({ length: 8 }, () => patch(ev.body.id, 'late_user')));
     expect(same.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
     const other = await h.verdict(aSignup({ identity: { phone: '+1555888001' }, ip: '100.64.45.1' }));
@@ -127,8 +140,14 @@ describe('the verdict write path', function () {
 
   it('counts eight identical chargebacks sent at once as one', async () => {
     const ev = await h.verdict(aCheckout({ external_user_id: 'disputed' }, { card_fingerprint: 'card_cb8' }));
-    const posts = await Promise.all(Array.from({ length: 8 }, () =>
-      request(h.app).post('/v1/feedback').set(bearer(h.tenant.keys.sk_test)).send({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' })));
+    const posts = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        request(h.app)
+          .post('/v1/feedback')
+          .set(bearer(h.tenant.keys.sk_test))
+          .send({ subject: { kind: 'event_id', value: ev.body.id }, outcome: 'chargeback' }),
+      ),
+    );
     expect(posts.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
     await h.graphSettled();
     const next = await h.verdict(aCheckout({ external_user_id: 'disputed', ip: '100.64.46.1' }, { card_fingerprint: 'card_cb8' }));
@@ -138,7 +157,10 @@ describe('the verdict write path', function () {
   it('fires velocity_ip_signups exactly as the policy says for 30 parallel signups from one ip', async () => {
     const results = await Promise.all(Array.from({ length: 30 }, () => raw(aSignup({ ip: '100.64.47.1' }))));
     expect(results.map((r) => r.status)).to.deep.equal(Array(30).fill(200));
-    const counts = results.map((r) => Number(detailOf(r, 'velocity_ip_signups')?.count ?? 0)).filter((n) => n > 0).sort((a, b) => a - b);
+    const counts = results
+      .map((r) => Number(detailOf(r, 'velocity_ip_signups')?.count ?? 0))
+      .filter((n) => n > 0)
+      .sort((a, b) => a - b);
     expect(counts).to.deep.equal(Array.from({ length: 25 }, (_, i) => i + 6));
     const verdicts = results.map((r) => r.body.verdict as string);
     expect(verdicts.filter((v) => v === 'allow')).to.have.length(5);
@@ -163,7 +185,11 @@ describe('the verdict write path', function () {
   it('counts card fingerprints that contain a "|" as the cards they are', async () => {
     const results = [];
     for (const [i, card] of ['c|1', 'c|2', 'c', 'c|1|us'].entries()) {
-      results.push(await h.verdict(aCheckout({ external_user_id: 'piped', ip: `100.64.49.${i + 1}` }, { card_fingerprint: card, card_country: i < 3 ? 'us' : 'fr' })));
+      results.push(
+        await h.verdict(
+          aCheckout({ external_user_id: 'piped', ip: `100.64.49.${i + 1}` }, { card_fingerprint: card, card_country: i < 3 ? 'us' : 'fr' }),
+        ),
+      );
     }
     expect(detailOf(results[3]!, 'velocity_distinct_cards')).to.include({ count: 4, threshold: 3 });
     expect(codes(results[3]!)).not.to.include('velocity_card_countries');
@@ -180,29 +206,48 @@ describe('the verdict write path', function () {
     for (const [body, path] of cases) {
       const res = await raw(body);
       expect(res.status, path).to.equal(400);
-      expect(res.body.details.issues.map((i: { path: string }) => i.path), path).to.include(path);
+      expect(
+        res.body.details.issues.map((i: { path: string }) => i.path),
+        path,
+      ).to.include(path);
     }
-    for (const body of [aSignup({ identity: identity(20) }), aCheckout({}, { card_fingerprint: 'x'.repeat(256) }), aSignup({ user_agent: 'u'.repeat(1024) }), aSignup({ device_token: 't'.repeat(4096) })]) {
+    for (const body of [
+      aSignup({ identity: identity(20) }),
+      aCheckout({}, { card_fingerprint: 'x'.repeat(256) }),
+      aSignup({ user_agent: 'u'.repeat(1024) }),
+      aSignup({ device_token: 't'.repeat(4096) }),
+    ]) {
       expect((await raw(body)).status).to.equal(200);
     }
   });
 
   it('says where the time went in a Server-Timing header', async () => {
     const res = await raw(aSignup({ external_user_id: 'timed', identity: { phone: '+1555999111' } }));
-    const names = String(res.headers['server-timing']).split(', ').map((entry) => entry.split(';')[0]);
+    const names = String(res.headers['server-timing'])
+      .split(', ')
+      .map((entry) => entry.split(';')[0]);
     expect(names).to.include.members(['auth', 'email', 'lists', 'velocity', 'graph', 'write']);
   });
 
   it('holds requests while warming up and answers /health 503 warming until then', async () => {
     let finish!: () => void;
-    const warming = new Promise<void>((resolve) => { finish = resolve; });
+    const warming = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
     let warm = false;
     const app = createApp({ ...h.deps, warmState: () => (warm ? 'warm' : 'warming'), warmup: () => warming });
     const health = await request(app).get('/health');
     expect(health.status).to.equal(503);
     expect(health.body.status).to.equal('warming');
     let answered = false;
-    const held = request(app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test)).send(aSignup()).then((r) => { answered = true; return r; });
+    const held = request(app)
+      .post('/v1/verdict')
+      .set(bearer(h.tenant.keys.sk_test))
+      .send(aSignup())
+      .then((r) => {
+        answered = true;
+        return r;
+      });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(answered).to.equal(false);
     warm = true;

@@ -24,7 +24,9 @@ describe('a write that times out', function () {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE graph_outbox IN SHARE MODE');
       const started = Date.now();
-      const res = await request(h.app).post('/v1/verdict').set(bearer(h.tenant.keys.sk_test))
+      const res = await request(h.app)
+        .post('/v1/verdict')
+        .set(bearer(h.tenant.keys.sk_test))
         .send(aSignup({ external_user_id: 'timed_out', identity: { phone: '+15559900001' } }));
       expect(res.status).to.equal(500);
       expect(res.body.error).to.equal('internal');
@@ -58,22 +60,31 @@ describe('a write that times out', function () {
     const client = await deps.db.connect();
     let failure: Error | undefined;
     // The server ends the session: a checked-out client reports it as an 'error' event.
-    client.on('error', (err: Error) => { failure ??= err; });
+    client.on('error', (err: Error) => {
+      failure ??= err;
+    });
     try {
       await client.query('BEGIN');
       await client.query('SELECT 1');
       await new Promise((resolve) => setTimeout(resolve, 1200));
-      await client.query('SELECT 1').catch((err: Error) => { failure = err; });
+      await client.query('SELECT 1').catch((err: Error) => {
+        failure = err;
+      });
     } finally {
       client.release(true);
     }
     expect(failure?.message).to.match(/idle-in-transaction timeout|terminat|Connection/i);
   });
 
-  it('refuses a server bound that is not below the client\'s', () => {
-    expect(() => loadConfig({ PG_QUERY_TIMEOUT_MS: '3000', PG_STATEMENT_TIMEOUT_MS: '3000' })).to.throw(ConfigError, /PG_STATEMENT_TIMEOUT_MS/);
+  it("refuses a server bound that is not below the client's", () => {
+    expect(() => loadConfig({ PG_QUERY_TIMEOUT_MS: '3000', PG_STATEMENT_TIMEOUT_MS: '3000' })).to.throw(
+      ConfigError,
+      /PG_STATEMENT_TIMEOUT_MS/,
+    );
     expect(loadConfig({ PG_QUERY_TIMEOUT_MS: '3000', PG_STATEMENT_TIMEOUT_MS: '2500' }).pgStatementTimeoutMs).to.equal(2500);
     // Behind a transaction-mode pooler they are not sent (it refuses them): set them on the role.
-    expect(loadConfig({ DATABASE_URL: 'postgres://a@127.0.0.1:6432/d', DATABASE_DIRECT_URL: 'postgres://a@127.0.0.1:5432/d' }).pgServerTimeouts).to.equal(false);
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://a@127.0.0.1:6432/d', DATABASE_DIRECT_URL: 'postgres://a@127.0.0.1:5432/d' }).pgServerTimeouts,
+    ).to.equal(false);
   });
 });

@@ -5,7 +5,11 @@
 import { pathToFileURL } from 'node:url';
 import { doormanClient, DoormanError, type DoormanClient, type FeedbackReceipt, type StoredEvent } from '@doorman/client';
 
-export async function afterSignup(doorman: DoormanClient, eventId: string, userId: string): Promise<{ event: StoredEvent; receipt: FeedbackReceipt; reviews: string[] }> {
+export async function afterSignup(
+  doorman: DoormanClient,
+  eventId: string,
+  userId: string,
+): Promise<{ event: StoredEvent; receipt: FeedbackReceipt; reviews: string[] }> {
   await doorman.events.attachUser(eventId, userId); // write-once: the same id again is fine, another is 409 `conflict`
   const event = await doorman.events.get(eventId); // another tenant's or mode's id: 404 `not_found`
   const reviews: string[] = [];
@@ -13,7 +17,11 @@ export async function afterSignup(doorman: DoormanClient, eventId: string, userI
     if (e.review?.status === 'pending') reviews.push(e.id);
     if (reviews.length >= 10) break; // leaving the loop stops the paging
   }
-  const receipt = await doorman.feedback.report({ subject: { kind: 'external_user_id', value: userId }, outcome: 'chargeback', note: 'dispute dp_123' });
+  const receipt = await doorman.feedback.report({
+    subject: { kind: 'external_user_id', value: userId },
+    outcome: 'chargeback',
+    note: 'dispute dp_123',
+  });
   if (receipt.duplicate) console.log('already reported: nothing new stored');
   return { event, receipt, reviews };
 }

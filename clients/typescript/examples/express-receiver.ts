@@ -27,5 +27,7 @@ export function webhookApp(secrets: string[], revokeAccount: (event: ReviewResol
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const secrets = (process.env.DOORMAN_WEBHOOK_SECRETS ?? '').split(/[\s,]+/).filter(Boolean);
-  webhookApp(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(Number(process.env.PORT ?? 3000));
+  webhookApp(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(
+    Number(process.env.PORT ?? 3000),
+  );
 }

@@ -37,5 +37,7 @@ export function webhookServer(secrets: string[], revokeAccount: (event: ReviewRe
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const secrets = (process.env.DOORMAN_WEBHOOK_SECRETS ?? '').split(/[\s,]+/).filter(Boolean);
-  webhookServer(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(Number(process.env.PORT ?? 3000));
+  webhookServer(secrets, (event) => console.log('revoke', event.external_user_id ?? event.email, 'event', event.event_id)).listen(
+    Number(process.env.PORT ?? 3000),
+  );
 }

@@ -18,8 +18,12 @@ export function signupApp(doorman: DoormanClient, createUser: (userId: string, e
     if (!email || req.ip === undefined) return res.status(400).json({ error: 'An email address is required.' });
     const userId = `user_${randomUUID()}`;
     const result = await doorman.screen({
-      event_type: 'signup', external_user_id: userId, email, ip: req.ip,
-      user_agent: req.get('user-agent'), device_token: req.body.device_token,
+      event_type: 'signup',
+      external_user_id: userId,
+      email,
+      ip: req.ip,
+      user_agent: req.get('user-agent'),
+      device_token: req.body.device_token,
     });
     if (result.failedOpen) console.warn('doorman failed open:', result.reason, result.error.message);
     else if (result.degraded.length > 0) console.warn('doorman decided without:', result.degraded.join(', '), 'event', result.id);

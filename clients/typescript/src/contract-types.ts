@@ -10,7 +10,11 @@
 //   such as `req.get('user-agent')`, can be passed as it is under `exactOptionalPropertyTypes`.
 import type { components, webhooks } from './generated/openapi.js';
 import type {
-  ipRequiredEventTypes, knownErrorCodes, knownReasonCodes, knownRecommendedActions, knownSignalSources,
+  ipRequiredEventTypes,
+  knownErrorCodes,
+  knownReasonCodes,
+  knownRecommendedActions,
+  knownSignalSources,
 } from './generated/known-values.js';
 
 type Schemas = components['schemas'];

@@ -68,13 +68,19 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
       const started = Date.now();
       const [health] = await Promise.all([
         // A 503 is an answer here: Doorman is there, one of its stores is not.
-        sendWithRetries<Health>((signal) => transport.api.GET('/health', { signal }), { ...budget(callOptions), acceptStatus: (status) => status === 503 }),
+        sendWithRetries<Health>((signal) => transport.api.GET('/health', { signal }), {
+          ...budget(callOptions),
+          acceptStatus: (status) => status === 503,
+        }),
         // The cheapest call a secret key is checked on: the first page of one stored event (none needed).
         events.pages({ limit: 1 }, callOptions).next(),
       ]);
       const body = health.data;
       if (!body || (body.status !== 'ok' && body.status !== 'unavailable') || typeof body.checks !== 'object') {
-        throw new DoormanError('invalid_response', `GET /health at ${baseUrl} did not answer Doorman's health report: is baseUrl a Doorman?`);
+        throw new DoormanError(
+          'invalid_response',
+          `GET /health at ${baseUrl} did not answer Doorman's health report: is baseUrl a Doorman?`,
+        );
       }
       return { status: body.status, checks: body.checks, mode, latencyMs: Date.now() - started };
     },
@@ -98,7 +104,26 @@ export type { CallOptions } from './transport.js';
 export type { RetryInfo } from './send-with-retries.js';
 export type { DoormanClientOptions } from './client-options.js';
 export type {
-  ErrorBody, ErrorCode, EventListQuery, EventPage, EventType, EventTypeRequiringIp, FeedbackRequest, FeedbackSubject, Health, HealthCheck,
-  Payment, Reason, ReasonCode, RecommendedAction, ReviewResolvedWebhook, SignalSource, StoredEvent, ValidationIssue, Verdict,
-  VerdictRequest, VerdictRequestOf, VerdictResponse,
+  ErrorBody,
+  ErrorCode,
+  EventListQuery,
+  EventPage,
+  EventType,
+  EventTypeRequiringIp,
+  FeedbackRequest,
+  FeedbackSubject,
+  Health,
+  HealthCheck,
+  Payment,
+  Reason,
+  ReasonCode,
+  RecommendedAction,
+  ReviewResolvedWebhook,
+  SignalSource,
+  StoredEvent,
+  ValidationIssue,
+  Verdict,
+  VerdictRequest,
+  VerdictRequestOf,
+  VerdictResponse,
 } from './contract-types.js';

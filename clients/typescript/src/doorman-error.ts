@@ -28,7 +28,13 @@ export class DoormanError extends Error {
   constructor(
     kind: FailureKind,
     message: string,
-    init: { status?: number | undefined; body?: unknown; requestId?: string | undefined; retryAfterMs?: number | undefined; cause?: unknown } = {},
+    init: {
+      status?: number | undefined;
+      body?: unknown;
+      requestId?: string | undefined;
+      retryAfterMs?: number | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.kind = kind;
@@ -61,7 +67,10 @@ export class DoormanError extends Error {
     const e = body as Partial<ErrorBody> | undefined;
     const what = e && typeof e === 'object' && typeof e.error === 'string' ? `${e.error}: ${e.message ?? ''}` : `HTTP ${response.status}`;
     return new DoormanError('response', `Doorman answered ${response.status} (${what})`, {
-      status: response.status, body, requestId, retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      status: response.status,
+      body,
+      requestId,
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
     });
   }
 }

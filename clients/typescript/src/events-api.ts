@@ -23,12 +23,16 @@ export function eventsApi(transport: Transport): EventsApi {
     do {
       // Only the parameters that are set: the query string carries no `limit=undefined`.
       const params = Object.fromEntries(Object.entries({ ...query, cursor }).filter(([, v]) => v !== undefined));
-      const { data } = await sendWithRetries<EventPage>((signal) => transport.api.GET('/v1/events', {
-        params: { query: { query: params } },
-        // The contract's query is one exploded form object: `limit=2&verdict=allow`.
-        querySerializer: { object: { style: 'form', explode: true } },
-        signal,
-      }), retries(options));
+      const { data } = await sendWithRetries<EventPage>(
+        (signal) =>
+          transport.api.GET('/v1/events', {
+            params: { query: { query: params } },
+            // The contract's query is one exploded form object: `limit=2&verdict=allow`.
+            querySerializer: { object: { style: 'form', explode: true } },
+            signal,
+          }),
+        retries(options),
+      );
       yield data;
       cursor = data.next_cursor;
     } while (cursor);
@@ -48,7 +52,8 @@ export function eventsApi(transport: Transport): EventsApi {
     },
     async attachUser(id, externalUserId, options) {
       await sendWithRetries(
-        (signal) => transport.api.PATCH('/v1/events/{id}', { params: { path: { id } }, body: { external_user_id: externalUserId }, signal }),
+        (signal) =>
+          transport.api.PATCH('/v1/events/{id}', { params: { path: { id } }, body: { external_user_id: externalUserId }, signal }),
         retries(options),
       );
     },

@@ -51,8 +51,9 @@ async function token(options: DeviceTokenOptions, timeoutMs: number): Promise<De
   let client = clients.get(id);
   if (!client) {
     // Loaded at run time from Doorman itself, so bundlers must leave the import alone.
-    client = (import(/* webpackIgnore: true */ /* @vite-ignore */ sdkUrl) as Promise<SdkModule>)
-      .then((sdk) => sdk.doorman({ publishableKey: options.publishableKey, apiBase: options.baseUrl, timeoutMs }));
+    client = (import(/* webpackIgnore: true */ /* @vite-ignore */ sdkUrl) as Promise<SdkModule>).then((sdk) =>
+      sdk.doorman({ publishableKey: options.publishableKey, apiBase: options.baseUrl, timeoutMs }),
+    );
     clients.set(id, client);
     // A failed load is tried again on the next call.
     client.catch(() => clients.delete(id));

@@ -56,13 +56,14 @@ export async function screenEvent(transport: Transport, event: VerdictRequest, o
   const bytes = JSON.stringify(event);
   try {
     const { data } = await sendWithRetries<VerdictResponse>(
-      (signal) => transport.api.POST('/v1/verdict', {
-        // The generated type, without the `| undefined` of optional fields (which JSON drops).
-        body: event as never,
-        bodySerializer: () => bytes,
-        params: { header: { 'Idempotency-Key': idempotencyKey } },
-        signal,
-      }),
+      (signal) =>
+        transport.api.POST('/v1/verdict', {
+          // The generated type, without the `| undefined` of optional fields (which JSON drops).
+          body: event as never,
+          bodySerializer: () => bytes,
+          params: { header: { 'Idempotency-Key': idempotencyKey } },
+          signal,
+        }),
       budgetOf(transport, { ...options, timeoutMs: options.timeoutMs ?? transport.screenTimeoutMs }),
     );
     if (!data || typeof data.id !== 'string' || typeof data.verdict !== 'string' || !Array.isArray(data.reasons)) {
@@ -85,7 +86,13 @@ export function degradedSources(reasons: readonly Reason[]): SignalSource[] {
   const sources = new Set<string>();
   for (const reason of reasons) {
     if (!DEGRADED_CODES.has(reason.code)) continue;
-    const named = typeof reason.detail?.sources === 'string' ? reason.detail.sources.split(',').map((s) => s.trim()).filter(Boolean) : [];
+    const named =
+      typeof reason.detail?.sources === 'string'
+        ? reason.detail.sources
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [];
     for (const source of named.length > 0 ? named : ['unknown']) sources.add(source);
   }
   return [...sources].sort();

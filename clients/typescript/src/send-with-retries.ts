@@ -41,7 +41,11 @@ export async function sendWithRetries<T>(attempt: Attempt<T>, options: RetryOpti
   }
 }
 
-async function once<T>(attempt: Attempt<T>, deadline: number, options: RetryOptions): Promise<{ data: T; response: Response } | DoormanError> {
+async function once<T>(
+  attempt: Attempt<T>,
+  deadline: number,
+  options: RetryOptions,
+): Promise<{ data: T; response: Response } | DoormanError> {
   const callerSignal = options.signal;
   const remaining = deadline - Date.now();
   if (remaining <= 0) return new DoormanError('timeout', 'no answer from Doorman within the time budget');
@@ -64,9 +68,11 @@ async function once<T>(attempt: Attempt<T>, deadline: number, options: RetryOpti
     if (timedOut) return new DoormanError('timeout', `no answer from Doorman within the time budget`, { cause: err });
     // The caller cancelled: that is theirs to handle, not a failure of Doorman.
     if (callerSignal?.aborted) throw callerSignal.reason;
-    if (err instanceof SyntaxError) return new DoormanError('invalid_response', `Doorman's answer is not JSON: ${err.message}`, { cause: err });
+    if (err instanceof SyntaxError)
+      return new DoormanError('invalid_response', `Doorman's answer is not JSON: ${err.message}`, { cause: err });
     const misconfigured = configurationProblem(err);
-    if (misconfigured) return new DoormanError('configuration', `Doorman cannot be reached as configured: ${misconfigured}`, { cause: err });
+    if (misconfigured)
+      return new DoormanError('configuration', `Doorman cannot be reached as configured: ${misconfigured}`, { cause: err });
     return new DoormanError('network', `cannot reach Doorman: ${describe(err)}`, { cause: err });
   } finally {
     clearTimeout(timer);

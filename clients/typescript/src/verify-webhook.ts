@@ -11,7 +11,10 @@ export type WebhookFailure = 'missing_signature' | 'no_secret' | 'signature_mism
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
-  constructor(readonly reason: WebhookFailure, message: string) {
+  constructor(
+    readonly reason: WebhookFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -30,17 +33,23 @@ export function verifyWebhook(
   secrets: string | readonly string[],
 ): ReviewResolvedWebhook | null {
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
-    throw new TypeError('rawBody must be the request body as received (a string or bytes), not parsed JSON: '
-      + "with Express use express.raw({ type: 'application/json' }) on the webhook route");
+    throw new TypeError(
+      'rawBody must be the request body as received (a string or bytes), not parsed JSON: ' +
+        "with Express use express.raw({ type: 'application/json' }) on the webhook route",
+    );
   }
   const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((s) => typeof s === 'string' && s.length > 0);
   if (keys.length === 0) throw new WebhookVerificationError('no_secret', 'no webhook secret (whsec_…) to verify with');
   const header = Array.isArray(signatureHeader) ? signatureHeader.join(' ') : (signatureHeader ?? '');
-  const candidates = String(header).trim().split(/\s+/).slice(0, MAX_SIGNATURES)
+  const candidates = String(header)
+    .trim()
+    .split(/\s+/)
+    .slice(0, MAX_SIGNATURES)
     .map((part) => SIGNATURE.exec(part)?.[1])
     .filter((hex): hex is string => hex !== undefined)
     .map((hex) => Buffer.from(hex, 'hex'));
-  if (candidates.length === 0) throw new WebhookVerificationError('missing_signature', 'no sha256= signature in the Service-Signature header');
+  if (candidates.length === 0)
+    throw new WebhookVerificationError('missing_signature', 'no sha256= signature in the Service-Signature header');
 
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
   let verified = false;

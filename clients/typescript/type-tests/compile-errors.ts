@@ -51,7 +51,8 @@ export async function results(): Promise<void> {
     const code: number = result.reasons[0]?.code;
     void code;
   } else {
-    const reason: 'timeout' | 'network_error' | 'server_error' | 'rate_limited' | 'invalid_response' | 'configuration_error' = result.reason;
+    const reason: 'timeout' | 'network_error' | 'server_error' | 'rate_limited' | 'invalid_response' | 'configuration_error' =
+      result.reason;
     void reason;
   }
   const receipt = await doorman.feedback.report({ subject: { kind: 'email', value: 'a@example.org' }, outcome: 'chargeback', note: maybe });
@@ -61,7 +62,8 @@ export async function results(): Promise<void> {
   await doorman.feedback.report({ subject: { kind: 'ip', value: '203.0.113.7' }, outcome: 'chargeback' });
   // @ts-expect-error the outcome is a closed set
   await doorman.feedback.report({ subject: { kind: 'email', value: 'a@example.org' }, outcome: 'fraud' });
-  for await (const event of doorman.events.list({ verdict: 'review', limit: 10, event_type: maybe === undefined ? undefined : 'login' })) void event.id;
+  for await (const event of doorman.events.list({ verdict: 'review', limit: 10, event_type: maybe === undefined ? undefined : 'login' }))
+    void event.id;
   // @ts-expect-error list filters are closed sets
   doorman.events.list({ verdict: 'maybe' });
   // @ts-expect-error failOpen is a boolean

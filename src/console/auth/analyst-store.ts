@@ -27,15 +27,23 @@ interface AnalystRow {
 const COLUMNS = 'a.id, a.tenant_id, a.email, a.role, a.mode, a.password_hash IS NOT NULL AS has_password, a.created_at';
 
 const fromRow = (r: AnalystRow): Analyst => ({
-  id: r.id, tenantId: r.tenant_id, email: r.email, role: r.role, mode: r.mode, hasPassword: r.has_password, createdAt: r.created_at,
+  id: r.id,
+  tenantId: r.tenant_id,
+  email: r.email,
+  role: r.role,
+  mode: r.mode,
+  hasPassword: r.has_password,
+  createdAt: r.created_at,
 });
 
 // False when the email already has an account (in this tenant or another).
 export async function insertAnalyst(db: Queryable, a: { id: string; tenantId: string; email: string; role: Role }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'INSERT INTO analysts (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-    [a.id, a.tenantId, a.email, a.role],
-  );
+  const { rowCount } = await db.query('INSERT INTO analysts (id, tenant_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    a.id,
+    a.tenantId,
+    a.email,
+    a.role,
+  ]);
   return rowCount === 1;
 }
 
@@ -77,7 +85,11 @@ export async function setAnalystMode(db: Queryable, analystId: string, mode: Sco
 }
 
 export async function insertSignInLink(db: Queryable, l: { tokenHash: string; analystId: string; expiresAt: Date }): Promise<void> {
-  await db.query('INSERT INTO analyst_sign_in_links (token_hash, analyst_id, expires_at) VALUES ($1, $2, $3)', [l.tokenHash, l.analystId, l.expiresAt]);
+  await db.query('INSERT INTO analyst_sign_in_links (token_hash, analyst_id, expires_at) VALUES ($1, $2, $3)', [
+    l.tokenHash,
+    l.analystId,
+    l.expiresAt,
+  ]);
 }
 
 // Marks the link used, once: of two concurrent uses only one gets the analyst back.
@@ -110,7 +122,10 @@ export async function deleteSessionsOf(db: Queryable, analystId: string): Promis
   return rowCount ?? 0;
 }
 
-export async function insertSession(db: Queryable, s: { tokenHash: string; analystId: string; csrfToken: string; now: Date; expiresAt: Date }): Promise<void> {
+export async function insertSession(
+  db: Queryable,
+  s: { tokenHash: string; analystId: string; csrfToken: string; now: Date; expiresAt: Date },
+): Promise<void> {
   await db.query(
     'INSERT INTO analyst_sessions (token_hash, analyst_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)',
     [s.tokenHash, s.analystId, s.csrfToken, s.now, s.expiresAt],

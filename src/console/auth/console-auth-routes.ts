@@ -58,8 +58,14 @@ export function consoleAuthRoutes(deps: ConsoleAuthDeps): Router {
   router.get('/me', session, (req, res) => {
     const { analyst, tenantName, csrfToken } = req.console!;
     res.json({
-      analyst_id: analyst.id, email: analyst.email, role: analyst.role, tenant_id: analyst.tenantId, tenant_name: tenantName,
-      mode: analyst.mode, csrf_token: csrfToken, idle_minutes: deps.config.consoleIdleMinutes,
+      analyst_id: analyst.id,
+      email: analyst.email,
+      role: analyst.role,
+      tenant_id: analyst.tenantId,
+      tenant_name: tenantName,
+      mode: analyst.mode,
+      csrf_token: csrfToken,
+      idle_minutes: deps.config.consoleIdleMinutes,
     } satisfies Me);
   });
 

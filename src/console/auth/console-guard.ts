@@ -37,8 +37,16 @@ export function consoleHeaders(): RequestHandler {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
-        defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'", "'report-sample'"], imgSrc: ["'self'", 'data:'], fontSrc: ["'self'"],
-        connectSrc: ["'self'"], objectSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"], frameAncestors: ["'none'"],
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'report-sample'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
       },
     },
     // Our own origin only: no other site may read our responses or embed our pages.
@@ -50,7 +58,9 @@ export function consoleHeaders(): RequestHandler {
 
 export function setSessionCookie(deps: Pick<ConsoleAuthDeps, 'config'>, req: Request, res: Response, token: string | null): void {
   const options = {
-    httpOnly: true, sameSite: 'strict' as const, path: '/console',
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    path: '/console',
     secure: deps.config.publicUrl.startsWith('https:') || req.secure,
   };
   if (token === null) res.clearCookie(COOKIE, options);
@@ -92,7 +102,10 @@ export const requireCsrf: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export const requireRole = (role: Role): RequestHandler => (req, _res, next) => {
-  if (role === 'admin' && req.console!.analyst.role !== 'admin') throw new AppError('forbidden', 'Only an admin of this tenant may do this.');
-  next();
-};
+export const requireRole =
+  (role: Role): RequestHandler =>
+  (req, _res, next) => {
+    if (role === 'admin' && req.console!.analyst.role !== 'admin')
+      throw new AppError('forbidden', 'Only an admin of this tenant may do this.');
+    next();
+  };

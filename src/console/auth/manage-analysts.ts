@@ -7,7 +7,15 @@ import { newId } from '../../db/new-id.js';
 import { AppError } from '../../errors.js';
 import { tenantExists } from '../../tenants/key-store.js';
 import { inTransaction } from '../../db/queryable.js';
-import { deleteAnalyst, findAnalystByEmail, insertAnalyst, insertSignInLink, listAnalysts, voidSignInLinks, type Analyst } from './analyst-store.js';
+import {
+  deleteAnalyst,
+  findAnalystByEmail,
+  insertAnalyst,
+  insertSignInLink,
+  listAnalysts,
+  voidSignInLinks,
+  type Analyst,
+} from './analyst-store.js';
 import type { Role } from '../../roles.js';
 
 export const SIGN_IN_LINK_HOURS = 24;
@@ -47,7 +55,10 @@ export async function addAnalyst(deps: ManageDeps, input: { tenantId: string; em
   await requireTenant(deps, input.tenantId);
   const id = newId('ana');
   if (!(await insertAnalyst(deps.db, { id, tenantId: input.tenantId, email, role: input.role }))) {
-    throw new AppError('conflict', `${email} already has an analyst account on this Doorman (one account per address); use \`doorman analyst link\` for a new sign-in link.`);
+    throw new AppError(
+      'conflict',
+      `${email} already has an analyst account on this Doorman (one account per address); use \`doorman analyst link\` for a new sign-in link.`,
+    );
   }
   return issueLink(deps, id);
 }
@@ -57,7 +68,8 @@ export async function addAnalyst(deps: ManageDeps, input: { tenantId: string; em
 export async function newSignInLink(deps: ManageDeps, input: { tenantId: string; email: string }): Promise<SignInLink> {
   await requireTenant(deps, input.tenantId);
   const analyst = await findAnalystByEmail(deps.db, input.email.trim());
-  if (!analyst || analyst.tenantId !== input.tenantId) throw new AppError('not_found', `No analyst ${input.email} in tenant ${input.tenantId}.`);
+  if (!analyst || analyst.tenantId !== input.tenantId)
+    throw new AppError('not_found', `No analyst ${input.email} in tenant ${input.tenantId}.`);
   return issueLink(deps, analyst.id);
 }
 

@@ -30,14 +30,20 @@ export interface SignInLimits {
 
 function limiter(deps: Pick<ConsoleAuthDeps, 'redis'>, keyPrefix: string, points: number): RateLimiterRedis {
   return new RateLimiterRedis({
-    storeClient: deps.redis, keyPrefix, points, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true,
+    storeClient: deps.redis,
+    keyPrefix,
+    points,
+    duration: WINDOW_SECONDS,
+    rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS }),
   });
 }
 
 const limited = (msBeforeNext: number) => {
   const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new AppError('rate_limited', `Too many sign-in attempts; try again in ${Math.ceil(retryAfter / 60)} min.`, { retry_after_seconds: retryAfter });
+  return new AppError('rate_limited', `Too many sign-in attempts; try again in ${Math.ceil(retryAfter / 60)} min.`, {
+    retry_after_seconds: retryAfter,
+  });
 };
 
 async function take(l: RateLimiterRedis, key: string): Promise<void> {

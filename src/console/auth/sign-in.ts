@@ -6,8 +6,19 @@ import { inTransaction } from '../../db/queryable.js';
 import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { AppError } from '../../errors.js';
 import {
-  deleteSession, deleteSessionsOf, findAnalystByEmail, findAnalystById, findSession, findUsableSignInLink, insertSession, setPasswordHash,
-  touchSession, useSignInLink, voidSignInLinks, type Analyst, type SessionRow,
+  deleteSession,
+  deleteSessionsOf,
+  findAnalystByEmail,
+  findAnalystById,
+  findSession,
+  findUsableSignInLink,
+  insertSession,
+  setPasswordHash,
+  touchSession,
+  useSignInLink,
+  voidSignInLinks,
+  type Analyst,
+  type SessionRow,
 } from './analyst-store.js';
 import { hashToken, newToken } from './manage-analysts.js';
 import type { SignInLimits } from './sign-in-limits.js';
@@ -37,14 +48,22 @@ async function startSession(deps: SignInDeps, analyst: Analyst): Promise<NewSess
   const token = newToken();
   const now = deps.clock.now();
   await insertSession(deps.db, {
-    tokenHash: hashToken(token), analystId, csrfToken: newToken(), now, expiresAt: new Date(now.getTime() + SESSION_MAX_HOURS * 3_600_000),
+    tokenHash: hashToken(token),
+    analystId,
+    csrfToken: newToken(),
+    now,
+    expiresAt: new Date(now.getTime() + SESSION_MAX_HOURS * 3_600_000),
   });
   return { token, analyst };
 }
 
 // The attempt's points are taken before the password is checked (sign-in-limits.ts), so N
 // parallel guesses cannot all be checked against a limit of five.
-export async function signIn(deps: SignInDeps, limits: SignInLimits, input: { email: string; password: string; ip: string }): Promise<NewSession> {
+export async function signIn(
+  deps: SignInDeps,
+  limits: SignInLimits,
+  input: { email: string; password: string; ip: string },
+): Promise<NewSession> {
   await limits.attempt(input.email, input.ip);
   const analyst = await findAnalystByEmail(deps.db, input.email.trim());
   const ok = await deps.passwords.verify(analyst?.passwordHash ?? (await decoy(deps)), input.password);
@@ -62,7 +81,11 @@ export function checkPassword(password: string): void {
 // The one-time link: sets the password and signs in. A used, expired or unknown link is a 401,
 // answered before any hashing. Setting the password ends the account's other sessions and voids
 // its other links, in the transaction that uses this one.
-export async function acceptSignInLink(deps: SignInDeps, limits: SignInLimits, input: { token: string; password: string; ip: string }): Promise<NewSession> {
+export async function acceptSignInLink(
+  deps: SignInDeps,
+  limits: SignInLimits,
+  input: { token: string; password: string; ip: string },
+): Promise<NewSession> {
   await limits.linkAttempt(input.ip);
   checkPassword(input.password);
   const tokenHash = hashToken(input.token);
@@ -81,7 +104,10 @@ export async function acceptSignInLink(deps: SignInDeps, limits: SignInLimits, i
   return startSession(deps, analyst);
 }
 
-export async function currentSession(deps: Pick<ConsoleAuthDeps, 'db' | 'clock' | 'config'>, token: string): Promise<SessionRow | undefined> {
+export async function currentSession(
+  deps: Pick<ConsoleAuthDeps, 'db' | 'clock' | 'config'>,
+  token: string,
+): Promise<SessionRow | undefined> {
   const now = deps.clock.now();
   const tokenHash = hashToken(token);
   const session = await findSession(deps.db, tokenHash, now, deps.config.consoleIdleMinutes);

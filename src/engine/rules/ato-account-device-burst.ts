@@ -10,5 +10,7 @@ export const atoAccountDeviceBurst: Rule = {
     const detail = { devices: n, count: n, threshold: p.over, window_seconds: p.windowSeconds ?? 0, rule: 'ato_account_device_burst.over' };
     return { detail, recommendedAction: 'hold' };
   },
-  relax: (s, p) => [change('velocity', 'accountDistinctDevices', s.velocity?.accountDistinctDevices, p.over ?? null, 'ato_account_device_burst.over')],
+  relax: (s, p) => [
+    change('velocity', 'accountDistinctDevices', s.velocity?.accountDistinctDevices, p.over ?? null, 'ato_account_device_burst.over'),
+  ],
 };

@@ -11,12 +11,18 @@ export const cardProbePattern: Rule = {
     if (p.atLeast === undefined || attempts < p.atLeast) return undefined;
     return {
       detail: {
-        attempts_10m: attempts, count: attempts, threshold: p.atLeast, window_seconds: p.windowSeconds ?? 0,
-        max_amount: p.maxAmount ?? 0, rule: 'card_probe_pattern.at_least',
+        attempts_10m: attempts,
+        count: attempts,
+        threshold: p.atLeast,
+        window_seconds: p.windowSeconds ?? 0,
+        max_amount: p.maxAmount ?? 0,
+        rule: 'card_probe_pattern.at_least',
       },
     };
   },
   // Either count may be the one that fired; lowering the other changes nothing, and is dropped.
   relax: (s, p) =>
-    (['cardSmallAttempts', 'ipSmallAttempts'] as const).map((field) => change('velocity', field, s.velocity![field], p.atLeast! - 1, 'card_probe_pattern.at_least')),
+    (['cardSmallAttempts', 'ipSmallAttempts'] as const).map((field) =>
+      change('velocity', field, s.velocity![field], p.atLeast! - 1, 'card_probe_pattern.at_least'),
+    ),
 };

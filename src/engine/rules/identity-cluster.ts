@@ -16,14 +16,17 @@ export const identityCluster: Rule = {
     const windowed = p.windowSeconds !== undefined;
     const count = windowed ? Math.min(n, g.recentAccounts ?? n) : n;
     const detail = {
-      linked_accounts: n, count, threshold: min,
+      linked_accounts: n,
+      count,
+      threshold: min,
       ...(windowed && { window_seconds: p.windowSeconds! }),
       ...(g.viaKinds && { via_kinds: g.viaKinds.join(',') }),
     };
     return count >= min ? { detail: { ...detail, rule: 'identity_cluster.min_accounts' } } : { detail, effect: 'info' };
   },
   // Signals stored before windows existed carry no recentAccounts: their count is linkedAccounts.
-  relax: (s, p) => p.windowSeconds !== undefined && s.graph?.recentAccounts !== undefined
-    ? [change('graph', 'recentAccounts', s.graph?.recentAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')]
-    : [change('graph', 'linkedAccounts', s.graph?.linkedAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')],
+  relax: (s, p) =>
+    p.windowSeconds !== undefined && s.graph?.recentAccounts !== undefined
+      ? [change('graph', 'recentAccounts', s.graph?.recentAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')]
+      : [change('graph', 'linkedAccounts', s.graph?.linkedAccounts, (p.minAccounts ?? 1) - 1, 'identity_cluster.min_accounts')],
 };

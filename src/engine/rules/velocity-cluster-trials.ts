@@ -11,11 +11,22 @@ export const velocityClusterTrials: Rule = {
     if (days === undefined || p.windowSeconds === undefined || days * DAY >= p.windowSeconds) return undefined;
     return {
       detail: {
-        days_since_last_trial: days, count: days, threshold: Math.ceil(p.windowSeconds / DAY),
-        window_seconds: p.windowSeconds, rule: 'velocity_cluster_trials.window_seconds',
+        days_since_last_trial: days,
+        count: days,
+        threshold: Math.ceil(p.windowSeconds / DAY),
+        window_seconds: p.windowSeconds,
+        rule: 'velocity_cluster_trials.window_seconds',
       },
     };
   },
   // The first whole day outside the window.
-  relax: (s, p) => [change('graph', 'daysSinceLastTrialStart', s.graph?.daysSinceLastTrialStart, Math.ceil((p.windowSeconds ?? 0) / DAY), 'velocity_cluster_trials.window_seconds')],
+  relax: (s, p) => [
+    change(
+      'graph',
+      'daysSinceLastTrialStart',
+      s.graph?.daysSinceLastTrialStart,
+      Math.ceil((p.windowSeconds ?? 0) / DAY),
+      'velocity_cluster_trials.window_seconds',
+    ),
+  ],
 };

@@ -32,7 +32,9 @@ export async function loadLabels(db: Queryable, scope: Scope): Promise<LabelOf> 
   const params = [scope.tenantId, scope.mode];
   const [feedback, clusters, reviews] = await Promise.all([
     db.query<{ subject_kind: string; subject_value: string; outcome: string }>(
-      'SELECT subject_kind, subject_value, outcome FROM feedback WHERE tenant_id = $1 AND mode = $2', params),
+      'SELECT subject_kind, subject_value, outcome FROM feedback WHERE tenant_id = $1 AND mode = $2',
+      params,
+    ),
     // The clusters of the subjects' events, one indexed lookup per subject kind.
     db.query<{ outcome: string; cluster_id: string }>(
       `SELECT DISTINCT f.outcome, e.signals->'graph'->>'clusterId' AS cluster_id
@@ -44,9 +46,13 @@ export async function loadLabels(db: Queryable, scope: Scope): Promise<LabelOf> 
            UNION ALL
            SELECT signals FROM events e WHERE e.tenant_id = f.tenant_id AND e.mode = f.mode AND f.subject_kind = 'email' AND lower(e.email) = lower(f.subject_value)
          ) e ON true
-        WHERE f.tenant_id = $1 AND f.mode = $2 AND e.signals->'graph'->>'clusterId' IS NOT NULL`, params),
+        WHERE f.tenant_id = $1 AND f.mode = $2 AND e.signals->'graph'->>'clusterId' IS NOT NULL`,
+      params,
+    ),
     db.query<{ event_id: string; status: string }>(
-      `SELECT event_id, status FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status IN ('approved', 'denied')`, params),
+      `SELECT event_id, status FROM reviews WHERE tenant_id = $1 AND mode = $2 AND status IN ('approved', 'denied')`,
+      params,
+    ),
   ]);
   for (const f of feedback.rows) {
     const label = labelOfOutcome(f.outcome);

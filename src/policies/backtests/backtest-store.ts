@@ -25,22 +25,61 @@ export interface Backtest {
 }
 
 interface Row {
-  id: string; tenant_id: string; mode: 'live' | 'test'; candidate: PolicyDocument; candidate_version: string | null;
-  range_from: Date; range_to: Date; event_type: string | null; status: BacktestStatus; events_total: number; events_done: number;
-  result: Backtest['result'] | null; error: string | null; created_at: Date; finished_at: Date | null;
+  id: string;
+  tenant_id: string;
+  mode: 'live' | 'test';
+  candidate: PolicyDocument;
+  candidate_version: string | null;
+  range_from: Date;
+  range_to: Date;
+  event_type: string | null;
+  status: BacktestStatus;
+  events_total: number;
+  events_done: number;
+  result: Backtest['result'] | null;
+  error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
 }
 
 const fromRow = (r: Row): Backtest => ({
-  id: r.id, tenantId: r.tenant_id, mode: r.mode, candidate: r.candidate, candidateVersion: r.candidate_version ?? undefined,
-  from: r.range_from, to: r.range_to, eventType: r.event_type ?? undefined, status: r.status, eventsTotal: r.events_total,
-  eventsDone: r.events_done, result: r.result ?? undefined, error: r.error ?? undefined, createdAt: r.created_at, finishedAt: r.finished_at ?? undefined,
+  id: r.id,
+  tenantId: r.tenant_id,
+  mode: r.mode,
+  candidate: r.candidate,
+  candidateVersion: r.candidate_version ?? undefined,
+  from: r.range_from,
+  to: r.range_to,
+  eventType: r.event_type ?? undefined,
+  status: r.status,
+  eventsTotal: r.events_total,
+  eventsDone: r.events_done,
+  result: r.result ?? undefined,
+  error: r.error ?? undefined,
+  createdAt: r.created_at,
+  finishedAt: r.finished_at ?? undefined,
 });
 
-export async function insertBacktest(db: Queryable, scope: Scope, b: Pick<Backtest, 'id' | 'candidate' | 'candidateVersion' | 'from' | 'to' | 'eventType' | 'eventsTotal' | 'status'>): Promise<void> {
+export async function insertBacktest(
+  db: Queryable,
+  scope: Scope,
+  b: Pick<Backtest, 'id' | 'candidate' | 'candidateVersion' | 'from' | 'to' | 'eventType' | 'eventsTotal' | 'status'>,
+): Promise<void> {
   await db.query(
     `INSERT INTO policy_backtests (id, tenant_id, mode, candidate, candidate_version, range_from, range_to, event_type, status, events_total)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [b.id, scope.tenantId, scope.mode, JSON.stringify(b.candidate), b.candidateVersion ?? null, b.from, b.to, b.eventType ?? null, b.status, b.eventsTotal],
+    [
+      b.id,
+      scope.tenantId,
+      scope.mode,
+      JSON.stringify(b.candidate),
+      b.candidateVersion ?? null,
+      b.from,
+      b.to,
+      b.eventType ?? null,
+      b.status,
+      b.eventsTotal,
+    ],
   );
 }
 
@@ -56,7 +95,10 @@ export async function findBacktest(db: Queryable, id: string, scope?: Scope): Pr
 // A (re)started run forgets what a previous attempt stored.
 export async function restartBacktest(db: Queryable, id: string): Promise<void> {
   await db.query('DELETE FROM policy_backtest_flips WHERE backtest_id = $1', [id]);
-  await db.query(`UPDATE policy_backtests SET status = 'running', events_done = 0, result = NULL, error = NULL, finished_at = NULL WHERE id = $1`, [id]);
+  await db.query(
+    `UPDATE policy_backtests SET status = 'running', events_done = 0, result = NULL, error = NULL, finished_at = NULL WHERE id = $1`,
+    [id],
+  );
 }
 
 export async function recordProgress(db: Queryable, id: string, done: number): Promise<void> {
@@ -87,7 +129,12 @@ export async function insertFlips(db: Queryable, id: string, firstSeq: number, f
 }
 
 // A page of flips after seq `after` (0 for the first page), in evaluation order.
-export async function listFlips(db: Queryable, id: string, after: number, limit: number): Promise<{ flips: (Flip & { seq: number })[]; more: boolean }> {
+export async function listFlips(
+  db: Queryable,
+  id: string,
+  after: number,
+  limit: number,
+): Promise<{ flips: (Flip & { seq: number })[]; more: boolean }> {
   const { rows } = await db.query<Flip & { seq: number; created_at: Date }>(
     `SELECT seq, event_id, event_type, created_at, before, after, added, removed, label FROM policy_backtest_flips
       WHERE backtest_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,

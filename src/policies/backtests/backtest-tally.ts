@@ -24,7 +24,14 @@ export interface TallyResult {
   codes: { before: Record<string, number>; after: Record<string, number> };
   labels: {
     abusive: { events: number; caught_before: number; caught_after: number; newly_caught: number; newly_missed: number };
-    good: { events: number; flagged_before: number; flagged_after: number; newly_reviewed: number; newly_blocked: number; newly_allowed: number };
+    good: {
+      events: number;
+      flagged_before: number;
+      flagged_after: number;
+      newly_reviewed: number;
+      newly_blocked: number;
+      newly_allowed: number;
+    };
     unlabeled: number;
   };
   flips: number;
@@ -50,7 +57,12 @@ export class Tally {
 
   // Returns the flip when the verdict changed.
   // createdAt may be epoch milliseconds as text (a backtest reads it so, and converts only flips).
-  add(event: { id: string; eventType: string; createdAt: Date | string }, before: Side, after: Side, label: Label | undefined): Flip | undefined {
+  add(
+    event: { id: string; eventType: string; createdAt: Date | string },
+    before: Side,
+    after: Side,
+    label: Label | undefined,
+  ): Flip | undefined {
     const r = this.r;
     r.events += 1;
     r.matrix[before.verdict][after.verdict] += 1;

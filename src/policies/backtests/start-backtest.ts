@@ -29,19 +29,29 @@ export interface BacktestInput {
 
 type BacktestDeps = { db: pg.Pool; boss: PgBoss };
 
-async function candidateOf(deps: BacktestDeps, scope: Scope, c: BacktestInput['candidate']): Promise<{ document: PolicyDocument; version?: string }> {
+async function candidateOf(
+  deps: BacktestDeps,
+  scope: Scope,
+  c: BacktestInput['candidate'],
+): Promise<{ document: PolicyDocument; version?: string }> {
   if ('version' in c) return { document: (await resolvePolicy(deps.db, scope, c.version)).document, version: c.version };
   const checked = validatePolicyDocument(c.document);
   if (!checked.ok) throw AppError.invalid(checked.issues, 'The candidate policy document is invalid.');
   return { document: checked.document };
 }
 
-export async function startBacktest(deps: BacktestDeps, scope: Scope, input: BacktestInput, onProgress?: Progress): Promise<{ backtestId: string; queued: boolean; eventsTotal: number }> {
+export async function startBacktest(
+  deps: BacktestDeps,
+  scope: Scope,
+  input: BacktestInput,
+  onProgress?: Progress,
+): Promise<{ backtestId: string; queued: boolean; eventsTotal: number }> {
   const issues = [];
   if (Number.isNaN(input.from.getTime())) issues.push({ path: 'from', message: 'must be a date-time (RFC 3339)' });
   if (Number.isNaN(input.to.getTime())) issues.push({ path: 'to', message: 'must be a date-time (RFC 3339)' });
   if (issues.length === 0 && input.from >= input.to) issues.push({ path: 'to', message: 'must be after from' });
-  if (input.eventType !== undefined && !EVENT_TYPES.includes(input.eventType)) issues.push({ path: 'event_type', message: `must be one of ${EVENT_TYPES.join(', ')}` });
+  if (input.eventType !== undefined && !EVENT_TYPES.includes(input.eventType))
+    issues.push({ path: 'event_type', message: `must be one of ${EVENT_TYPES.join(', ')}` });
   if (issues.length > 0) throw AppError.invalid(issues);
 
   const candidate = await candidateOf(deps, scope, input.candidate);
@@ -50,8 +60,14 @@ export async function startBacktest(deps: BacktestDeps, scope: Scope, input: Bac
   const backtestId = newId('bt');
   try {
     await insertBacktest(deps.db, scope, {
-      id: backtestId, candidate: candidate.document, candidateVersion: candidate.version, from: input.from, to: input.to,
-      eventType: input.eventType, eventsTotal, status: queued ? 'queued' : 'running',
+      id: backtestId,
+      candidate: candidate.document,
+      candidateVersion: candidate.version,
+      from: input.from,
+      to: input.to,
+      eventType: input.eventType,
+      eventsTotal,
+      status: queued ? 'queued' : 'running',
     });
   } catch (err) {
     if ((err as { code?: string }).code === '23503') throw new AppError('not_found', `No tenant ${scope.tenantId}.`);
@@ -69,7 +85,8 @@ export async function backtestReport(db: pg.Pool, scope: Scope | undefined, id: 
   const after = page.cursor === undefined ? 0 : Number(page.cursor);
   if (!Number.isInteger(after) || after < 0) throw AppError.invalid([{ path: 'cursor', message: 'is not a cursor from a previous page' }]);
   const limit = page.limit ?? 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw AppError.invalid([{ path: 'limit', message: 'must be an integer from 1 to 1000' }]);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw AppError.invalid([{ path: 'limit', message: 'must be an integer from 1 to 1000' }]);
   const { flips, more } = await listFlips(db, id, after, limit);
   const { flips: total, flips_stored: stored, ...result } = (bt.result ?? {}) as Record<string, unknown>;
   return {

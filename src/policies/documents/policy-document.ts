@@ -62,7 +62,13 @@ export function toDocument(policy: Policy): PolicyDocument {
     for (const [doc, engine] of NAMES) if (rule[engine] !== undefined) entry[doc] = rule[engine] as number;
     rules[code] = entry;
   }
-  return { format: 1, version: policy.version, list_precedence: [...policy.listPrecedence], ...(policy.graph && { graph: graphToDocument(policy.graph) }), rules };
+  return {
+    format: 1,
+    version: policy.version,
+    list_precedence: [...policy.listPrecedence],
+    ...(policy.graph && { graph: graphToDocument(policy.graph) }),
+    rules,
+  };
 }
 
 // The document must be valid (validatePolicyDocument); `version` is the one it is published under.
@@ -71,7 +77,8 @@ export function fromDocument(doc: PolicyDocument, version: string): Policy {
   for (const [code, entry] of Object.entries(doc.rules)) {
     const rule: RulePolicy = { effects: { ...entry.effects } };
     if (!entry.enabled) rule.enabled = false;
-    for (const [docName, engine] of NAMES) if (entry[docName] !== undefined) (rule as unknown as Record<string, unknown>)[engine] = entry[docName];
+    for (const [docName, engine] of NAMES)
+      if (entry[docName] !== undefined) (rule as unknown as Record<string, unknown>)[engine] = entry[docName];
     rules[code] = rule;
   }
   return { version, listPrecedence: [...doc.list_precedence], ...(doc.graph && { graph: graphFromDocument(doc.graph) }), rules };

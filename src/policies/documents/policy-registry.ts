@@ -90,7 +90,11 @@ export function createPolicyRegistry(db: Queryable, fallback: Policy = defaultPo
 }
 
 // Keeps a registry current on this instance until closed.
-export function watchPolicies(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; policies: PolicyRegistry; logger: Logger }): { close(): Promise<void> } {
+export function watchPolicies(deps: {
+  config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>;
+  policies: PolicyRegistry;
+  logger: Logger;
+}): { close(): Promise<void> } {
   const failed = (err: Error) => deps.logger.error({ err: err.message }, 'policy reload failed; the previous policies stay in force');
   const listener = listen(
     deps,

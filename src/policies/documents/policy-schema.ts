@@ -17,7 +17,11 @@ export const PARAMETERS = {
   under_days: int(1, 3650, 'fires when the domain is younger than this many days'),
   min_accounts: int(2, 1_000_000, 'the cluster size (accounts) from which the rule takes its effect; below it, informational'),
   min_days: int(0, 3650, 'a conversion at least this many days old makes the cluster trusted'),
-  verified_only: int(0, 1, '1: block only when the account is the marked subject or is linked to it through an identifier Doorman verifies (email, device, card); through caller-supplied identity values alone, review'),
+  verified_only: int(
+    0,
+    1,
+    '1: block only when the account is the marked subject or is linked to it through an identifier Doorman verifies (email, device, card); through caller-supplied identity values alone, review',
+  ),
 } as const;
 
 export type ParameterName = keyof typeof PARAMETERS;
@@ -27,7 +31,10 @@ const VELOCITY = { required: ['over', 'window_seconds'], optional: ['block_over'
 const CLUSTER_24H = { required: ['over', 'window_seconds'], fixed: { window_seconds: 86_400 } } as const;
 
 // The thresholds each rule reads; a rule not named here reads none.
-export const RULE_PARAMETERS: Record<string, { required: readonly ParameterName[]; optional?: readonly ParameterName[]; fixed?: Partial<Record<ParameterName, number>> }> = {
+export const RULE_PARAMETERS: Record<
+  string,
+  { required: readonly ParameterName[]; optional?: readonly ParameterName[]; fixed?: Partial<Record<ParameterName, number>> }
+> = {
   velocity_ip_signups: VELOCITY,
   velocity_device_signups: VELOCITY,
   velocity_domain_signups: VELOCITY,
@@ -59,7 +66,9 @@ function ruleSchema(code: string): Record<string, unknown> {
         additionalProperties: false,
         properties: Object.fromEntries(EVENT_TYPES.map((t) => [t, { enum: ['allow', 'review', 'block', 'info'] }])),
       },
-      ...Object.fromEntries(names.map((n) => [n, params.fixed?.[n] !== undefined ? { ...PARAMETERS[n], const: params.fixed[n] } : PARAMETERS[n]])),
+      ...Object.fromEntries(
+        names.map((n) => [n, params.fixed?.[n] !== undefined ? { ...PARAMETERS[n], const: params.fixed[n] } : PARAMETERS[n]]),
+      ),
     },
   };
 }
@@ -75,12 +84,17 @@ const kindLinkRule = {
     links: { type: 'boolean', description: 'false: identifiers of this kind are recorded but never link accounts' },
     hub_threshold: int(2, 1_000_000, 'an identifier used by more accounts (and events without one) than this is a hub and links nothing'),
     expiry_days: {
-      type: ['integer', 'null'], minimum: 1, maximum: 3650,
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 3650,
       description: 'a link not seen again for this many days stops linking (null: never)',
     },
     exclude: {
-      type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 512 },
-      description: 'values that never link (placeholders, the tenant\'s own test card)',
+      type: 'array',
+      maxItems: 1000,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 512 },
+      description: "values that never link (placeholders, the tenant's own test card)",
     },
   },
 } as const;
@@ -88,11 +102,12 @@ const kindLinkRule = {
 const graphSection = {
   type: 'object',
   additionalProperties: false,
-  description: 'the identity graph\'s link policy; a change takes effect through `doorman graph recluster`',
+  description: "the identity graph's link policy; a change takes effect through `doorman graph recluster`",
   properties: {
     default: kindLinkRule,
     kinds: {
-      type: 'object', maxProperties: 200,
+      type: 'object',
+      maxProperties: 200,
       propertyNames: { minLength: 1, maxLength: 64 },
       additionalProperties: kindLinkRule,
       description: 'per identifier kind (email, device, card, or an identity key as sent, lower-cased)',
@@ -110,12 +125,17 @@ export const policySchema = {
   properties: {
     format: { const: 1, description: 'the document format; 1 today' },
     version: {
-      type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}\\.[1-9]\\d*$',
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}\\.[1-9]\\d*$',
       description: 'set by `doorman policy publish`; ignored in a file being published',
     },
     description: { type: 'string', maxLength: 2000 },
     list_precedence: {
-      type: 'array', items: { enum: ['block', 'allow'] }, minItems: 2, maxItems: 2, uniqueItems: true,
+      type: 'array',
+      items: { enum: ['block', 'allow'] },
+      minItems: 2,
+      maxItems: 2,
+      uniqueItems: true,
       description: 'when an event hits both lists, the first list named here decides',
     },
     graph: graphSection,

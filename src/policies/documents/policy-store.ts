@@ -22,7 +22,12 @@ interface Row {
 }
 
 const fromRow = (r: Row): PublishedVersion => ({
-  tenantId: r.tenant_id, mode: r.mode, version: r.policy_version, document: r.document, note: r.note ?? undefined, publishedAt: r.published_at,
+  tenantId: r.tenant_id,
+  mode: r.mode,
+  version: r.policy_version,
+  document: r.document,
+  note: r.note ?? undefined,
+  publishedAt: r.published_at,
 });
 
 const COLUMNS = 'tenant_id, mode, policy_version, document, note, published_at';
@@ -42,11 +47,20 @@ export async function highestNumberOfDay(tx: Queryable, scope: Scope, day: strin
   return rows[0]?.n ?? 0;
 }
 
-export async function insertPolicyVersion(tx: Queryable, scope: Scope, version: string, document: PolicyDocument, note?: string): Promise<void> {
-  await tx.query(
-    'INSERT INTO policy_versions (tenant_id, mode, policy_version, document, note) VALUES ($1, $2, $3, $4, $5)',
-    [scope.tenantId, scope.mode, version, JSON.stringify(document), note ?? null],
-  );
+export async function insertPolicyVersion(
+  tx: Queryable,
+  scope: Scope,
+  version: string,
+  document: PolicyDocument,
+  note?: string,
+): Promise<void> {
+  await tx.query('INSERT INTO policy_versions (tenant_id, mode, policy_version, document, note) VALUES ($1, $2, $3, $4, $5)', [
+    scope.tenantId,
+    scope.mode,
+    version,
+    JSON.stringify(document),
+    note ?? null,
+  ]);
 }
 
 export async function findPolicyVersion(db: Queryable, scope: Scope, version: string): Promise<PublishedVersion | undefined> {
@@ -59,10 +73,10 @@ export async function findPolicyVersion(db: Queryable, scope: Scope, version: st
 
 // Newest first.
 export async function listPolicyVersions(db: Queryable, scope: Scope): Promise<PublishedVersion[]> {
-  const { rows } = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM policy_versions WHERE tenant_id = $1 AND mode = $2 ORDER BY seq DESC`,
-    [scope.tenantId, scope.mode],
-  );
+  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM policy_versions WHERE tenant_id = $1 AND mode = $2 ORDER BY seq DESC`, [
+    scope.tenantId,
+    scope.mode,
+  ]);
   return rows.map(fromRow);
 }
 
@@ -80,7 +94,11 @@ export function supersededPolicySql(p: { tenantId: string; mode: string; version
 
 // Whether a publication of the scope is later than `version` (supersededPolicySql, on its own).
 export async function isSuperseded(db: Queryable, scope: Scope, version: string): Promise<boolean> {
-  const { rows } = await db.query(supersededPolicySql({ tenantId: '$1', mode: '$2', version: '$3' }), [scope.tenantId, scope.mode, version]);
+  const { rows } = await db.query(supersededPolicySql({ tenantId: '$1', mode: '$2', version: '$3' }), [
+    scope.tenantId,
+    scope.mode,
+    version,
+  ]);
   return rows.length > 0;
 }
 

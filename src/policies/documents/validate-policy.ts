@@ -14,7 +14,12 @@ const ajv = new Ajv2020({ strict: true, allErrors: true });
 const check = ajv.compile(policySchema);
 
 function toIssue(error: ErrorObject): PolicyIssue {
-  const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown };
+  const params = error.params as {
+    additionalProperty?: string;
+    missingProperty?: string;
+    allowedValues?: unknown[];
+    allowedValue?: unknown;
+  };
   const key = params.additionalProperty ?? params.missingProperty;
   const path = key === undefined ? error.instancePath : `${error.instancePath}/${key}`;
   if (params.additionalProperty !== undefined) {
@@ -29,7 +34,9 @@ function toIssue(error: ErrorObject): PolicyIssue {
 export function validatePolicyDocument(value: unknown): { ok: true; document: PolicyDocument } | { ok: false; issues: PolicyIssue[] } {
   if (!check(value)) {
     const seen = new Set<string>();
-    const issues = (check.errors ?? []).map(toIssue).filter((i) => !seen.has(`${i.path} ${i.message}`) && seen.add(`${i.path} ${i.message}`));
+    const issues = (check.errors ?? [])
+      .map(toIssue)
+      .filter((i) => !seen.has(`${i.path} ${i.message}`) && seen.add(`${i.path} ${i.message}`));
     return { ok: false, issues };
   }
   const doc = value as unknown as PolicyDocument;

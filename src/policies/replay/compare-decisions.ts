@@ -25,11 +25,16 @@ export function compareDecisions(stored: DecisionView, replayed: DecisionView): 
   for (const [code, r] of before) {
     const now = after.get(code);
     if (!now) differences.push({ field: 'reason', code, change: 'removed', stored: r.detail });
-    else if (canonical(r.detail) !== canonical(now.detail)) differences.push({ field: 'reason', code, change: 'detail', stored: r.detail, replayed: now.detail });
+    else if (canonical(r.detail) !== canonical(now.detail))
+      differences.push({ field: 'reason', code, change: 'detail', stored: r.detail, replayed: now.detail });
   }
   for (const [code, r] of after) if (!before.has(code)) differences.push({ field: 'reason', code, change: 'added', replayed: r.detail });
   if ((stored.recommended_action ?? null) !== (replayed.recommended_action ?? null)) {
-    differences.push({ field: 'recommended_action', stored: stored.recommended_action ?? null, replayed: replayed.recommended_action ?? null });
+    differences.push({
+      field: 'recommended_action',
+      stored: stored.recommended_action ?? null,
+      replayed: replayed.recommended_action ?? null,
+    });
   }
   return differences;
 }

@@ -27,7 +27,9 @@ export async function countedWindowWarnings(db: Queryable, scope: Scope, candida
       const was = current.rules[code]?.[key];
       const now = candidate.rules[code]?.[key];
       if (was !== now) {
-        warnings.push(`${code}.${key} is ${now} here but ${was} in force: stored counts were taken under the policy that judged each event, so this change is not re-counted`);
+        warnings.push(
+          `${code}.${key} is ${now} here but ${was} in force: stored counts were taken under the policy that judged each event, so this change is not re-counted`,
+        );
       }
     }
   }

@@ -35,7 +35,9 @@ export async function explainEvent(deps: { db: Queryable }, scope: Scope, eventI
 
 // One line per reason and one for the counterfactual, for a person.
 export function explanationText(e: Explanation): string {
-  const lines = [`${e.event_id} (${e.event_type}): ${e.verdict} under policy ${e.policy_version}${e.same_as_stored ? '' : ' (differs from the stored decision: see `doorman policy replay`)'}`];
+  const lines = [
+    `${e.event_id} (${e.event_type}): ${e.verdict} under policy ${e.policy_version}${e.same_as_stored ? '' : ' (differs from the stored decision: see `doorman policy replay`)'}`,
+  ];
   for (const r of e.reasons) {
     const d = r.detail ?? {};
     const measured = d.count !== undefined && d.threshold !== undefined ? `: ${d.count} against ${d.threshold}` : '';

@@ -21,11 +21,31 @@ export interface ReplayCheck {
   // Of the different ones, how many were judged by another (or an unrecorded) engine version.
   different_other_engine: number;
   unknown_policy: number;
-  differences: { event_id: string; tenant_id: string; mode: string; policy_version: string; engine_version: string | null; differences: Difference[] }[];
+  differences: {
+    event_id: string;
+    tenant_id: string;
+    mode: string;
+    policy_version: string;
+    engine_version: string | null;
+    differences: Difference[];
+  }[];
 }
 
-export async function replayAll(deps: { db: pg.Pool }, filter: DecisionFilter, keep = 100, onProgress?: (done: number) => void): Promise<ReplayCheck> {
-  const report: ReplayCheck = { engine_version: ENGINE_VERSION, events: 0, same: 0, different: 0, different_other_engine: 0, unknown_policy: 0, differences: [] };
+export async function replayAll(
+  deps: { db: pg.Pool },
+  filter: DecisionFilter,
+  keep = 100,
+  onProgress?: (done: number) => void,
+): Promise<ReplayCheck> {
+  const report: ReplayCheck = {
+    engine_version: ENGINE_VERSION,
+    events: 0,
+    same: 0,
+    different: 0,
+    different_other_engine: 0,
+    unknown_policy: 0,
+    differences: [],
+  };
   const policies = new Map<string, Promise<Policy | undefined>>();
   const policyFor = (tenantId: string, mode: 'live' | 'test', version: string) => {
     const key = `${tenantId}:${mode}:${version}`;
@@ -33,10 +53,16 @@ export async function replayAll(deps: { db: pg.Pool }, filter: DecisionFilter, k
     // Only a version that exists nowhere is unknown; a store that fails fails the check (it would
     // otherwise be counted, and cached, as an unknown policy).
     if (!hit) {
-      policies.set(key, (hit = resolvePolicy(deps.db, { tenantId, mode }, version).then((r) => r.policy, (err: unknown) => {
-        if (err instanceof AppError && err.code === 'not_found') return undefined;
-        throw err;
-      })));
+      policies.set(
+        key,
+        (hit = resolvePolicy(deps.db, { tenantId, mode }, version).then(
+          (r) => r.policy,
+          (err: unknown) => {
+            if (err instanceof AppError && err.code === 'not_found') return undefined;
+            throw err;
+          },
+        )),
+      );
     }
     return hit;
   };
@@ -57,8 +83,12 @@ export async function replayAll(deps: { db: pg.Pool }, filter: DecisionFilter, k
       if (stored.engineVersion !== ENGINE_VERSION) report.different_other_engine += 1;
       if (report.differences.length < keep) {
         report.differences.push({
-          event_id: stored.id, tenant_id: stored.tenantId, mode: stored.mode, policy_version: stored.policyVersion,
-          engine_version: stored.engineVersion ?? null, differences,
+          event_id: stored.id,
+          tenant_id: stored.tenantId,
+          mode: stored.mode,
+          policy_version: stored.policyVersion,
+          engine_version: stored.engineVersion ?? null,
+          differences,
         });
       }
     }

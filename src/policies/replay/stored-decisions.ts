@@ -35,13 +35,27 @@ const COLUMNS = `tenant_id, mode, id, event_type, verdict, reasons, recommended_
   created_at, external_user_id, email`;
 
 const fromRow = (r: Row): StoredDecision => ({
-  tenantId: r.tenant_id, mode: r.mode, id: r.id, eventType: r.event_type, verdict: r.verdict, reasons: r.reasons,
-  recommendedAction: r.recommended_action ?? undefined, policyVersion: r.policy_version, engineVersion: r.engine_version ?? undefined,
-  signals: r.signals, createdAt: r.created_at, externalUserId: r.external_user_id ?? undefined, email: r.email ?? undefined,
+  tenantId: r.tenant_id,
+  mode: r.mode,
+  id: r.id,
+  eventType: r.event_type,
+  verdict: r.verdict,
+  reasons: r.reasons,
+  recommendedAction: r.recommended_action ?? undefined,
+  policyVersion: r.policy_version,
+  engineVersion: r.engine_version ?? undefined,
+  signals: r.signals,
+  createdAt: r.created_at,
+  externalUserId: r.external_user_id ?? undefined,
+  email: r.email ?? undefined,
 });
 
 export async function findStoredDecision(db: Queryable, scope: Scope, id: string): Promise<StoredDecision | undefined> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [scope.tenantId, scope.mode, id]);
+  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM events WHERE tenant_id = $1 AND mode = $2 AND id = $3`, [
+    scope.tenantId,
+    scope.mode,
+    id,
+  ]);
   return rows[0] && fromRow(rows[0]);
 }
 
@@ -105,16 +119,23 @@ async function withLongRead(pool: pg.Pool, read: (client: pg.PoolClient) => Prom
 }
 
 // Like streamDecisions, with the next batch already on its way while one is evaluated.
-export async function streamForBacktest(pool: pg.Pool, f: DecisionFilter, onBatch: (batch: BacktestRow[]) => Promise<void> | void, batchSize = 2000): Promise<void> {
+export async function streamForBacktest(
+  pool: pg.Pool,
+  f: DecisionFilter,
+  onBatch: (batch: BacktestRow[]) => Promise<void> | void,
+  batchSize = 2000,
+): Promise<void> {
   const w = where(f);
   await withLongRead(pool, async (client) => {
-    const cursor = client.query(new Cursor<BacktestTuple>(
-      `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
+    const cursor = client.query(
+      new Cursor<BacktestTuple>(
+        `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
               external_user_id, email
          FROM events ${w.sql} ORDER BY created_at, id`,
-      w.params,
-      { rowMode: 'array' },
-    ));
+        w.params,
+        { rowMode: 'array' },
+      ),
+    );
     try {
       // A read still in flight when onBatch throws must not become an unhandled rejection.
       const read = () => {
@@ -127,9 +148,17 @@ export async function streamForBacktest(pool: pg.Pool, f: DecisionFilter, onBatc
         const rows = await next;
         if (rows.length === 0) break;
         next = read();
-        await onBatch(rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
-          id, verdict, codes, signals, at, externalUserId: externalUserId ?? undefined, email: email ?? undefined,
-        })));
+        await onBatch(
+          rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
+            id,
+            verdict,
+            codes,
+            signals,
+            at,
+            externalUserId: externalUserId ?? undefined,
+            email: email ?? undefined,
+          })),
+        );
       }
     } finally {
       await cursor.close().catch(() => undefined);

@@ -45,14 +45,24 @@ export interface ShadowInput {
 // For the verdict path, after the response is sent: evaluates the scope's shadow (if any) on
 // the same signals and stores its decision. No shadow: no work, no I/O. Never throws: a failure
 // is logged, since nobody is waiting for it.
-export async function recordShadow(deps: { db: Queryable; policies: PolicyRegistry; logger: Logger }, scope: Scope, input: ShadowInput): Promise<void> {
+export async function recordShadow(
+  deps: { db: Queryable; policies: PolicyRegistry; logger: Logger },
+  scope: Scope,
+  input: ShadowInput,
+): Promise<void> {
   const policy = deps.policies.shadowFor(scope);
   if (!policy) return;
   try {
     const d = evaluate(input.signals, defaultRules, policy);
     await insertShadowDecision(deps.db, scope, {
-      eventId: input.eventId, policyVersion: policy.version, engineVersion: d.fault ? undefined : ENGINE_VERSION, verdict: d.verdict,
-      reasons: d.reasons, recommendedAction: d.recommendedAction, liveVerdict: input.live.verdict, createdAt: input.createdAt,
+      eventId: input.eventId,
+      policyVersion: policy.version,
+      engineVersion: d.fault ? undefined : ENGINE_VERSION,
+      verdict: d.verdict,
+      reasons: d.reasons,
+      recommendedAction: d.recommendedAction,
+      liveVerdict: input.live.verdict,
+      createdAt: input.createdAt,
     });
   } catch (err) {
     deps.logger.warn({ event_id: input.eventId, err: String(err) }, 'shadow decision not stored');
@@ -73,7 +83,12 @@ export async function shadowReport(deps: { db: pg.Pool }, scope: Scope, input: S
   const filter: ShadowFilter = { version, from: input.from, to: input.to };
   const labelOf = await loadLabels(deps.db, scope);
   const label = (r: { event_id: string; external_user_id: string | null; email: string | null; signals: Pick<Signals, 'graph'> }) =>
-    labelOf({ id: r.event_id, externalUserId: r.external_user_id ?? undefined, email: r.email ?? undefined, signals: r.signals as Signals });
+    labelOf({
+      id: r.event_id,
+      externalUserId: r.external_user_id ?? undefined,
+      email: r.email ?? undefined,
+      signals: r.signals as Signals,
+    });
   const tally = new Tally();
   await streamShadowDecisions(deps.db, scope, filter, (rows) => {
     for (const r of rows) {
@@ -88,12 +103,15 @@ export async function shadowReport(deps: { db: pg.Pool }, scope: Scope, input: S
   const limit = input.limit ?? 50;
   const page = await shadowFlips(deps.db, scope, filter, input.cursor ? decodeCursor(input.cursor) : undefined, limit);
   const shown = page.slice(0, limit);
-  const flips = shown.map((r) => new Tally().add(
-    { id: r.event_id, eventType: r.event_type, createdAt: r.created_at },
-    { verdict: r.live_verdict, codes: r.live_reasons.map((x) => x.code) },
-    { verdict: r.verdict, codes: r.reasons.map((x) => x.code) },
-    label(r),
-  )!);
+  const flips = shown.map(
+    (r) =>
+      new Tally().add(
+        { id: r.event_id, eventType: r.event_type, createdAt: r.created_at },
+        { verdict: r.live_verdict, codes: r.live_reasons.map((x) => x.code) },
+        { verdict: r.verdict, codes: r.reasons.map((x) => x.code) },
+        label(r),
+      )!,
+  );
   const { flips: total, ...result } = tally.result();
   const last = shown[shown.length - 1];
   return {
@@ -101,6 +119,10 @@ export async function shadowReport(deps: { db: pg.Pool }, scope: Scope, input: S
     ...(input.from && { from: input.from.toISOString() }),
     ...(input.to && { to: input.to.toISOString() }),
     ...result,
-    flips: { total, events: flips, ...(page.length > limit && last && { next_cursor: encodeCursor({ createdAt: last.created_at, id: last.event_id }) }) },
+    flips: {
+      total,
+      events: flips,
+      ...(page.length > limit && last && { next_cursor: encodeCursor({ createdAt: last.created_at, id: last.event_id }) }),
+    },
   };
 }

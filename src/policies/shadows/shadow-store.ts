@@ -21,7 +21,18 @@ export async function insertShadowDecision(db: Queryable, scope: Scope, d: Shado
   await db.query(
     `INSERT INTO shadow_decisions (tenant_id, mode, policy_version, event_id, engine_version, verdict, reasons, recommended_action, live_verdict, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-    [scope.tenantId, scope.mode, d.policyVersion, d.eventId, d.engineVersion ?? null, d.verdict, JSON.stringify(d.reasons), d.recommendedAction ?? null, d.liveVerdict, d.createdAt],
+    [
+      scope.tenantId,
+      scope.mode,
+      d.policyVersion,
+      d.eventId,
+      d.engineVersion ?? null,
+      d.verdict,
+      JSON.stringify(d.reasons),
+      d.recommendedAction ?? null,
+      d.liveVerdict,
+      d.createdAt,
+    ],
   );
 }
 
@@ -51,9 +62,22 @@ const JOINED = `SELECT s.event_id, e.event_type, s.created_at, s.verdict, s.reas
     AND ($4::timestamptz IS NULL OR s.created_at >= $4) AND ($5::timestamptz IS NULL OR s.created_at < $5)`;
 
 // Every shadow decision of the version in the range, streamed in batches, oldest first.
-export async function streamShadowDecisions(pool: pg.Pool, scope: Scope, f: ShadowFilter, onBatch: (rows: ShadowRow[]) => void): Promise<void> {
+export async function streamShadowDecisions(
+  pool: pg.Pool,
+  scope: Scope,
+  f: ShadowFilter,
+  onBatch: (rows: ShadowRow[]) => void,
+): Promise<void> {
   const client = await pool.connect();
-  const cursor = client.query(new Cursor<ShadowRow>(`${JOINED} ORDER BY s.created_at, s.event_id`, [scope.tenantId, scope.mode, f.version, f.from ?? null, f.to ?? null]));
+  const cursor = client.query(
+    new Cursor<ShadowRow>(`${JOINED} ORDER BY s.created_at, s.event_id`, [
+      scope.tenantId,
+      scope.mode,
+      f.version,
+      f.from ?? null,
+      f.to ?? null,
+    ]),
+  );
   try {
     for (let rows = await cursor.read(5000); rows.length > 0; rows = await cursor.read(5000)) onBatch(rows);
   } finally {
@@ -63,7 +87,13 @@ export async function streamShadowDecisions(pool: pg.Pool, scope: Scope, f: Shad
 }
 
 // A page of the events whose shadow verdict differs from the live one, after a keyset position.
-export async function shadowFlips(db: Queryable, scope: Scope, f: ShadowFilter, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<ShadowRow[]> {
+export async function shadowFlips(
+  db: Queryable,
+  scope: Scope,
+  f: ShadowFilter,
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<ShadowRow[]> {
   const { rows } = await db.query<ShadowRow>(
     `${JOINED} AND s.verdict <> s.live_verdict AND ($6::timestamptz IS NULL OR (s.created_at, s.event_id) > ($6, $7::text))
      ORDER BY s.created_at, s.event_id LIMIT $8`,

@@ -10,11 +10,7 @@ const SHIPPED_LIST: ReadonlySet<string> = disposableEmailBlocklistSet();
 // Checks the full domain, every parent, and the registrable domain: the list holds both whole
 // providers (`mailinator.com`) and hosts under shared dynamic-DNS suffixes (`x.dynv6.net`).
 // `list` is for tests that need a list which names a relay.
-export function isDisposableDomain(
-  domain: string,
-  registrableDomain: string,
-  list: ReadonlySet<string> = SHIPPED_LIST,
-): boolean {
+export function isDisposableDomain(domain: string, registrableDomain: string, list: ReadonlySet<string> = SHIPPED_LIST): boolean {
   if (isPrivacyRelayDomain(domain, registrableDomain)) return false;
   return domainAndParents(domain, registrableDomain).some((name) => list.has(name));
 }

@@ -26,7 +26,13 @@ export function parseEmail(raw: string): ParsedEmail {
   const address = typeof raw === 'string' ? raw.trim() : '';
   const at = address.lastIndexOf('@');
   const local = at > 0 ? address.slice(0, at) : '';
-  const domain = at >= 0 ? address.slice(at + 1).normalize('NFC').toLowerCase() : '';
+  const domain =
+    at >= 0
+      ? address
+          .slice(at + 1)
+          .normalize('NFC')
+          .toLowerCase()
+      : '';
   const asciiDomain = domain ? domainToASCII(domain) : '';
   const parts = { local, domain, asciiDomain, registrableDomain: null };
   const fail = (problem: string): ParsedEmail => ({ ok: false, ...parts, problem });

@@ -8,9 +8,15 @@ import { installSighupReload, type IpIntel } from './ip-intel.js';
 
 export const INTEL_RELOAD_CHANNEL = 'doorman_intel_reload';
 
-export function watchIntelReloads(deps: { config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>; ipIntel: IpIntel; logger: Logger }): { close(): Promise<void> } {
+export function watchIntelReloads(deps: {
+  config: Pick<Config, 'databaseDirectUrl' | 'memoryStalenessMs'>;
+  ipIntel: IpIntel;
+  logger: Logger;
+}): { close(): Promise<void> } {
   const reload = () =>
-    void deps.ipIntel.reload().catch((err: Error) => deps.logger.error({ err: err.message }, 'ip intelligence reload failed; old data kept'));
+    void deps.ipIntel
+      .reload()
+      .catch((err: Error) => deps.logger.error({ err: err.message }, 'ip intelligence reload failed; old data kept'));
   const uninstall = installSighupReload(deps.ipIntel);
   const listener = listen(deps, INTEL_RELOAD_CHANNEL, reload);
   return {
