@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: install what the suite needs when missing (node modules, PgBouncer, Chromium), bring
-# up the stack, type-check, run the suite against a separate test database (doorman_test) and
+# up the stack, check the format, type-check, run the suite against a separate test database (doorman_test) and
 # Redis database 1. With no file arguments it is the whole suite: first the smoke stage
 # (scripts/smoke.mjs: a clean copy of the committed tree, built and run as a user runs it), then
 # the mocha suite in shards side by side (scripts/test-shards.mjs), the fault-injection suite
@@ -43,6 +43,8 @@ fi
 ensure_node_modules clients/typescript
 echo "[test] building the TypeScript client (at ${SECONDS} s)"
 npm run --prefix clients/typescript --silent build
+echo "[test] checking the format: npm run format writes it (at ${SECONDS} s)"
+node_modules/.bin/biome format . >/dev/null 2>&1 || { node_modules/.bin/biome format . --max-diagnostics=5 || true; die "files are not formatted: run npm run format"; }
 echo "[test] type-checking (at ${SECONDS} s)"
 tsc_native -p tsconfig.test.json --noEmit
 tsc_native -p sdk/tsconfig.json
