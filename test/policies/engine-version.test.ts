@@ -1,6 +1,8 @@
 // The engine version stored with each decision must change whenever the engine's code does, or
-// a replay could not tell which engine judged. This fingerprints src/engine/ (comments and
-// layout aside) and compares it with the one recorded beside ENGINE_VERSION.
+// a replay could not tell which engine judged. This fingerprints src/engine/'s syntax trees and
+// compares it with the one recorded beside ENGINE_VERSION. A tree leaves out what cannot change a
+// decision: comments, layout, quotes, trailing commas and parentheses (which the tree's nesting
+// already says), so formatting the code needs no new version.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,14 +13,27 @@ import { ENGINE_FINGERPRINT, ENGINE_VERSION } from '../../src/engine/engine-vers
 const walk = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
-export function engineFingerprint(): string {
-  const printer = ts.createPrinter({ removeComments: true });
+// A node as its kind and its children; a leaf as its kind and text (a string's value, not its quotes).
+function shape(node: ts.Node, source: ts.SourceFile): string {
+  if (ts.isParenthesizedExpression(node)) return shape(node.expression, source);
+  if (ts.isParenthesizedTypeNode(node)) return shape(node.type, source);
+  const children: string[] = [];
+  ts.forEachChild(node, (child) => {
+    children.push(shape(child, source));
+  });
+  if (children.length > 0) return `${node.kind}(${children.join(' ')})`;
+  const text = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? JSON.stringify(node.text) : node.getText(source);
+  return `${node.kind}:${text}`;
+}
+
+export function engineFingerprint(root = '.'): string {
   const hash = createHash('sha256');
-  for (const file of walk('src/engine')
+  const dir = path.join(root, 'src', 'engine');
+  for (const file of walk(dir)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('engine-version.ts'))
     .sort()) {
-    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-    hash.update(`${file.split(path.sep).join('/')}\n${printer.printFile(source)}\n`);
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    hash.update(`${path.relative(root, file).split(path.sep).join('/')}\n${shape(source, source)}\n`);
   }
   return hash.digest('hex').slice(0, 16);
 }
