@@ -28,123 +28,24 @@ const FIELDS = [
   'feedback_to',
 ] as const;
 type Field = (typeof FIELDS)[number];
+type Filters = Record<Field, string>;
 const TIMES = new Set<Field>(['from', 'to']);
 // Filters the overview's links set, which the form does not show: kept until cleared.
 const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to']);
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
   // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock.
-  const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<Field, string>;
-  const [events, setEvents] = useState<EventRow[] | null>(null);
-  const [cursor, setCursor] = useState<string | undefined>();
-  const [error, setError] = useState('');
-  const search = async (next?: string) => {
-    setError('');
-    try {
-      const page = await api<{ events: EventRow[]; next_cursor?: string }>(`/events${qs({ ...filters, cursor: next })}`);
-      setEvents((old) => (next && old ? [...old, ...page.events] : page.events));
-      setCursor(page.next_cursor);
-    } catch (e) {
-      setError((e as Error).message);
-      setEvents([]);
-    }
-  };
+  const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Filters;
+  const { events, cursor, error, search } = useEvents(filters);
   useTitle('Events');
   useEffect(() => {
     void search();
   }, [query.toString()]);
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
-    const value = (f: Field) => {
-      const v = String(form.get(f) ?? '').trim();
-      return TIMES.has(f) ? (utcInputToIso(v) ?? '') : v;
-    };
-    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, LINKED.has(f) ? filters[f] : value(f)])))}`);
-  };
   return (
     <div>
       <h1>Events</h1>
-      <form class="search" onSubmit={submit}>
-        <label>
-          Event id
-          <input name="id" value={filters.id} placeholder="evt_…" />
-        </label>
-        <label>
-          External user id
-          <input name="external_user_id" value={filters.external_user_id} />
-        </label>
-        <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">
-          Email, start or domain
-          <input name="email" value={filters.email} placeholder="jane*, mailinator.com" />
-        </label>
-        <label>
-          IP
-          <input name="ip" value={filters.ip} />
-        </label>
-        <label>
-          Card fingerprint
-          <input name="card" value={filters.card} />
-        </label>
-        <label title="An identity value as kind=value, as the request sent it">
-          Identity
-          <input name="identity" value={filters.identity} placeholder="phone=+15550001" />
-        </label>
-        <label>
-          Reason code
-          <input name="reason" value={filters.reason} placeholder="disposable_email" />
-        </label>
-        <label>
-          Review
-          <select name="review" value={filters.review}>
-            <option value="">any</option>
-            <option value="pending">pending</option>
-            <option value="approved">approved</option>
-            <option value="denied">denied</option>
-            <option value="none">not a review</option>
-          </select>
-        </label>
-        <label>
-          Verdict
-          <select name="verdict" value={filters.verdict}>
-            <option value="">any</option>
-            <option>allow</option>
-            <option>review</option>
-            <option>block</option>
-          </select>
-        </label>
-        <label>
-          Type
-          <select name="event_type" value={filters.event_type}>
-            <option value="">any</option>
-            {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
-              <option>{t}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          From (UTC)
-          <input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} />
-        </label>
-        <label>
-          To (UTC)
-          <input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      {(filters.resolved_from || filters.resolved_to) && (
-        <p class="muted linked-filter">
-          Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}.{' '}
-          <a href="/console/events">Clear</a>
-        </p>
-      )}
-      {filters.feedback && (
-        <p class="muted linked-filter">
-          Events that {filters.feedback === 'retracted' ? 'feedback retracted' : `${filters.feedback.replace('_', ' ')} feedback reported`}{' '}
-          from {when(filters.feedback_from || null)} to {when(filters.feedback_to || null)} was about (the event, its account or its email).{' '}
-          <a href="/console/events">Clear</a>
-        </p>
-      )}
+      <EventsFilters filters={filters} />
+      <LinkedFilters filters={filters} />
       {error && (
         <p class="error" role="alert">
           {error}
@@ -164,6 +65,150 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         </button>
       )}
     </div>
+  );
+}
+
+// The events found so far under these filters: a search replaces them, "Older events" (a
+// search after the cursor) appends the next page.
+function useEvents(filters: Filters) {
+  const [events, setEvents] = useState<EventRow[] | null>(null);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [error, setError] = useState('');
+  const search = async (next?: string) => {
+    setError('');
+    try {
+      const page = await api<{ events: EventRow[]; next_cursor?: string }>(`/events${qs({ ...filters, cursor: next })}`);
+      setEvents((old) => (next && old ? [...old, ...page.events] : page.events));
+      setCursor(page.next_cursor);
+    } catch (e) {
+      setError((e as Error).message);
+      setEvents([]);
+    }
+  };
+  return { events, cursor, error, search };
+}
+
+// The search form: searching navigates to the events with the form's filters in the URL, keeping
+// the linked filters, which the form does not show.
+function EventsFilters({ filters }: { filters: Filters }) {
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const value = (f: Field) => {
+      const v = String(form.get(f) ?? '').trim();
+      return TIMES.has(f) ? (utcInputToIso(v) ?? '') : v;
+    };
+    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, LINKED.has(f) ? filters[f] : value(f)])))}`);
+  };
+  return (
+    <form class="search" onSubmit={submit}>
+      <TextFilters filters={filters} />
+      <ChoiceFilters filters={filters} />
+      <label>
+        From (UTC)
+        <input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} />
+      </label>
+      <label>
+        To (UTC)
+        <input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} />
+      </label>
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
+// The form's text fields: the event id, the account, its email, IP, card fingerprint and identity,
+// and a reason code.
+function TextFilters({ filters }: { filters: Filters }) {
+  return (
+    <>
+      <label>
+        Event id
+        <input name="id" value={filters.id} placeholder="evt_…" />
+      </label>
+      <label>
+        External user id
+        <input name="external_user_id" value={filters.external_user_id} />
+      </label>
+      <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">
+        Email, start or domain
+        <input name="email" value={filters.email} placeholder="jane*, mailinator.com" />
+      </label>
+      <label>
+        IP
+        <input name="ip" value={filters.ip} />
+      </label>
+      <label>
+        Card fingerprint
+        <input name="card" value={filters.card} />
+      </label>
+      <label title="An identity value as kind=value, as the request sent it">
+        Identity
+        <input name="identity" value={filters.identity} placeholder="phone=+15550001" />
+      </label>
+      <label>
+        Reason code
+        <input name="reason" value={filters.reason} placeholder="disposable_email" />
+      </label>
+    </>
+  );
+}
+
+// The form's choices: the review state, the verdict and the event type.
+function ChoiceFilters({ filters }: { filters: Filters }) {
+  return (
+    <>
+      <label>
+        Review
+        <select name="review" value={filters.review}>
+          <option value="">any</option>
+          <option value="pending">pending</option>
+          <option value="approved">approved</option>
+          <option value="denied">denied</option>
+          <option value="none">not a review</option>
+        </select>
+      </label>
+      <label>
+        Verdict
+        <select name="verdict" value={filters.verdict}>
+          <option value="">any</option>
+          <option>allow</option>
+          <option>review</option>
+          <option>block</option>
+        </select>
+      </label>
+      <label>
+        Type
+        <select name="event_type" value={filters.event_type}>
+          <option value="">any</option>
+          {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
+            <option>{t}</option>
+          ))}
+        </select>
+      </label>
+    </>
+  );
+}
+
+// The filters the overview's links set (resolved reviews, feedback): said in words, with the way
+// to clear them.
+function LinkedFilters({ filters }: { filters: Filters }) {
+  return (
+    <>
+      {(filters.resolved_from || filters.resolved_to) && (
+        <p class="muted linked-filter">
+          Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}.{' '}
+          <a href="/console/events">Clear</a>
+        </p>
+      )}
+      {filters.feedback && (
+        <p class="muted linked-filter">
+          Events that {filters.feedback === 'retracted' ? 'feedback retracted' : `${filters.feedback.replace('_', ' ')} feedback reported`}{' '}
+          from {when(filters.feedback_from || null)} to {when(filters.feedback_to || null)} was about (the event, its account or its email).{' '}
+          <a href="/console/events">Clear</a>
+        </p>
+      )}
+    </>
   );
 }
 
