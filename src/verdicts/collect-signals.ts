@@ -117,6 +117,90 @@ function emailFacts(email: EmailLookup): { signal: EmailSignal; missing: Missing
   return { signal, missing };
 }
 
+// An event once its device token is verified: what velocity counts, the lists match and the
+// graph links.
+interface Identified {
+  event: VerdictEvent;
+  eventId: string;
+  deviceId: string | undefined;
+  // The email's domain from its syntax alone (no DNS), and its registrable part.
+  domain: { full: string; registrable: string } | undefined;
+}
+
+function velocityCounters(scope: Scope, { event, eventId, deviceId, domain }: Identified, policy: Policy) {
+  return countersFor(
+    scope,
+    {
+      eventType: event.eventType,
+      eventId,
+      ip: event.ip,
+      deviceId,
+      domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
+      card: event.payment?.cardFingerprint,
+      amount: event.payment?.amount,
+      account: event.externalUserId,
+    },
+    policy,
+  );
+}
+
+function eventLink(scope: Scope, { event, eventId, deviceId }: Identified, now: Date, hubThreshold: number, policy: Policy) {
+  return graphLinkOf(
+    scope,
+    {
+      eventId,
+      eventType: event.eventType,
+      at: now.getTime(),
+      account: event.externalUserId,
+      email: event.email,
+      deviceId,
+      card: event.payment?.cardFingerprint,
+      cardCountry: event.payment?.country,
+      identity: event.identity,
+    },
+    hubThreshold,
+    policy.graph,
+  );
+}
+
+function listValues({ event, deviceId, domain }: Identified) {
+  return listCandidates({
+    email: event.email,
+    emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
+    ip: event.ip,
+    deviceId,
+    cardFingerprint: event.payment?.cardFingerprint,
+    externalUserId: event.externalUserId,
+  });
+}
+
+// What the write needs to find the links this event joins that the read may have missed, and the
+// graph read again with the waiting links folded in, under a deadline of its own; if that fails,
+// the verdict is judged without the graph, as when the first read fails.
+function freshRead(
+  deps: Pick<VerdictDeps, 'graph' | 'cypher' | 'config'>,
+  read: { link: GraphLink; facts: ClusterFacts; signals: Signals; now: Date; recentSince: number },
+): FreshRead {
+  const { link, facts, signals, now, recentSince } = read;
+  const card = signals.payment?.cardFingerprint;
+  const country = signals.payment?.country;
+  return {
+    ...joiningKeys(link, facts.joinKeys),
+    seen: facts.appliedSeq,
+    async reread(pending, t) {
+      const { signal, clear } = clearableDeadline(deps.config.signalDeadlineMs);
+      const again = await gather(
+        t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })),
+        signal,
+      );
+      clear();
+      const { graph: _stale, ...rest } = signals;
+      if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
+      return { ...rest, graph: graphSignal(again.value, now.getTime(), card, country) };
+    },
+  };
+}
+
 export async function collectSignals(
   deps: VerdictDeps,
   scope: Scope,
@@ -145,49 +229,12 @@ export async function collectSignals(
   const domain = parsed?.ok && parsed.registrableDomain ? { full: parsed.asciiDomain, registrable: parsed.registrableDomain } : undefined;
   const deviceId = deviceP ? note('device', await deviceP) : undefined;
 
-  const counters = countersFor(
-    scope,
-    {
-      eventType: event.eventType,
-      eventId,
-      ip: event.ip,
-      deviceId,
-      domain: domain && !isFreemailDomain(domain.full, domain.registrable) ? domain.registrable : undefined,
-      card: payment?.cardFingerprint,
-      amount: payment?.amount,
-      account: event.externalUserId,
-    },
-    policy,
-  );
-  const link = graphLinkOf(
-    scope,
-    {
-      eventId,
-      eventType: event.eventType,
-      at: now.getTime(),
-      account: event.externalUserId,
-      email: event.email,
-      deviceId,
-      card: payment?.cardFingerprint,
-      cardCountry: payment?.country,
-      identity: event.identity,
-    },
-    deps.config.hubThreshold,
-    policy.graph,
-  );
+  const identified: Identified = { event, eventId, deviceId, domain };
+  const counters = velocityCounters(scope, identified, policy);
+  const link = eventLink(scope, identified, now, deps.config.hubThreshold, policy);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
   // The lists from memory (a Postgres read only while the memory is not trusted).
-  const listHits = deps.lists.match(
-    scope,
-    listCandidates({
-      email: event.email,
-      emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
-      ip: event.ip,
-      deviceId,
-      cardFingerprint: payment?.cardFingerprint,
-      externalUserId: event.externalUserId,
-    }),
-  );
+  const listHits = deps.lists.match(scope, listValues(identified));
   const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
   const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
   const [lists, velocity, graph] = await Promise.all([
@@ -216,23 +263,6 @@ export async function collectSignals(
     ...(fixture && { testFixture: fixture }),
     missing: [...missing, ...(emailSignal?.missing ?? [])],
   };
-  const fresh: FreshRead | undefined = link &&
-    facts && {
-      ...joiningKeys(link, facts.joinKeys),
-      seen: facts.appliedSeq,
-      // The graph read again with the waiting links folded in, under a deadline of its own; if it
-      // fails, the verdict is judged without the graph, as when the first read fails.
-      async reread(pending, t) {
-        const { signal, clear } = clearableDeadline(deps.config.signalDeadlineMs);
-        const again = await gather(
-          t.time('graph_fresh', readClusterFacts(deps.graph, deps.cypher, link, deps.config.signalDeadlineMs, { pending, recentSince })),
-          signal,
-        );
-        clear();
-        const { graph: _stale, ...rest } = signals;
-        if (!again.ok) return { ...rest, missing: [...signals.missing, { source: 'graph', reason: again.missing }] };
-        return { ...rest, graph: graphSignal(again.value, now.getTime(), payment?.cardFingerprint, payment?.country) };
-      },
-    };
+  const fresh = link && facts ? freshRead(deps, { link, facts, signals, now, recentSince }) : undefined;
   return { signals, counted: counting ? counting.catch(() => undefined) : Promise.resolve(undefined), link, ...(fresh && { fresh }) };
 }
