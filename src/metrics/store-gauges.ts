@@ -63,6 +63,13 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     if (!facts || Date.now() - facts.at > 1000) facts = { at: Date.now(), value: readFacts(deps.db).catch(() => undefined) };
     return facts.value;
   };
+  fleetGauges(registers, storeFacts);
+  writerMetrics(registers, deps.graphWriter, lagBuckets);
+  connectionGauges(registers, deps);
+}
+
+// What the fleet shares, read from Postgres: the graph outbox and the webhook deliveries.
+function fleetGauges(registers: Registry[], storeFacts: () => Promise<StoreFacts | undefined>): void {
   new Gauge({
     name: 'doorman_graph_outbox_depth',
     help: 'Graph outbox rows waiting to be applied (fleet-wide)',
@@ -110,12 +117,14 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
       if (f) this.set(f.deliveries.find((d) => d.status === 'pending')?.oldest ?? 0);
     },
   });
+}
 
+function writerMetrics(registers: Registry[], graphWriter: ObservedStores['graphWriter'], lagBuckets: number[]): void {
   // This process's graph writer: links applied since the last look feed the counter and the lag
   // histogram (whichever of the three the scrape reads first pulls them).
-  let seen = deps.graphWriter.stats().applied;
+  let seen = graphWriter.stats().applied;
   const pull = () => {
-    const stats = deps.graphWriter.stats();
+    const stats = graphWriter.stats();
     const fresh = Math.max(0, stats.applied - seen);
     seen = stats.applied;
     if (fresh > 0) {
@@ -145,7 +154,10 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
       this.set(pull().lanes);
     },
   });
+}
 
+// This process's connections: its Postgres pool, its Neo4j driver, its Redis client.
+function connectionGauges(registers: Registry[], deps: Pick<ObservedStores, 'db' | 'graph' | 'redis'>): void {
   new Gauge({
     name: 'doorman_postgres_pool_connections',
     help: 'Postgres pool connections of this process, by state (total | idle | waiting: requests queued for one)',
