@@ -143,7 +143,8 @@ describe('lane ownership', function () {
       expect((await holders()).get(5), 'lane 5 unlocked').to.equal(undefined);
       retryIns.push(logged.filter((l) => l.msg === 'graph writer could not apply a batch; lane released').at(-1)?.retry_in_ms);
       await a.acquire();
-      expect(a.owns(5), 'taken back at once').to.equal(false);
+      // Not taken back before its backoff is over (a slow machine may reach this after it).
+      if (a.owns(5)) expect(Date.now() - released, 'taken back only after its backoff').to.be.at.least(expected);
       await until(
         'lane 5 taken back',
         async () => {
