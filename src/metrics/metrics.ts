@@ -1,15 +1,19 @@
 // Prometheus metrics (prom-client), one registry per process: what the code counts as it works
-// (requests, verdicts, missing signals, fail-opens, rate-limit rejections, webhook attempts, the
-// graph writer's links) and what is read from the stores at scrape time (outbox depth, deliveries
-// by state, pool usage). docs/metrics.md lists every name; docs/grafana-dashboard.json reads them.
+// (requests, verdicts, missing signals and why DNS gave no answer, fail-opens, rate-limit
+// rejections, webhook attempts, the graph writer's links) and what is read from the stores at
+// scrape time (outbox depth, deliveries by state, pool usage). docs/metrics.md lists every name;
+// docs/grafana-dashboard.json reads them.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MissingSignal, Reason } from '../engine/types.js';
+import type { DnsFailure } from '../signals/email/dns-lookup-error.js';
 import { observeStores, type ObservedStores } from './store-gauges.js';
 
 export interface Metrics {
   registry: Registry;
   httpRequest(labels: { route: string; method: string; status: number }, seconds: number): void;
   verdictJudged(eventType: string, decision: { verdict: string; reasons: Reason[]; fault?: string }, missing: MissingSignal[]): void;
+  // A verdict's MX lookup that got no answer from DNS (its dns signal missing), by why.
+  dnsLookupFailed(reason: DnsFailure): void;
   rateLimited(bucket: 'key' | 'ip' | 'auth_failures'): void;
   webhookAttempt(outcome: 'delivered' | 'pending' | 'failed', createdAt: Date, now: Date): void;
   retentionDeleted(events: number): void;
@@ -50,6 +54,12 @@ export function createMetrics(): Metrics {
     name: 'doorman_missing_signals_total',
     help: 'Signals a verdict was decided without, by source and cause (timeout | unavailable)',
     labelNames: ['source', 'cause'],
+    registers,
+  });
+  const dnsFailures = new Counter({
+    name: 'doorman_dns_lookup_failures_total',
+    help: 'MX lookups of verdicts that got no answer from DNS, by reason (timeout | servfail | refused | unreachable | tld_missing | other)',
+    labelNames: ['reason'],
     registers,
   });
   const failOpen = new Counter({
@@ -95,6 +105,7 @@ export function createMetrics(): Metrics {
       for (const m of missingSignals) missing.inc({ source: m.source, cause: m.reason });
       if (decision.fault) failOpen.inc();
     },
+    dnsLookupFailed: (reason) => dnsFailures.inc({ reason }),
     rateLimited: (bucket) => rateLimited.inc({ bucket }),
     webhookAttempt(outcome, createdAt, now) {
       attempts.inc({ outcome: outcome === 'pending' ? 'retrying' : outcome });

@@ -14,6 +14,7 @@ import type { Config } from '../config.js';
 import type { Policy } from '../engine/policy.js';
 import type { EmailSignal, GraphSignal, MissingSignal, Signals } from '../engine/types.js';
 import type { CypherCatalog } from '../graph/cypher-catalog.js';
+import type { Metrics } from '../metrics/metrics.js';
 import {
   graphLinkOf,
   joiningKeys,
@@ -49,6 +50,7 @@ export interface VerdictDeps {
   config: Pick<Config, 'signalDeadlineMs' | 'hubThreshold'>;
   logger: Logger;
   lists: ListDirectory;
+  metrics: Metrics;
 }
 
 export interface Collected {
@@ -109,8 +111,9 @@ export type SignalSource = 'email' | 'dns' | 'rdap' | 'device' | 'lists' | 'velo
 type Missing = MissingSignal & { source: SignalSource };
 
 // The email facts the engine reads, and the lookups that failed (DNS, RDAP) as missing signals.
-function emailFacts(email: EmailLookup): { signal: EmailSignal; missing: Missing[] } {
-  const { mxError, domainAgeError, ...signal } = email;
+function emailFacts(email: EmailLookup, vouched: boolean): { signal: EmailSignal; missing: Missing[] } {
+  const { mxError, dnsFailure: _why, domainAgeError, ...facts } = email;
+  const signal = vouched ? { ...facts, disposable: false } : facts;
   const missing: Missing[] = [];
   if (mxError) missing.push({ source: 'dns', reason: mxError });
   if (domainAgeError) missing.push({ source: 'rdap', reason: domainAgeError });
@@ -245,8 +248,13 @@ export async function collectSignals(
   const velocitySignal = velocity ? note('velocity', velocity)?.signal : undefined;
   const facts = graph ? note('graph', graph) : undefined;
   const email = emailP ? note('email', await emailP) : undefined;
+  const listed = note('lists', lists) ?? [];
   deadlineOver();
-  const emailSignal = email ? emailFacts(email) : undefined;
+  // A domain the tenant allow-lists is not a disposable one, for that tenant, whatever a list says.
+  const vouched = listed.some((hit) => hit.list === 'allow' && hit.kind === 'email_domain');
+  const emailSignal = email ? emailFacts(email, vouched) : undefined;
+  // Why DNS gave no answer is counted here, once per verdict that asked: the checker has no metrics.
+  if (email?.dnsFailure) deps.metrics.dnsLookupFailed(email.dnsFailure);
 
   // Integrators' fixtures: test keys only.
   const fixture = scope.mode === 'test' ? testFixtureOf(event) : undefined;
@@ -257,7 +265,7 @@ export async function collectSignals(
       event.ip && { ip: { address: event.ip, torExit: ipFlags.tor_exit, proxy: ipFlags.proxy, datacenter: ipFlags.datacenter } }),
     ...(deviceId && { deviceId }),
     ...(payment && { payment }),
-    lists: note('lists', lists) ?? [],
+    lists: listed,
     ...(velocitySignal && { velocity: velocitySignal }),
     ...(facts && { graph: graphSignal(facts, now.getTime(), payment?.cardFingerprint, payment?.country) }),
     ...(fixture && { testFixture: fixture }),

@@ -29,8 +29,8 @@ describe('MX checker', () => {
         mx: Array.from({ length: 80 }, (_, i) => ({ exchange: `mx${i}.a-long-mail-exchanger-name.example.net`, priority: i })),
       },
       'slow.example.com': { delayMs: SLOW_ANSWER_MS, mx: [{ exchange: 'mx.example.net', priority: 10 }] },
-      'servfail.example.com': { rcode: 'SERVFAIL' },
-      'refused.example.com': { rcode: 'REFUSED' },
+      'servfail.example.com': { fail: 'SERVFAIL' },
+      'refused.example.com': { fail: 'REFUSED' },
     });
   });
 

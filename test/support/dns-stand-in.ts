@@ -1,7 +1,14 @@
 // A real DNS server on 127.0.0.1 (UDP, and TCP on the same port for truncated answers) that answers
 // from a small in-memory zone, so tests exercise the real resolver without reaching the internet.
+// It plays the root too: a top-level domain (a name of one label) it does not list has an SOA, so
+// the MX checker trusts its negative answers; list one to take that away (`com: { fail: 'NXDOMAIN' }`
+// makes a resolver that denies every name, as one cut off from the internet may).
 import type { Socket } from 'node:net';
 import { createTCPServer, createUDPServer, Packet, type DnsHandler, type Resource, type TCPServer, type UDPServer } from 'dns2';
+
+// A response code instead of an answer, or 'silent': the query is received and never answered.
+export type StandInFailure = 'SERVFAIL' | 'REFUSED' | 'NXDOMAIN' | 'silent';
+export type StandInQueryType = 'MX' | 'A' | 'AAAA' | 'SOA';
 
 export type StandInRecords = {
   mx?: Array<{ exchange: string; priority: number }>;
@@ -9,11 +16,13 @@ export type StandInRecords = {
   aaaa?: string[];
   // Hold every answer for this name this long, e.g. past the client's timeout.
   delayMs?: number;
-  // Fail every query for this name with this response code instead of answering.
-  rcode?: 'SERVFAIL' | 'REFUSED';
+  // Fail the queries for this name instead of answering: every query, or those of the types named
+  // (`{ A: 'SERVFAIL' }`: MX and AAAA answer from the records, A fails).
+  fail?: StandInFailure | Partial<Record<StandInQueryType, StandInFailure>>;
 };
 
-// Names missing from the zone get NXDOMAIN; a name present without records of the asked type, NODATA.
+// Names missing from the zone get NXDOMAIN (but unlisted TLDs, above); a name present without
+// records of the asked type, NODATA.
 export type StandInZone = Record<string, StandInRecords>;
 
 export type DnsQuery = { name: string; type: string; transport: 'udp' | 'tcp' };
@@ -30,6 +39,18 @@ export type DnsStandIn = {
 const RCODE = { NXDOMAIN: 3, SERVFAIL: 2, REFUSED: 5 } as const;
 const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([name, code]) => [code, name]));
 const TTL_SECONDS = 60;
+// A TLD's SOA, as the root's servers answer it (made-up values: nothing reads them).
+const ROOT_SOA = {
+  primary: 'a.nic.invalid',
+  admin: 'hostmaster.nic.invalid',
+  serial: 1,
+  refresh: 1800,
+  retry: 900,
+  expiration: 604800,
+  minimum: 86400,
+};
+
+const isTopLevel = (name: string) => name !== '' && !name.includes('.');
 
 export async function startDnsStandIn(zone: StandInZone): Promise<DnsStandIn> {
   const queries: DnsQuery[] = [];
@@ -44,6 +65,7 @@ export async function startDnsStandIn(zone: StandInZone): Promise<DnsStandIn> {
       queries.push({ name, type, transport });
       const records = zone[name];
       const response = answer(request, name, type, records);
+      if (!response) return;
       if (!records?.delayMs) return void send(response).catch(() => undefined);
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -75,17 +97,24 @@ export async function startDnsStandIn(zone: StandInZone): Promise<DnsStandIn> {
   };
 }
 
-function answer(request: Packet, name: string, type: string, records: StandInRecords | undefined): Packet {
+// The response to one query; undefined for one never answered.
+function answer(request: Packet, name: string, type: string, records: StandInRecords | undefined): Packet | undefined {
   const response = Packet.createResponseFromRequest(request);
+  const failure = typeof records?.fail === 'string' ? records.fail : records?.fail?.[type as StandInQueryType];
+  if (failure === 'silent') return undefined;
+  if (failure) {
+    response.header.rcode = RCODE[failure];
+    return response;
+  }
+  const base = { name, class: Packet.CLASS.IN, ttl: TTL_SECONDS };
+  if (!records && isTopLevel(name)) {
+    if (type === 'SOA') response.answers.push({ ...base, type: Packet.TYPE.SOA, ...ROOT_SOA } as Resource);
+    return response;
+  }
   if (!records) {
     response.header.rcode = RCODE.NXDOMAIN;
     return response;
   }
-  if (records.rcode) {
-    response.header.rcode = RCODE[records.rcode];
-    return response;
-  }
-  const base = { name, class: Packet.CLASS.IN, ttl: TTL_SECONDS };
   if (type === 'MX') {
     for (const mx of records.mx ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as Resource);
   } else if (type === 'A') {

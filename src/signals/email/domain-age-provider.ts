@@ -1,17 +1,23 @@
-// How long ago a domain was registered, from an RDAP server (RFC 9083) over HTTP. Off when no base
-// URL is configured; registration dates are cached, timeouts and outages reject with a LookupError.
+// How long ago a domain was registered, from an RDAP server (RFC 9083) over HTTP: the server of
+// its top-level domain, from IANA's bootstrap registry (RFC 9224, fetched by src/intel/), or one
+// server for every domain when RDAP_BASE_URL says so. Off while neither is there. Registration
+// dates are cached per registrable domain; a top-level domain without an RDAP server, a timeout
+// and an outage reject with a LookupError (a missing signal, never a verdict about the domain).
 import { createCachedLookup } from './cached-lookup.js';
 import { LookupError } from './lookup-error.js';
 
 export type DomainAgeProviderOptions = {
-  // e.g. an RDAP bootstrap service or a registry's server; the provider is off when absent or empty.
+  // One server for every domain (an RDAP bootstrap service, a registry's server): overrides `servers`.
   rdapBaseUrl?: string;
+  // The RDAP base URL of each top-level domain; undefined while no bootstrap registry is held.
+  servers?: () => ReadonlyMap<string, string> | undefined;
   timeoutMs: number;
   cacheTtlMs?: number;
   maxCacheEntries?: number;
 };
 
 export type DomainAgeProvider = {
+  // Whether a server can be found now (a base URL, or a bootstrap registry held).
   readonly enabled: boolean;
   // Whole days from registration to `now`; null when off or when the registry has no date for it.
   ageDays(registrableDomain: string, now: Date): Promise<number | null>;
@@ -26,18 +32,32 @@ const DEFAULT_MAX_ENTRIES = 10_000;
 type Registration = { at: number | null };
 
 export function createDomainAgeProvider(options: DomainAgeProviderOptions): DomainAgeProvider {
-  const baseUrl = options.rdapBaseUrl?.trim().replace(/\/+$/, '');
-  if (!baseUrl) return { enabled: false, ageDays: async () => null };
-
+  const baseUrl = options.rdapBaseUrl?.trim().replace(/\/+$/, '') || undefined;
+  // The server of a domain: the one base URL, or its top-level domain's; null when none is known.
+  const serverOf = (domain: string): string | null | undefined => {
+    if (baseUrl) return baseUrl;
+    const servers = options.servers?.();
+    if (!servers) return undefined;
+    return servers.get(domain.slice(domain.lastIndexOf('.') + 1)) ?? null;
+  };
   const lookup = createCachedLookup<Registration>({
     maxEntries: options.maxCacheEntries ?? DEFAULT_MAX_ENTRIES,
     ttlMs: options.cacheTtlMs ?? DEFAULT_TTL_MS,
-    load: (domain) => fetchRegistration(baseUrl, domain, options.timeoutMs),
+    load: (domain) => {
+      const server = serverOf(domain);
+      if (!server) throw new LookupError('unavailable', `no RDAP server for .${domain.slice(domain.lastIndexOf('.') + 1)}`);
+      return fetchRegistration(server, domain, options.timeoutMs);
+    },
   });
   return {
-    enabled: true,
+    get enabled() {
+      return serverOf('x.invalid') !== undefined;
+    },
     async ageDays(domain, now) {
-      const { at } = await lookup(domain.toLowerCase());
+      const name = domain.toLowerCase();
+      // Off (no base URL, no bootstrap held): no signal, and none missing.
+      if (serverOf(name) === undefined) return null;
+      const { at } = await lookup(name);
       // The age is computed per call from the cached date, so it does not go stale in the cache.
       return at === null ? null : Math.max(0, Math.floor((now.getTime() - at) / DAY_MS));
     },

@@ -1,6 +1,7 @@
 // The email facts one event is judged on: syntax, disposable and freemail domains, MX, domain age.
 // Facts only; the engine's rules turn them into reasons. A lookup that fails is reported, not thrown.
 import { isDisposableDomain } from './disposable-domains.js';
+import { dnsFailureOfError, type DnsFailure } from './dns-lookup-error.js';
 import type { DomainAgeProvider } from './domain-age-provider.js';
 import { isFreemailDomain } from './freemail-domains.js';
 import { lookupFailureOf, type LookupFailure } from './lookup-error.js';
@@ -19,6 +20,8 @@ export type EmailLookup = {
   // Absent when not asked (malformed address) or when the lookup failed; the error says which.
   mx?: MxStatus;
   mxError?: LookupFailure;
+  // Why DNS gave no answer, with mxError (doorman_dns_lookup_failures_total): not a fact the engine reads.
+  dnsFailure?: DnsFailure;
   // Absent when the provider is off or the registry has no date.
   domainAgeDays?: number;
   domainAgeError?: LookupFailure;
@@ -27,6 +30,9 @@ export type EmailLookup = {
 export type EmailSignalsDeps = {
   mx: MxChecker;
   domainAge: DomainAgeProvider;
+  // The disposable domains fetched from the maintained public list (src/intel/), beside the
+  // package's list, which stays the floor.
+  fetchedDisposable?: () => ReadonlySet<string>;
   now: () => Date;
 };
 
@@ -43,7 +49,9 @@ export function createEmailSignals(deps: EmailSignalsDeps): EmailSignals {
 
       const { asciiDomain: domain, registrableDomain } = parsed;
       signal.registrableDomain = registrableDomain;
-      signal.disposable = isDisposableDomain(domain, registrableDomain);
+      const fetched = deps.fetchedDisposable?.();
+      signal.disposable =
+        isDisposableDomain(domain, registrableDomain) || (!!fetched && isDisposableDomain(domain, registrableDomain, fetched));
       signal.freemail = isFreemailDomain(domain, registrableDomain);
 
       // Both lookups run at once, each under its own timeout, so collect() ends within the longer one.
@@ -53,7 +61,10 @@ export function createEmailSignals(deps: EmailSignalsDeps): EmailSignals {
         deps.domainAge.ageDays(registrableDomain, deps.now()),
       ]);
       if (mx.status === 'fulfilled') signal.mx = mx.value;
-      else signal.mxError = lookupFailureOf(mx.reason);
+      else {
+        signal.mxError = lookupFailureOf(mx.reason);
+        signal.dnsFailure = dnsFailureOfError(mx.reason);
+      }
       if (age.status === 'fulfilled') {
         if (age.value !== null) signal.domainAgeDays = age.value;
       } else {
