@@ -38,6 +38,12 @@ export interface Config {
   readonly signalDeadlineMs: number;
   readonly dnsTimeoutMs: number;
   readonly rdapTimeoutMs: number;
+  // A JSON file naming intel sources of one's own (src/intel/intel-sources.ts); the built-in ones when unset.
+  readonly intelSourcesFile: string | undefined;
+  readonly intelFetchTimeoutMs: number;
+  readonly intelFetchMaxBytes: number;
+  // When the intel update job runs (cron, UTC); null: never, updates only by `doorman intel update`.
+  readonly intelUpdateCron: string | null;
   readonly healthTimeoutMs: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -130,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...neo4jAndRedisConfig(read),
     ...httpConfig(read),
     ...signalsConfig(read),
+    ...intelConfig(read),
     ...graphConfig(read),
     ...webhooksAndJobsConfig(read),
     ...consoleConfig(read),
@@ -174,6 +181,15 @@ class EnvReader {
       this.problems.push(`${name} is not a URL (got "${v}")`);
     }
     return v;
+  }
+
+  // Five cron fields (minute hour day month weekday), as pg-boss's scheduler reads them.
+  cron(name: string, value: string): string {
+    const fields = value.split(/\s+/);
+    if (fields.length !== 5 || !fields.every((f) => /^[0-9A-Za-z*,/-]+$/.test(f))) {
+      this.problems.push(`${name} must be five cron fields or off (got "${value}")`);
+    }
+    return value;
   }
 
   bool(name: string, fallback: boolean): boolean {
@@ -260,6 +276,19 @@ function signalsConfig(read: EnvReader) {
     // while the rest of the email facts still arrive in time.
     dnsTimeoutMs: read.int('DNS_TIMEOUT_MS', 100, 5, 10_000),
     rdapTimeoutMs: read.int('RDAP_TIMEOUT_MS', 100, 5, 10_000),
+  } satisfies Partial<Config>;
+}
+
+// The public feeds `doorman intel update` fetches (src/intel/): where a file naming sources of
+// one's own lies, each fetch's bounds, and the schedule of the job that runs the update.
+function intelConfig(read: EnvReader) {
+  const cron = read.str('INTEL_UPDATE_CRON', '7 * * * *').trim();
+  return {
+    intelSourcesFile: read.env.INTEL_SOURCES ? read.str('INTEL_SOURCES', '') : undefined,
+    intelFetchTimeoutMs: read.int('INTEL_FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+    intelFetchMaxBytes: read.int('INTEL_FETCH_MAX_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // Five cron fields, or `off`: the job then never runs (updates only by hand).
+    intelUpdateCron: cron === 'off' ? null : read.cron('INTEL_UPDATE_CRON', cron),
   } satisfies Partial<Config>;
 }
 

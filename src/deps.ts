@@ -13,6 +13,8 @@ import { createLogger } from './logger.js';
 import { loadCypher, type CypherCatalog } from './graph/cypher-catalog.js';
 import { createSecretCache, type SecretCache } from './devices/secret-cache.js';
 import { createIpIntel, type IpIntel } from './signals/ip/ip-intel.js';
+import { createFetchedFeeds, intelCopiesDir, type FetchedFeeds } from './intel/fetched-feeds.js';
+import { intelStatus } from './intel/intel-status.js';
 import { createEmailSignals, type EmailSignals } from './signals/email/email-signals.js';
 import { createMxChecker } from './signals/email/mx-checker.js';
 import { createDomainAgeProvider } from './signals/email/domain-age-provider.js';
@@ -49,6 +51,9 @@ export interface Deps {
   cypher: CypherCatalog;
   secrets: SecretCache;
   ipIntel: IpIntel;
+  // The fetched public feeds held in memory (src/intel/): the ip lists ipIntel reads, the
+  // disposable-email domains and the RDAP servers; reloaded with ipIntel.
+  intelFeeds: FetchedFeeds;
   emailSignals: EmailSignals;
   engine: { rules: readonly Rule[]; policy: Policy };
   // The policy in force per scope (and its shadow), in memory; serve() keeps it current.
@@ -92,7 +97,9 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
   const redis = overrides.redis ?? createRedis(config, logger);
   const boss = overrides.boss ?? createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
   const clock = overrides.clock ?? systemClock;
-  const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger });
+  const intelFeeds =
+    overrides.intelFeeds ?? createFetchedFeeds({ db, copies: intelCopiesDir(config.intelDir, config.databaseUrl), logger });
+  const ipIntel = overrides.ipIntel ?? createIpIntel({ dir: config.intelDir, logger, extraSources: intelFeeds.ipSources() });
   const engine = overrides.engine ?? { rules: defaultRules, policy: defaultPolicy };
   // A scope without a published policy is judged by the engine's default policy.
   const policies = overrides.policies ?? createPolicyRegistry(db, engine.policy);
@@ -110,7 +117,13 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     overrides.emailSignals ??
     createEmailSignals({
       mx: createMxChecker({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, cacheTtlMs: 3_600_000, maxCacheEntries: 50_000 }),
-      domainAge: createDomainAgeProvider({ rdapBaseUrl: config.rdapBaseUrl, timeoutMs: config.rdapTimeoutMs }),
+      // RDAP_BASE_URL when set; otherwise each TLD's server from IANA's bootstrap registry.
+      domainAge: createDomainAgeProvider({
+        rdapBaseUrl: config.rdapBaseUrl,
+        servers: () => intelFeeds.rdapServers(),
+        timeoutMs: config.rdapTimeoutMs,
+      }),
+      fetchedDisposable: () => intelFeeds.disposableDomains(),
       now: () => clock.now(),
     });
   const deps: Deps = {
@@ -124,6 +137,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
     cypher,
     secrets: overrides.secrets ?? createSecretCache(db, vault, logger),
     ipIntel,
+    intelFeeds,
     emailSignals,
     engine,
     policies,
@@ -150,16 +164,16 @@ export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps 
       await Promise.allSettled([db.end(), graph.close(), analystGraph.close(), redis.quit().catch(() => redis.disconnect())]);
     },
   };
-  if (!overrides.metrics) deps.metrics.observe(deps);
+  if (!overrides.metrics) deps.metrics.observe({ ...deps, intelStatus: () => intelStatus(deps) });
   return deps;
 }
 
-// Warms a process before it serves verdicts: in-process data (ip intelligence, device-token keys,
-// the published policies, API keys and lists), connections opened (Postgres, Neo4j), the graph
-// (src/graph/warm-graph.ts), the velocity script loaded into Redis, and the engine run until the
-// JIT has compiled it. A cold start otherwise spends the first verdicts' signal budget on plans
-// and page faults (timeout_failopen on a healthy, idle service). A step that fails is logged and
-// the process serves anyway.
+// Warms a process before it serves verdicts: in-process data (ip intelligence and the fetched
+// feeds, device-token keys, the published policies, API keys and lists), connections opened
+// (Postgres, Neo4j), the graph (src/graph/warm-graph.ts), the velocity script loaded into Redis,
+// and the engine run until the JIT has compiled it. A cold start otherwise spends the first
+// verdicts' signal budget on plans and page faults (timeout_failopen on a healthy, idle service).
+// A step that fails is logged and the process serves anyway.
 async function warmUp(deps: Deps): Promise<void> {
   const started = performance.now();
   const step = (name: string, work: Promise<unknown>) =>
@@ -174,6 +188,7 @@ async function warmUp(deps: Deps): Promise<void> {
       (err: Error) => deps.logger.error({ err: err.message, dir: deps.config.intelDir }, 'ip intelligence not loaded: ip signals off'),
     ),
     step('connections', openConnections()).then(() => step('graph', warmGraph(deps))),
+    step('intel feeds', deps.intelFeeds.reload()),
     step('redis', loadVelocityScript(deps.redis)),
     step('device keys', deps.secrets.deviceKeys.reload()),
     step('keys and lists', Promise.all([deps.keys.whenLoaded(5_000), deps.lists.whenLoaded(5_000)])),

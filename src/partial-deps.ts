@@ -19,7 +19,7 @@ export type PartialDeps<K extends PartName> = Pick<Deps, 'config' | 'logger' | K
 export async function createPartialDeps<K extends PartName>(config: Config, logger: Logger, names: readonly K[]): Promise<PartialDeps<K>> {
   const wanted = new Set<PartName>(names);
   // What a part is built from is built with it.
-  if (wanted.has('vault') || wanted.has('graphOutbox')) wanted.add('db');
+  if (wanted.has('vault') || wanted.has('graphOutbox') || wanted.has('ipIntel')) wanted.add('db');
   if (wanted.has('graph') && config.otelEndpoint) wanted.add('cypher');
 
   const built: Partial<Deps> = {};
@@ -44,7 +44,16 @@ export async function createPartialDeps<K extends PartName>(config: Config, logg
   }
   if (wanted.has('boss'))
     built.boss = (await import('./jobs/job-queue.js')).createBoss(config.databaseDirectUrl, logger, config.jobMaintenanceSeconds);
-  if (wanted.has('ipIntel')) built.ipIntel = (await import('./signals/ip/ip-intel.js')).createIpIntel({ dir: config.intelDir, logger });
+  if (wanted.has('ipIntel')) {
+    // With the fetched ip lists, as a serving instance loads them.
+    const { createFetchedFeeds, intelCopiesDir } = await import('./intel/fetched-feeds.js');
+    const feeds = createFetchedFeeds({ db: built.db!, copies: intelCopiesDir(config.intelDir, config.databaseUrl), logger });
+    built.ipIntel = (await import('./signals/ip/ip-intel.js')).createIpIntel({
+      dir: config.intelDir,
+      logger,
+      extraSources: feeds.ipSources(),
+    });
+  }
 
   const { db, graph, analystGraph, boss } = built;
   const deps = {

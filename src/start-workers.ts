@@ -15,6 +15,7 @@ import { WEBHOOK_CHANNEL } from './webhooks/webhook-wake.js';
 import { ensureQueues, QUEUES } from './jobs/job-queue.js';
 import { runBacktestJobs, type BacktestJob } from './policies/backtests/backtest-job.js';
 import { applyRetention } from './lifecycle/apply-retention.js';
+import { updateIntel } from './intel/update-intel.js';
 
 const WEBHOOK_WORKERS = 4;
 const RETENTION_CRON = '17 * * * *';
@@ -63,6 +64,7 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
   await deps.boss.work(QUEUES.retention.name, { pollingIntervalSeconds: 30 }, async () => {
     await applyRetention(deps);
   });
+  await startIntelUpdates(deps);
   // Each (re)established LISTEN drains too: what was queued before it, or while it was down.
   const listening = listen(deps, WEBHOOK_CHANNEL, () => void drainNow(), { onListening: () => void drainNow() });
   return {
@@ -71,4 +73,23 @@ export async function startWorkers(deps: Deps): Promise<{ close(): Promise<void>
       await listening.close();
     },
   };
+}
+
+// The public feeds on a schedule (INTEL_UPDATE_CRON), each source when its interval has passed,
+// and once in the background as the worker starts: a fresh install fetches at once, and a
+// machine without the internet logs one warning per source and serves the shipped data.
+// INTEL_UPDATE_CRON=off leaves updates to `doorman intel update`.
+async function startIntelUpdates(deps: Deps): Promise<void> {
+  const queue = QUEUES.intelUpdate.name;
+  if (!deps.config.intelUpdateCron) {
+    await deps.boss.unschedule(queue).catch(() => undefined);
+    return;
+  }
+  await deps.boss.schedule(queue, deps.config.intelUpdateCron);
+  await deps.boss.work(queue, { pollingIntervalSeconds: 10 }, async () => {
+    const { sources } = await updateIntel(deps, { dueOnly: true });
+    const failed = sources.filter((s) => s.status === 'failed').length;
+    deps.logger.info({ updated: sources.filter((s) => s.status === 'updated').length, failed, asked: sources.length }, 'intel update ran');
+  });
+  await deps.boss.send(queue, {});
 }

@@ -47,6 +47,7 @@ const OWNERS: Record<string, string> = {
   erasures: 'src/lifecycle/erasure-store.ts',
   tenant_queries: 'src/graph-queries/tenant-query-store.ts',
   graph_query_settings: 'src/graph-queries/tenant-query-store.ts',
+  intel_feeds: 'src/intel/intel-feed-store.ts',
 };
 // The one sanctioned exception: retention and erasure remove or clear a person's data across the
 // tables that hold it, inside their own transactions (never graph_outbox: that is the graph's).

@@ -12,6 +12,7 @@ import { AppError } from '../errors.js';
 import { addReviewAndWebhookCommands } from './review-webhook-commands.js';
 import { addLifecycleCommands } from './lifecycle-commands.js';
 import { addFeedbackCommands } from './graph-feedback-commands.js';
+import { addIntelCommands } from './intel-commands.js';
 import { addAnalystCommands } from './analyst-commands.js';
 import { registerPolicyCommands } from './policy-commands.js';
 import { modeOption, type CliKit, type Printer, type RunOptions, type WithAllDeps, type WithDeps } from './cli-kit.js';
@@ -235,29 +236,12 @@ program
     ),
   );
 
-program
-  .command('intel')
-  .description('ip intelligence files (INTEL_DIR)')
-  .command('reload')
-  .description('check the files, then tell every running instance to reload them (no restart)')
-  .action(
-    withDeps(['db', 'ipIntel'], async (deps) => {
-      const { requestIntelReload } = await import('../signals/ip/intel-reload.js');
-      // Load here first, so a broken folder fails this command instead of silently in the fleet.
-      const loaded = await deps.ipIntel.reload();
-      await requestIntelReload(deps);
-      print(
-        { ok: true, counts: loaded.counts, skipped: loaded.skipped },
-        `Reload requested; files hold ${JSON.stringify(loaded.counts)} (skipped lines: ${JSON.stringify(loaded.skipped)}).`,
-      );
-    }),
-  );
-
 const kit: CliKit = { withDeps, withAllDeps, print, isJson };
 addReviewAndWebhookCommands(program, kit);
 addAnalystCommands(program, kit);
 addLifecycleCommands(program, kit);
 addFeedbackCommands(program, kit);
+addIntelCommands(program, kit);
 program
   .command('device')
   .description('device tokens')

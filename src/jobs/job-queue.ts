@@ -16,6 +16,10 @@ export const QUEUES = {
   policyBacktest: { name: 'policy-backtest' },
   // Hourly (src/start-workers.ts), one run at a time across the fleet; a run is bounded to 5 minutes.
   retention: { name: 'event-retention', policy: 'singleton', retryLimit: 1, expireInSeconds: 900 },
+  // The public feeds (src/intel/): on INTEL_UPDATE_CRON and once at each worker's start, one run
+  // at a time across the fleet; a run is bounded by its fetches' timeouts. Not retried: the next
+  // run asks again whatever is due.
+  intelUpdate: { name: 'intel-update', policy: 'singleton', retryLimit: 0, expireInSeconds: 900 },
 } satisfies Record<string, PgBoss.Queue>;
 
 export function createBoss(databaseUrl: string, logger: Logger, maintenanceIntervalSeconds = 120): PgBoss {

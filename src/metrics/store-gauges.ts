@@ -12,6 +12,8 @@ export interface ObservedStores {
   graph: Driver;
   redis: RedisClient;
   graphWriter: GraphWriter;
+  // The public feeds' state (src/intel/intel-status.ts), fleet-wide.
+  intelStatus(): Promise<{ sources: { name: string; age_seconds: number | null; entries: number; stale: boolean }[] }>;
 }
 
 const QUERY_TIMEOUT_MS = 2000;
@@ -64,6 +66,7 @@ export function observeStores(registry: Registry, deps: ObservedStores, lagBucke
     return facts.value;
   };
   fleetGauges(registers, storeFacts);
+  intelGauges(registers, deps.intelStatus);
   writerMetrics(registers, deps.graphWriter, lagBuckets);
   connectionGauges(registers, deps);
 }
@@ -190,4 +193,38 @@ function connectionGauges(registers: Registry[], deps: Pick<ObservedStores, 'db'
       this.set(deps.redis.status === 'ready' ? 1 : 0);
     },
   });
+}
+
+// The public feeds (fleet-wide): how old each one's data is, how many entries it holds, and
+// whether it is stale (never fetched, or older than twice its interval). One read per scrape.
+function intelGauges(registers: Registry[], intelStatus: ObservedStores['intelStatus']): void {
+  type Status = Awaited<ReturnType<ObservedStores['intelStatus']>>;
+  let read: { at: number; value: Promise<Status | undefined> } | undefined;
+  const status = () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), value: intelStatus().catch(() => undefined) };
+    return read.value;
+  };
+  const perSource = (
+    name: string,
+    help: string,
+    value: (s: { age_seconds: number | null; entries: number; stale: boolean }) => number | null,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['source'],
+      registers,
+      async collect() {
+        const current = await status();
+        if (!current) return;
+        this.reset();
+        for (const source of current.sources) {
+          const v = value(source);
+          if (v !== null) this.set({ source: source.name }, v);
+        }
+      },
+    });
+  perSource('doorman_intel_age_seconds', 'Seconds since an intel feed last answered well (absent: never)', (s) => s.age_seconds);
+  perSource('doorman_intel_entries', "Entries in an intel feed's data in use", (s) => s.entries);
+  perSource('doorman_intel_stale', 'An intel feed never fetched or older than twice its interval (1), else 0', (s) => (s.stale ? 1 : 0));
 }

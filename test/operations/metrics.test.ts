@@ -14,6 +14,7 @@ import { startHttpStandIn } from '../support/http-stand-in.js';
 import { freePort } from '../support/processes.js';
 import { rootGraphWriter } from '../support/root-hooks.js';
 import { aSignup, DOMAINS, IPS, verdictHarness } from '../support/verdict-harness.js';
+import { intelStatus } from '../../src/intel/intel-status.js';
 
 // `name{labels} value` lines of an exposition, as [name+labels, value].
 function samples(text: string): Map<string, number> {
@@ -112,7 +113,7 @@ describe('metrics', function () {
   it('has a Grafana dashboard that reads exactly the names the registry exposes', async () => {
     const telemetry = createMetrics();
     const h = await verdictHarness();
-    telemetry.observe(h.deps);
+    telemetry.observe({ ...h.deps, intelStatus: () => intelStatus(h.deps) });
     telemetry.collectProcessMetrics();
     const registered = new Set((await telemetry.registry.getMetricsAsJSON()).map((m) => m.name));
     const dashboard = JSON.parse(fs.readFileSync('docs/grafana-dashboard.json', 'utf8')) as { panels: { targets: { expr: string }[] }[] };

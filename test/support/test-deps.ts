@@ -28,6 +28,8 @@ export const testEnv: NodeJS.ProcessEnv = {
   // The vault's master key for doorman_test, the same on every run (the database persists, and
   // its data keys are wrapped under this key). A test value: never a real deployment's.
   SECRETS_KEY: TEST_SECRETS_KEY,
+  // No fetching of the public feeds on a schedule: the intel tests fetch from stand-ins of their own.
+  INTEL_UPDATE_CRON: 'off',
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {

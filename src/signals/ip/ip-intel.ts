@@ -102,7 +102,7 @@ type SignalTarget = {
 // Opt-in: the server or CLI calls it. Listening on SIGHUP replaces Node's default for it
 // (terminate), which is the point. A failed reload was logged by reload() and is swallowed here,
 // so it can never become an unhandled rejection. Returns the uninstaller.
-export function installSighupReload(intel: Pick<IpIntel, 'reload'>, target: SignalTarget = process): () => void {
+export function installSighupReload(intel: { reload(): Promise<unknown> }, target: SignalTarget = process): () => void {
   const onHangup = () => {
     intel.reload().catch(() => undefined);
   };
