@@ -115,3 +115,10 @@ export async function recordFailure(db: Queryable, source: FeedSource, error: st
     [source.name, source.category, source.url, at, error.slice(0, 2000)],
   );
 }
+
+// The copies of sources no longer configured go (and, their bodies gone, every instance reloads
+// without them). Returns their names.
+export async function forgetFeedsExcept(db: Queryable, names: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>('DELETE FROM intel_feeds WHERE NOT (name = ANY($1::text[])) RETURNING name', [names]);
+  return rows.map((r) => r.name).sort();
+}

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { FeedFormatError, parseFeed } from './feed-formats.js';
 import { fetchFeed, FeedFetchError } from './fetch-feed.js';
-import { feedStates, recordChanged, recordFailure, recordUnchanged, type FeedState } from './intel-feed-store.js';
+import { feedStates, forgetFeedsExcept, recordChanged, recordFailure, recordUnchanged, type FeedState } from './intel-feed-store.js';
 import { intelSources, type IntelFeedSource } from './intel-sources.js';
 
 // What updating the feeds needs; the composition root (src/deps.ts) passes its Deps.
@@ -60,6 +60,14 @@ export async function updateIntel(deps: IntelUpdateDeps, options: UpdateOptions 
   const results: SourceResult[] = [];
   for (let i = 0; i < due.length; i += CONCURRENCY) {
     results.push(...(await Promise.all(due.slice(i, i + CONCURRENCY).map((s) => updateSource(deps, s, states.get(s.name), options)))));
+  }
+  // A source turned off (or renamed) in INTEL_SOURCES stops counting: its copy goes.
+  if (!options.only?.length) {
+    const forgotten = await forgetFeedsExcept(
+      deps.db,
+      sources.map((s) => s.name),
+    );
+    if (forgotten.length > 0) deps.logger.info({ sources: forgotten }, 'intel feeds no longer configured: their copies removed');
   }
   return { ok: true, sources: results };
 }

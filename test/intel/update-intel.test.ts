@@ -199,6 +199,26 @@ describe('intel update: public feeds fetched, checked and kept', () => {
     }
   });
 
+  it('forgets the copy of a source no longer configured, in a full update only', async () => {
+    await updateIntel(deps);
+    const fewer = path.join(dir, 'fewer.json');
+    const kept = SOURCES.filter((s) => s.name !== 'test_vpn');
+    fs.writeFileSync(
+      fewer,
+      JSON.stringify({
+        defaults: false,
+        sources: kept.map((s) => ({ name: s.name, category: s.category, format: s.format, url: `${feeds.url}/${s.name}`, every_hours: 1 })),
+      }),
+    );
+    const narrowed = testDeps({ ...env, INTEL_SOURCES: fewer });
+    await updateIntel(narrowed, { only: ['test_tor'] });
+    expect((await feedStates(deps.db)).map((s) => s.name)).to.include('test_vpn');
+    await updateIntel(narrowed);
+    const names = (await feedStates(deps.db)).map((s) => s.name);
+    expect(names).to.not.include('test_vpn');
+    expect(names).to.include.members(kept.map((s) => s.name));
+  });
+
   it('names an unknown source, and prints the contract JSON from the CLI, with the status after it', async () => {
     const unknown = await doorman(['--json', 'intel', 'update', '--source', 'nope'], env);
     expect(unknown.code).to.not.equal(0);
