@@ -15,7 +15,10 @@ describe('webhook signatures, attempt by attempt', function () {
   this.timeout(60_000);
 
   it('signs each attempt with the secrets valid then: both during an overlap, only the new one after a revocation', async () => {
-    const h = await verdictHarness(WEBHOOK_ENV);
+    // The attempts are this test's to make: the retries each failed attempt queues are due on the
+    // production schedule (5 s and more), after this test has made the attempt itself, so no
+    // worker of another test on the same database sends one first.
+    const h = await verdictHarness({ ...WEBHOOK_ENV, WEBHOOK_RETRY_UNIT_MS: '1000' });
     const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
     const receiver = await startHttpStandIn(() => ({ status: 500 }));
     try {
