@@ -144,7 +144,10 @@ describe('intel feeds in the verdict, with no restart', () => {
   });
 });
 
-describe('intel feeds out of reach', () => {
+describe('intel feeds out of reach', function () {
+  // A server, a worker and the CLI start, and the wait for the warnings allows 45 s.
+  this.timeout(90_000);
+
   it('leaves a starting instance serving the shipped data: one warning per source, /health 200, and stale in intel status', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-intel-offline-'));
     const [closedA, closedB] = [await freePort(), await freePort()];
