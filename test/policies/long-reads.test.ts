@@ -1,9 +1,12 @@
 // Reading a range of stored decisions takes as long as the range is large (a backtest of a
 // million events: minutes), far longer than the service's Postgres statement timeout, which cancels
 // a statement mid-range: the cursor then waited for rows that never came, and the backtest stayed
-// "running" for good. Each stream reads in a read-only transaction of its own with the statement
-// timeout lifted; here the timeout is 200 ms and each stream takes well over a second.
+// "running" for good; and pg's query timeout, counted from the cursor's start, ended it early as
+// if the range were read, silently. Each stream reads on a connection of its own, in a read-only
+// transaction with the statement timeout lifted, each batch within the query timeout; here the
+// statement timeout is 200 ms, the query timeout 2 s, and each stream takes 2.4 s.
 import { expect } from 'chai';
+import { streamRows } from '../../src/db/long-read.js';
 import { streamDecisions, streamForBacktest } from '../../src/policies/replay/stored-decisions.js';
 import { aTenant } from '../support/fixtures.js';
 import { ownTestDeps } from '../support/test-deps.js';
@@ -33,7 +36,7 @@ describe('long reads of stored decisions', function () {
       range(),
       async (batch) => {
         seen += batch.length;
-        await pause(150);
+        await pause(200);
       },
       5,
     );
@@ -47,11 +50,25 @@ describe('long reads of stored decisions', function () {
       range(),
       async (batch) => {
         seen += batch.length;
-        await pause(150);
+        await pause(200);
       },
       5,
     );
     expect(seen).to.equal(60);
+  });
+
+  it('fails a read whose batch does not come within the query timeout, rather than end the range early', async () => {
+    let batches = 0;
+    const started = Date.now();
+    const failed = await streamRows(deps.db, { text: 'SELECT pg_sleep(5)', values: [], batchSize: 1 }, () => {
+      batches += 1;
+    }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(failed?.message).to.match(/no answer within 2000 ms/);
+    expect(batches).to.equal(0);
+    expect(Date.now() - started).to.be.below(4_500);
   });
 
   it("leaves the pool's connections with the service's statement timeout", async () => {

@@ -1,9 +1,9 @@
 // Reading stored decisions back with the signals they were judged on, for replay, explain and
-// backtests: one by id, or a range streamed through a server-side cursor (pg-cursor), a batch
-// at a time, so a range of any size is never held whole.
+// backtests: one by id, or a range streamed a batch at a time (src/db/long-read.ts), so a range of
+// any size is never held whole.
 import type pg from 'pg';
-import Cursor from 'pg-cursor';
-import { inTransaction, type Queryable } from '../../db/queryable.js';
+import { streamRows } from '../../db/long-read.js';
+import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import type { Reason, Signals, Verdict } from '../../engine/types.js';
 import type { EventRecord } from '../../event-record.js';
@@ -105,19 +105,6 @@ export interface BacktestRow {
 
 type BacktestTuple = [string, Verdict, string[], Signals, string, string | null, string | null];
 
-// A cursor's statement lasts as long as its reading (a backtest of a million events: minutes), far
-// past the service's statement timeout (PG_STATEMENT_TIMEOUT_MS), which would cancel it mid-range.
-// So a range is read in a read-only transaction of its own with that timeout lifted for it alone;
-// each read is still bounded by the client's query timeout, and a consumer that stalls by
-// Postgres's idle-in-transaction timeout.
-async function withLongRead(pool: pg.Pool, read: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-  await inTransaction(pool, async (tx) => {
-    await tx.query('SET TRANSACTION READ ONLY');
-    await tx.query('SET LOCAL statement_timeout = 0');
-    await read(tx);
-  });
-}
-
 // Like streamDecisions, with the next batch already on its way while one is evaluated.
 export async function streamForBacktest(
   pool: pg.Pool,
@@ -126,44 +113,30 @@ export async function streamForBacktest(
   batchSize = 2000,
 ): Promise<void> {
   const w = where(f);
-  await withLongRead(pool, async (client) => {
-    const cursor = client.query(
-      new Cursor<BacktestTuple>(
-        `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
+  await streamRows<BacktestTuple>(
+    pool,
+    {
+      text: `SELECT id, verdict, jsonb_path_query_array(reasons, '$[*].code'), signals, (extract(epoch FROM created_at) * 1000)::bigint,
               external_user_id, email
          FROM events ${w.sql} ORDER BY created_at, id`,
-        w.params,
-        { rowMode: 'array' },
+      values: w.params,
+      rowMode: 'array',
+      batchSize,
+      readAhead: true,
+    },
+    (rows) =>
+      onBatch(
+        rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
+          id,
+          verdict,
+          codes,
+          signals,
+          at,
+          externalUserId: externalUserId ?? undefined,
+          email: email ?? undefined,
+        })),
       ),
-    );
-    try {
-      // A read still in flight when onBatch throws must not become an unhandled rejection.
-      const read = () => {
-        const p = cursor.read(batchSize);
-        p.catch(() => undefined);
-        return p;
-      };
-      let next = read();
-      for (;;) {
-        const rows = await next;
-        if (rows.length === 0) break;
-        next = read();
-        await onBatch(
-          rows.map(([id, verdict, codes, signals, at, externalUserId, email]) => ({
-            id,
-            verdict,
-            codes,
-            signals,
-            at,
-            externalUserId: externalUserId ?? undefined,
-            email: email ?? undefined,
-          })),
-        );
-      }
-    } finally {
-      await cursor.close().catch(() => undefined);
-    }
-  });
+  );
 }
 
 // Calls onBatch with each batch in (created_at, id) order; awaits it before reading on.
@@ -174,16 +147,9 @@ export async function streamDecisions(
   batchSize = 5000,
 ): Promise<void> {
   const w = where(f);
-  await withLongRead(pool, async (client) => {
-    const cursor = client.query(new Cursor<Row>(`SELECT ${COLUMNS} FROM events ${w.sql} ORDER BY created_at, id`, w.params));
-    try {
-      for (;;) {
-        const rows = await cursor.read(batchSize);
-        if (rows.length === 0) break;
-        await onBatch(rows.map(fromRow));
-      }
-    } finally {
-      await cursor.close().catch(() => undefined);
-    }
-  });
+  await streamRows<Row>(
+    pool,
+    { text: `SELECT ${COLUMNS} FROM events ${w.sql} ORDER BY created_at, id`, values: w.params, batchSize },
+    (rows) => onBatch(rows.map(fromRow)),
+  );
 }

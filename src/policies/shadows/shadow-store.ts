@@ -1,6 +1,6 @@
 // SQL for shadow decisions: one per (shadow version, live event), written after the response.
 import type pg from 'pg';
-import Cursor from 'pg-cursor';
+import { streamRows } from '../../db/long-read.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { Scope } from '../../scope.js';
 import type { Reason, Signals, Verdict } from '../../engine/types.js';
@@ -68,22 +68,15 @@ export async function streamShadowDecisions(
   f: ShadowFilter,
   onBatch: (rows: ShadowRow[]) => void,
 ): Promise<void> {
-  const client = await pool.connect();
-  const cursor = client.query(
-    new Cursor<ShadowRow>(`${JOINED} ORDER BY s.created_at, s.event_id`, [
-      scope.tenantId,
-      scope.mode,
-      f.version,
-      f.from ?? null,
-      f.to ?? null,
-    ]),
+  await streamRows<ShadowRow>(
+    pool,
+    {
+      text: `${JOINED} ORDER BY s.created_at, s.event_id`,
+      values: [scope.tenantId, scope.mode, f.version, f.from ?? null, f.to ?? null],
+      batchSize: 5000,
+    },
+    onBatch,
   );
-  try {
-    for (let rows = await cursor.read(5000); rows.length > 0; rows = await cursor.read(5000)) onBatch(rows);
-  } finally {
-    await cursor.close().catch(() => undefined);
-    client.release();
-  }
 }
 
 // A page of the events whose shadow verdict differs from the live one, after a keyset position.
