@@ -2,21 +2,34 @@
 // Postgres (the job queue's included), every node and relationship of a tenant in Neo4j, every key
 // name and sorted-set member in the Redis database. Case-insensitive substring matches.
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import type { Deps } from '../../src/deps.js';
 
+// Every row of every table of the suite's database, read whole: on a database the suite has
+// filled, longer than the service's statement and query timeouts allow, so on a connection of its
+// own without them.
 export async function postgresRowsContaining(deps: Deps, value: string): Promise<string[]> {
-  const { rows: tables } = await deps.db.query<{ t: string }>(
-    `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'pgboss') ORDER BY 1`,
-  );
-  const found: string[] = [];
-  for (const { t } of tables) {
-    const { rows } = await deps.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${t} x WHERE strpos(lower(x::text), lower($1)) > 0`,
-      [value],
+  const { query_timeout: _, ...options } = deps.db.options as pg.ClientConfig;
+  const client = new pg.Client(options);
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query('SET statement_timeout = 0');
+    const { rows: tables } = await client.query<{ t: string }>(
+      `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('public', 'pgboss') ORDER BY 1`,
     );
-    if (rows[0]!.n > 0) found.push(`${t}: ${rows[0]!.n}`);
+    const found: string[] = [];
+    for (const { t } of tables) {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${t} x WHERE strpos(lower(x::text), lower($1)) > 0`,
+        [value],
+      );
+      if (rows[0]!.n > 0) found.push(`${t}: ${rows[0]!.n}`);
+    }
+    return found;
+  } finally {
+    await client.end().catch(() => undefined);
   }
-  return found;
 }
 
 export async function graphEntitiesContaining(deps: Deps, tenantId: string, value: string): Promise<number> {
