@@ -20,14 +20,21 @@ export interface LongRead {
   readAhead?: boolean;
 }
 
-// Calls onBatch with each batch in the statement's order, and awaits it before the next.
-export async function streamRows<R>(pool: pg.Pool, q: LongRead, onBatch: (rows: R[]) => Promise<void> | void): Promise<void> {
-  const { query_timeout: readMs, ...options } = pool.options as pg.ClientConfig;
+// A connection of its own with the pool's settings but without pg's query timeout, which is
+// returned for the caller to bound what it waits for. The caller ends it.
+export async function connectOwn(pool: pg.Pool): Promise<{ client: pg.Client; queryTimeoutMs: number | undefined }> {
+  const { query_timeout: queryTimeoutMs, ...options } = pool.options as pg.ClientConfig;
   const client = new pg.Client(options);
-  // An error of the connection itself (closed by the server, or by a late read) fails the read in
+  // An error of the connection itself (closed by the server, or by a late read) fails the query in
   // progress; here it only must not go unhandled.
   client.on('error', () => undefined);
   await client.connect();
+  return { client, queryTimeoutMs };
+}
+
+// Calls onBatch with each batch in the statement's order, and awaits it before the next.
+export async function streamRows<R>(pool: pg.Pool, q: LongRead, onBatch: (rows: R[]) => Promise<void> | void): Promise<void> {
+  const { client, queryTimeoutMs: readMs } = await connectOwn(pool);
   try {
     await client.query('BEGIN READ ONLY');
     await client.query('SET LOCAL statement_timeout = 0');

@@ -2,17 +2,14 @@
 // Postgres (the job queue's included), every node and relationship of a tenant in Neo4j, every key
 // name and sorted-set member in the Redis database. Case-insensitive substring matches.
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import { connectOwn } from '../../src/db/long-read.js';
 import type { Deps } from '../../src/deps.js';
 
 // Every row of every table of the suite's database, read whole: on a database the suite has
 // filled, longer than the service's statement and query timeouts allow, so on a connection of its
 // own without them.
 export async function postgresRowsContaining(deps: Deps, value: string): Promise<string[]> {
-  const { query_timeout: _, ...options } = deps.db.options as pg.ClientConfig;
-  const client = new pg.Client(options);
-  client.on('error', () => undefined);
-  await client.connect();
+  const { client } = await connectOwn(deps.db);
   try {
     await client.query('SET statement_timeout = 0');
     const { rows: tables } = await client.query<{ t: string }>(
