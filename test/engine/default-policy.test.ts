@@ -1,7 +1,7 @@
 // The default policy as a table (the README's reason codes): for every rule and every event type,
 // whether the rule runs and the verdict it gives on its own. Engine level: no stores.
 import { expect } from 'chai';
-import { defaultPolicy } from '../../src/engine/policy.js';
+import { defaultPolicy, defaultPolicy20261122 } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import type { EventType } from '../../src/engine/types.js';
 import { EVENT_TYPES, FIRES, run } from './engine-builders.js';
@@ -66,4 +66,51 @@ describe('engine: the default policy, rule by rule and event type by event type'
       });
     }
   }
+});
+
+// The shipped versions and what 2026-11-25.1 changed (README, "Reason codes"; docs/graph-quality.md,
+// candidate C): identity_cluster over a day, verified-only blocking, and a link policy.
+describe('engine: the shipped default policies', () => {
+  it('2026-11-25.1 is the default, and 2026-11-22.1 is still shipped for stored events and replay', () => {
+    expect(defaultPolicy.version).to.equal('2026-11-25.1');
+    expect(defaultPolicy20261122.version).to.equal('2026-11-22.1');
+    expect(run({}).policyVersion).to.equal('2026-11-25.1');
+    expect(run({}, defaultPolicy20261122).policyVersion).to.equal('2026-11-22.1');
+    expect(defaultPolicy20261122.listPrecedence).to.deep.equal(['block', 'allow']);
+  });
+
+  it('2026-11-25.1 links every kind, an identity value up to 10 accounts and an email, device or card up to 25, for 180 days unseen', () => {
+    expect(defaultPolicy.graph).to.deep.equal({
+      default: { links: true, hubThreshold: 10, expiryDays: 180 },
+      kinds: { email: { hubThreshold: 25 }, device: { hubThreshold: 25 }, card: { hubThreshold: 25 } },
+    });
+  });
+
+  it('2026-11-22.1 has no link policy: every kind links, for ever, at GRAPH_HUB_THRESHOLD', () => {
+    expect(defaultPolicy20261122.graph).to.equal(undefined);
+  });
+
+  it('2026-11-25.1 counts identity_cluster over a day and blocks confirmed abuse on verified evidence only', () => {
+    expect(defaultPolicy.rules.identity_cluster).to.deep.equal({
+      effects: { signup: 'review', trial_start: 'review', trial_convert: 'info', checkout_attempt: 'info', login: 'info' },
+      minAccounts: 3,
+      windowSeconds: 86_400,
+    });
+    expect(defaultPolicy.rules.cluster_confirmed_abuse).to.deep.equal({ effects: all('block'), verifiedOnly: 1 });
+  });
+
+  it('2026-11-22.1 counted every account identity_cluster ever linked and blocked on any confirmed abuse', () => {
+    expect(defaultPolicy20261122.rules.identity_cluster).to.deep.equal({
+      effects: { signup: 'review', trial_start: 'review', trial_convert: 'info', checkout_attempt: 'info', login: 'info' },
+      minAccounts: 3,
+    });
+    expect(defaultPolicy20261122.rules.cluster_confirmed_abuse).to.deep.equal({ effects: all('block') });
+  });
+
+  it('2026-11-25.1 changed nothing else: every other rule is 2026-11-22.1 as it was', () => {
+    const { identity_cluster: _a, cluster_confirmed_abuse: _b, ...rest } = defaultPolicy.rules;
+    const { identity_cluster: _c, cluster_confirmed_abuse: _d, ...restBefore } = defaultPolicy20261122.rules;
+    expect(rest).to.deep.equal(restBefore);
+    expect(Object.keys(defaultPolicy20261122.rules).sort()).to.deep.equal(Object.keys(EXPECTED).sort());
+  });
 });
