@@ -3,8 +3,11 @@
 // (home wifi, a family phone or tablet, an office network, recycled numbers, placeholders, the
 // tenant's own test card), and fraud rings sharing devices, cards and phones, signing up in
 // bursts or patiently, plus account takeovers. Feedback arrives late, on a fraction of the ring
-// members, with some mistaken marks on honest people. Pure and seeded: the same parameters give
-// the same population, and every person carries the truth the scorer compares decisions with.
+// members, with some mistaken marks on honest people. Honest groups that sign up together (a
+// team onboarding in an afternoon, a family plan in an evening on one tablet) and device farms
+// larger than every hub threshold come from a second generator seeded alongside, so the people
+// above them are the same with or without them. Pure and seeded: the same parameters give the
+// same population, and every person carries the truth the scorer compares decisions with.
 
 export interface PopulationParams {
   seed: number;
@@ -33,6 +36,20 @@ export interface PopulationParams {
   // Share of rings that sign up in a burst (seconds apart); the others days apart.
   burstRings: number;
   takeovers: number;
+  // Team onboardings: colleagues invited in one afternoon, on the office network and address and
+  // the company's own email domain; each alone in truth.
+  teams: number;
+  teamSize: [number, number];
+  // Family plans: a family signing up in one evening on one tablet at home; one group in truth.
+  families: number;
+  familySize: [number, number];
+  // Share of families whose members pay with the family's card.
+  familyCard: number;
+  // Device farms: rings larger than every hub threshold, sharing a device token, an identity
+  // value and a pool of cards, signing up within an hour or two; some on free-mail addresses.
+  farms: number;
+  farmSize: [number, number];
+  farmFreeMail: number;
   // Share of ring members reported confirmed_abuse, 1 to `feedbackDelayDays` days after their signup.
   ringFeedback: number;
   feedbackDelayDays: number;
@@ -65,13 +82,21 @@ export const DEFAULT_PARAMS: PopulationParams = {
   ringSize: [4, 15],
   burstRings: 0.5,
   takeovers: 20,
+  teams: 6,
+  teamSize: [15, 40],
+  families: 40,
+  familySize: [3, 5],
+  familyCard: 0.5,
+  farms: 6,
+  farmSize: [12, 40],
+  farmFreeMail: 0.5,
   ringFeedback: 0.4,
   feedbackDelayDays: 10,
   mistakenMarks: 0.01,
   ringChargebacks: 0.3,
 };
 
-export type Setting = 'household' | 'office' | 'kiosk' | 'hotspot' | 'loner' | 'ring';
+export type Setting = 'household' | 'office' | 'team' | 'family' | 'kiosk' | 'hotspot' | 'loner' | 'ring';
 
 export interface Person {
   id: number;
@@ -146,7 +171,11 @@ const NAMES = ['ada', 'ben', 'cleo', 'dev', 'eli', 'fay', 'gus', 'hana', 'ivo', 
 
 export function generatePopulation(overrides: Partial<PopulationParams> = {}): Population {
   const params = { ...DEFAULT_PARAMS, ...overrides };
-  const r = rng(params.seed);
+  // The first generator draws everyone but the groups that sign up together and the farms, which
+  // draw from the second: adding them moved none of the people before them.
+  const first = rng(params.seed);
+  const second = rng(params.seed ^ 0x5eed);
+  let r = first;
   const span = params.weeks * 7 * DAY;
   const people: Person[] = [];
   const events: SimEvent[] = [];
@@ -223,6 +252,55 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
   };
   const someStart = () => r.int(0, Math.floor((span * 0.8) / MIN)) * MIN;
 
+  // A ring member's life: a signup, a trial minutes later, a checkout within two hours (a
+  // chargeback on some), logins over the next weeks; confirmed_abuse reported on some, late.
+  const ringLife = (p: Person, t: number, device?: string) => {
+    const identity = Object.keys(p.identity).length > 0 ? { identity: p.identity } : {};
+    const base = { external_user_id: p.account, email: p.email, ip: p.ip, ...identity };
+    events.push({ at: t, person: p.id, body: { event_type: 'signup', ...base }, device });
+    events.push({ at: t + r.int(1, 30) * MIN, person: p.id, body: { event_type: 'trial_start', ...base }, device });
+    const tag = `checkout-${tags++}`;
+    events.push({
+      at: t + r.int(31, 120) * MIN,
+      person: p.id,
+      device,
+      tag,
+      body: {
+        event_type: 'checkout_attempt',
+        ...base,
+        payment: {
+          card_fingerprint: p.card,
+          card_country: r.pick(['us', 'gb', 'br']),
+          card_funding: p.cardFunding,
+          amount: r.int(500, 9000),
+          currency: 'usd',
+        },
+      },
+    });
+    if (r.chance(params.ringChargebacks))
+      feedback.push({
+        at: t + r.int(5, 15) * DAY,
+        subject: { kind: 'event_id', value: '' },
+        outcome: 'chargeback',
+        mistaken: false,
+        eventTag: tag,
+      });
+    for (let j = r.int(1, 4); j > 0; j--)
+      events.push({
+        at: t + r.int(1, 20) * DAY,
+        person: p.id,
+        body: { event_type: 'login', external_user_id: p.account, ip: p.ip, ...identity },
+        device,
+      });
+    if (r.chance(params.ringFeedback))
+      feedback.push({
+        at: t + r.int(1, params.feedbackDelayDays) * DAY,
+        subject: { kind: 'external_user_id', value: p.account },
+        outcome: 'confirmed_abuse',
+        mistaken: false,
+      });
+  };
+
   // Households: home wifi and an IP-like home value; some a family phone, some a family tablet.
   for (let h = 0; h < params.households; h++) {
     const group = `household-${h}`;
@@ -290,7 +368,6 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
   });
 
   // Fraud rings.
-  const ringMembers = new Map<string, Person[]>();
   for (let g = 0; g < params.rings; g++) {
     const group = `ring-${g}`;
     const size = r.int(...params.ringSize);
@@ -304,59 +381,67 @@ export function generatePopulation(overrides: Partial<PopulationParams> = {}): P
     // starts early enough for its last member, days apart, to follow.
     const spacingDays = Math.max(1, Math.min(4, Math.floor((0.85 * span) / DAY / size)));
     let t = burst ? someStart() : r.int(0, Math.max(0, Math.floor((span - size * spacingDays * DAY - 2 * DAY) / MIN))) * MIN;
-    const members: Person[] = [];
     for (let i = 0; i < size; i++) {
       const p = newPerson('ring', group, false, { identity: phone ? { phone } : {}, cardFunding: r.chance(0.4) ? 'prepaid' : 'credit' });
       if (cards.length > 0) p.card = cards[i % cards.length]!;
-      members.push(p);
+      p.ip = `100.96.${g}.${i + 1}`;
       t += burst ? r.int(5, 30) * 1000 : r.int(1, spacingDays) * DAY - r.int(0, 600) * MIN;
-      const base = { external_user_id: p.account, email: p.email, ip: `100.96.${g}.${i + 1}`, ...(phone && { identity: { phone } }) };
-      events.push({ at: t, person: p.id, body: { event_type: 'signup', ...base }, device });
-      events.push({ at: t + r.int(1, 30) * MIN, person: p.id, body: { event_type: 'trial_start', ...base }, device });
-      const tag = `checkout-${tags++}`;
-      events.push({
-        at: t + r.int(31, 120) * MIN,
-        person: p.id,
-        device,
-        tag,
-        body: {
-          event_type: 'checkout_attempt',
-          ...base,
-          payment: {
-            card_fingerprint: p.card,
-            card_country: r.pick(['us', 'gb', 'br']),
-            card_funding: p.cardFunding,
-            amount: r.int(500, 9000),
-            currency: 'usd',
-          },
-        },
-      });
-      if (r.chance(params.ringChargebacks))
-        feedback.push({
-          at: t + r.int(5, 15) * DAY,
-          subject: { kind: 'event_id', value: '' },
-          outcome: 'chargeback',
-          mistaken: false,
-          eventTag: tag,
-        });
-      for (let j = r.int(1, 4); j > 0; j--)
-        events.push({
-          at: t + r.int(1, 20) * DAY,
-          person: p.id,
-          body: { event_type: 'login', external_user_id: p.account, ip: base.ip, ...(phone && { identity: { phone } }) },
-          device,
-        });
-      if (r.chance(params.ringFeedback))
-        feedback.push({
-          at: t + r.int(1, params.feedbackDelayDays) * DAY,
-          subject: { kind: 'external_user_id', value: p.account },
-          outcome: 'confirmed_abuse',
-          mistaken: false,
-        });
+      ringLife(p, t, device);
     }
-    ringMembers.set(group, members);
   }
 
+  r = second;
+  // Team onboardings: an afternoon's invitations, from the office network and its one public
+  // address, on the company's domain (it has MX). Colleagues are distinct people.
+  for (let k = 0; k < params.teams; k++) {
+    const domain = `team${k}-corp${params.seed}.com`;
+    const wifi = `team-office-${params.seed}-${k}`;
+    const ip = `100.98.${params.seed & 255}.${k + 1}`;
+    let t = someStart();
+    for (let i = r.int(...params.teamSize); i > 0; i--) {
+      const p = newPerson('team', `team-${k}-person-${people.length}`, true, { ip });
+      p.email = `${p.email.split('@')[0]}@${domain}`;
+      t += r.int(1, 12) * MIN;
+      honestLife(p, t, { wifi });
+    }
+  }
+  // Family plans: one evening, minutes apart, on the family tablet at home; some pay with the
+  // family's card.
+  for (let k = 0; k < params.families; k++) {
+    const group = `family-${k}`;
+    const home = { wifi: `family-home-${params.seed}-${k}`, home_ip: `family-ip-${params.seed}-${k}` };
+    const tablet = `family-tablet-${params.seed}-${k}`;
+    const ip = `100.99.${params.seed & 255}.${k + 1}`;
+    const card = r.chance(params.familyCard) ? `family-card-${params.seed}-${k}` : undefined;
+    shared[group] = { ...home, device: tablet, ...(card && { card }) };
+    let t = someStart();
+    for (let i = r.int(...params.familySize); i > 0; i--) {
+      const p = newPerson('family', group, true, { ip, ...(card && { card }) });
+      t += r.int(2, 25) * MIN;
+      honestLife(p, t, home, tablet);
+    }
+  }
+  // Device farms: one device token, one identity value the farm's software sends, a pool of
+  // cards; every account within an hour or two; half on free-mail addresses.
+  for (let g = 0; g < params.farms; g++) {
+    const group = `farm-${g}`;
+    const device = `farm-device-${params.seed}-${g}`;
+    const deviceId = `farm-device-id-${params.seed}-${g}`;
+    const cards = Array.from({ length: r.int(2, 4) }, (_, i) => `farm-card-${params.seed}-${g}-${i}`);
+    shared[group] = { device, device_id: deviceId, card: cards.join(',') };
+    const freeMail = r.chance(params.farmFreeMail);
+    let t = someStart();
+    for (let i = r.int(...params.farmSize); i > 0; i--) {
+      const p = newPerson('ring', group, false, { identity: { device_id: deviceId }, cardFunding: r.chance(0.4) ? 'prepaid' : 'credit' });
+      if (freeMail) p.email = `${p.email.split('@')[0]}@gmail.com`;
+      p.card = cards[i % cards.length]!;
+      p.ip = `100.95.${g}.${i}`;
+      t += r.int(5, 240) * 1000;
+      ringLife(p, t, device);
+    }
+  }
+
+  r = first;
   // Account takeovers: an attacker logs into an honest account from a new device and address.
   const honest = people.filter((p) => p.honest && (p.setting === 'loner' || p.setting === 'household'));
   for (let i = 0; i < params.takeovers; i++) {

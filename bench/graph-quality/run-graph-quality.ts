@@ -18,7 +18,6 @@ import { DEFAULT_PARAMS, generatePopulation, type PopulationParams } from './pop
 import { score, type Decision, type Scores } from './score.js';
 
 const log = (msg: string) => process.stderr.write(`[bench:graph] ${msg}\n`);
-const DOMAINS = ['gmail.com', 'shop-mail.com', 'acme-corp.com', 'post-box.net', 'mailinator.com', 'guerrillamail.com', 'example.com'];
 
 export interface GraphQualityResult {
   label: string;
@@ -43,6 +42,9 @@ function scaled(scale: number, seed: number): Partial<PopulationParams> {
     loners: Math.max(400, n(p.loners)),
     rings: n(p.rings),
     takeovers: n(p.takeovers),
+    teams: n(p.teams),
+    families: n(p.families),
+    farms: n(p.farms),
   };
 }
 
@@ -56,7 +58,9 @@ export async function runGraphQuality(
     `${pop.people.length} people, ${pop.events.length} events, ${pop.feedback.length} feedback reports over ${pop.params.weeks} weeks (seed ${pop.params.seed})`,
   );
 
-  const dns = await startDnsStandIn(Object.fromEntries(DOMAINS.map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
+  // Every email domain of the population receives mail (the teams' company domains too).
+  const domains = new Set(['example.com', ...pop.people.map((p) => p.email.split('@')[1]!)]);
+  const dns = await startDnsStandIn(Object.fromEntries([...domains].map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
   const base = Date.parse('2026-01-05T00:00:00Z');
   let now = base;
   const clock = { now: () => new Date(now) };

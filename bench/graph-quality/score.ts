@@ -16,6 +16,7 @@ export interface Decision {
 export const CLUSTER_CODES = [
   'identity_cluster',
   'cluster_confirmed_abuse',
+  'hub_confirmed_abuse',
   'velocity_cluster_trials',
   'cluster_chargeback',
   'velocity_distinct_cards',
@@ -28,7 +29,22 @@ function clusterEffect(d: Decision): boolean {
   if (d.verdict === 'allow') return false;
   return d.reasons.some((r) => CLUSTER_CODES.includes(r.code) && (r.code !== 'identity_cluster' || (r.detail && 'rule' in r.detail)));
 }
-const convicted = (d: Decision) => d.verdict === 'block' && d.reasons.some((r) => r.code === 'cluster_confirmed_abuse');
+// Convicted through the graph: blocked by a mark in the cluster or on a hub's other accounts.
+const CONVICTION_CODES = ['cluster_confirmed_abuse', 'hub_confirmed_abuse'];
+const convicted = (d: Decision) => d.verdict === 'block' && d.reasons.some((r) => CONVICTION_CODES.includes(r.code));
+
+// Rings larger than this share identifiers past the identity hub threshold of the default policy.
+export const HUB_RING_SIZE = 10;
+
+// Signups of an honest group that arrives together: how many, held or blocked for any reason, by
+// a cluster reason, and the codes that stopped them (counted once per signup).
+export interface GroupSignups {
+  signups: number;
+  held_or_blocked: number;
+  held_or_blocked_rate: number;
+  by_cluster_reason: number;
+  codes: Record<string, number>;
+}
 
 export interface Scores {
   honest_people: number;
@@ -47,6 +63,15 @@ export interface Scores {
   honest_signups_held_rate: number;
   ring_events_after_first_confirmation: number;
   ring_recall: number;
+  // Members of rings larger than HUB_RING_SIZE with an event after their ring's first
+  // confirmation, and of them those given a cluster reason that took effect on one.
+  hub_ring_members: number;
+  hub_ring_members_flagged: number;
+  hub_ring_member_recall: number;
+  // Ring recall by ring size (events after the first confirmation, caught).
+  ring_recall_by_size: Record<string, { events: number; caught: number; recall: number }>;
+  team_onboarding: GroupSignups;
+  family_plan: GroupSignups;
   takeover_logins: number;
   takeovers_caught: number;
   pairwise_precision: number;
@@ -74,6 +99,13 @@ export function score(
   let ringCaught = 0;
   let takeovers = 0;
   let takeoversCaught = 0;
+  const ringSize = new Map<string, number>();
+  for (const p of pop.people) if (!p.honest) ringSize.set(p.group, (ringSize.get(p.group) ?? 0) + 1);
+  const sizeBucket = (n: number) => (n <= HUB_RING_SIZE ? `4-${HUB_RING_SIZE}` : n <= 25 ? `${HUB_RING_SIZE + 1}-25` : '26+');
+  const bySize: Scores['ring_recall_by_size'] = {};
+  const hubMembers = new Map<number, boolean>();
+  const group = (): GroupSignups => ({ signups: 0, held_or_blocked: 0, held_or_blocked_rate: 0, by_cluster_reason: 0, codes: {} });
+  const groups: Partial<Record<Setting, GroupSignups>> = { team: group(), family: group() };
   // The first confirmed_abuse of each ring (a ring's members' accounts).
   const firstConfirmed = new Map<string, number>();
   for (const c of confirmations) {
@@ -94,12 +126,27 @@ export function score(
       if (d.eventType === 'signup') {
         signups += 1;
         if (d.verdict !== 'allow' && clusterEffect(d)) held += 1;
+        const g = groups[p.setting];
+        if (g) {
+          g.signups += 1;
+          if (d.verdict !== 'allow') {
+            g.held_or_blocked += 1;
+            if (clusterEffect(d)) g.by_cluster_reason += 1;
+            for (const code of new Set(d.reasons.map((r) => r.code))) g.codes[code] = (g.codes[code] ?? 0) + 1;
+          }
+        }
       }
     } else {
       const first = firstConfirmed.get(p.group);
       if (first !== undefined && d.at > first) {
+        const caught = clusterEffect(d);
         ringAfter += 1;
-        if (clusterEffect(d)) ringCaught += 1;
+        if (caught) ringCaught += 1;
+        const size = ringSize.get(p.group) ?? 0;
+        const b = (bySize[sizeBucket(size)] ??= { events: 0, caught: 0, recall: 0 });
+        b.events += 1;
+        if (caught) b.caught += 1;
+        if (size > HUB_RING_SIZE) hubMembers.set(p.id, (hubMembers.get(p.id) ?? false) || caught);
       }
     }
   }
@@ -124,6 +171,10 @@ export function score(
   const sizes = new Map<string, number>();
   for (const a of accounts) if (!a.cluster.startsWith('alone:')) sizes.set(a.cluster, (sizes.get(a.cluster) ?? 0) + 1);
 
+  for (const b of Object.values(bySize)) b.recall = rate(b.caught, b.events);
+  for (const g of Object.values(groups)) g.held_or_blocked_rate = rate(g.held_or_blocked, g.signups);
+  const hubFlagged = [...hubMembers.values()].filter(Boolean).length;
+
   return {
     honest_people: honest.length,
     innocent_blocked: blocked.size,
@@ -138,6 +189,12 @@ export function score(
     honest_signups_held_rate: rate(held, signups),
     ring_events_after_first_confirmation: ringAfter,
     ring_recall: rate(ringCaught, ringAfter),
+    hub_ring_members: hubMembers.size,
+    hub_ring_members_flagged: hubFlagged,
+    hub_ring_member_recall: rate(hubFlagged, hubMembers.size),
+    ring_recall_by_size: bySize,
+    team_onboarding: groups.team!,
+    family_plan: groups.family!,
     takeover_logins: takeovers,
     takeovers_caught: takeoversCaught,
     pairwise_precision: rate(both, predicted),

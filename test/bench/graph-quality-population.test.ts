@@ -33,7 +33,17 @@ describe('graph-quality population', () => {
     expect(households).to.have.length(DEFAULT_PARAMS.households);
     for (const [, members] of households) expect(members.length).to.be.within(...DEFAULT_PARAMS.householdSize);
     expect(pop.people.filter((p) => !p.honest).every((p) => p.setting === 'ring')).to.equal(true);
-    expect(pop.people.length).to.be.within(2000, 2800);
+    const farms = [...groups].filter(([g]) => g.startsWith('farm-'));
+    expect(farms).to.have.length(DEFAULT_PARAMS.farms);
+    for (const [, members] of farms) expect(members.length).to.be.within(...DEFAULT_PARAMS.farmSize);
+    const families = [...groups].filter(([g]) => g.startsWith('family-'));
+    expect(families).to.have.length(DEFAULT_PARAMS.families);
+    for (const [, members] of families) expect(members.length).to.be.within(...DEFAULT_PARAMS.familySize);
+    expect(new Set(pop.people.filter((p) => p.setting === 'team').map((p) => p.email.split('@')[1]))).to.have.property(
+      'size',
+      DEFAULT_PARAMS.teams,
+    );
+    expect(pop.people.length).to.be.within(2600, 3300);
   });
 
   it('gives ring members the identifiers the truth says they share, and households their home values', () => {
@@ -42,7 +52,7 @@ describe('graph-quality population', () => {
       if (group.startsWith('recycled-')) continue;
       expect(members.length, group).to.be.greaterThan(1);
       const expected = Object.entries(sharedIds).flatMap(([k, v]) => (k === 'card' ? v.split(',').map((c) => `card:${c}`) : [`${k}:${v}`]));
-      if (group.startsWith('ring-')) {
+      if (group.startsWith('ring-') || group.startsWith('farm-')) {
         expect(expected.length, `${group} shares something`).to.be.greaterThan(0);
         for (const m of members) {
           const has = idsOf(pop, m.id);
@@ -63,6 +73,53 @@ describe('graph-quality population', () => {
         }
       }
     }
+  });
+
+  it('lets honest groups arrive together: a team in an afternoon on one network, address and company domain, a family in an evening on one tablet', () => {
+    const signups = (ids: number[]) => pop.events.filter((e) => ids.includes(e.person) && e.body.event_type === 'signup');
+    const span = (ids: number[]) => {
+      const at = signups(ids).map((e) => e.at);
+      return Math.max(...at) - Math.min(...at);
+    };
+    for (let k = 0; k < DEFAULT_PARAMS.teams; k++) {
+      const team = pop.people.filter((p) => p.group.startsWith(`team-${k}-`));
+      expect(team.length, `team ${k}`).to.be.within(...DEFAULT_PARAMS.teamSize);
+      // Colleagues are distinct people: each alone in the truth.
+      expect(new Set(team.map((p) => p.group)).size).to.equal(team.length);
+      expect(team.every((p) => p.honest && p.setting === 'team')).to.equal(true);
+      expect(new Set(team.map((p) => p.email.split('@')[1])).size, `team ${k} domain`).to.equal(1);
+      expect(new Set(signups(team.map((p) => p.id)).map((e) => `${e.body.ip} ${JSON.stringify(e.body.identity)}`)).size).to.equal(1);
+      expect(span(team.map((p) => p.id))).to.be.at.most(team.length * 12 * 60_000);
+    }
+    for (const [group, sharedIds] of Object.entries(pop.shared).filter(([g]) => g.startsWith('family-'))) {
+      const family = pop.people.filter((p) => p.group === group);
+      expect(family.every((p) => p.honest && p.setting === 'family')).to.equal(true);
+      // Every signup on the family tablet, within an evening.
+      const ids = family.map((p) => p.id);
+      expect(signups(ids).every((e) => e.device === sharedIds.device)).to.equal(true);
+      expect(span(ids)).to.be.at.most(5 * 25 * 60_000);
+      for (const m of family) expect(idsOf(pop, m.id).has(`wifi:${sharedIds.wifi}`)).to.equal(true);
+      if (sharedIds.card) for (const m of family) expect(m.card).to.equal(sharedIds.card);
+    }
+  });
+
+  it('makes every farm larger than the identity hub threshold, sharing one device token, one identity value and a card pool, within hours', () => {
+    for (const [group, sharedIds] of Object.entries(pop.shared).filter(([g]) => g.startsWith('farm-'))) {
+      const farm = pop.people.filter((p) => p.group === group);
+      expect(farm.length).to.be.greaterThan(10);
+      expect(farm.every((p) => !p.honest && p.setting === 'ring')).to.equal(true);
+      const cards = sharedIds.card!.split(',');
+      for (const m of farm) {
+        const has = idsOf(pop, m.id);
+        expect(has.has(`device:${sharedIds.device}`) && has.has(`device_id:${sharedIds.device_id}`), `${group} ${m.id}`).to.equal(true);
+        expect(cards).to.include(m.card);
+      }
+      const at = pop.events.filter((e) => farm.some((p) => p.id === e.person) && e.body.event_type === 'signup').map((e) => e.at);
+      expect(Math.max(...at) - Math.min(...at)).to.be.at.most(farm.length * 240_000);
+    }
+    // Farms larger than the device and card hub thresholds (25) are there too.
+    expect(Object.keys(pop.shared).filter((g) => g.startsWith('farm-') && pop.people.filter((p) => p.group === g).length > 25)).to.not.be
+      .empty;
   });
 
   it('puts placeholders, the test card, kiosks and hotspots across unrelated people, and recycles phones weeks apart', () => {
@@ -106,6 +163,9 @@ describe('graph-quality population', () => {
       loners: 400,
       rings: 1,
       takeovers: 0,
+      teams: 0,
+      families: 0,
+      farms: 0,
       mistakenMarks: 0,
     });
     const ring = small.people.filter((p) => !p.honest);
@@ -125,5 +185,62 @@ describe('graph-quality population', () => {
     const t = score(small, blocked, fused, []);
     expect(t.pairwise_precision).to.be.below(1);
     expect(t).to.deep.include({ innocent_blocked: 1, innocent_blocked_through_graph: 1, pairwise_recall: 1 });
+    // A block by a hub's mark is a conviction through the graph too.
+    const byHub = score(small, [{ ...blocked[0]!, reasons: [{ code: 'hub_confirmed_abuse' }] }], perfect, []);
+    expect(byHub).to.deep.include({ innocent_blocked: 1, innocent_blocked_through_graph: 1 });
+  });
+
+  it('scores the members of rings past the hub threshold after the first confirmation, and every signup of a team or family held', () => {
+    const small = generatePopulation({
+      households: 0,
+      offices: 0,
+      kiosks: 0,
+      hotspots: 0,
+      loners: 400,
+      rings: 0,
+      takeovers: 0,
+      teams: 1,
+      families: 1,
+      farms: 1,
+      mistakenMarks: 0,
+    });
+    const farm = small.people.filter((p) => !p.honest);
+    const first = 1000;
+    const after = farm.map((p, i) => ({
+      person: p.id,
+      at: first + 1,
+      eventType: 'login',
+      attack: false,
+      // Every member but one caught.
+      verdict: i === 0 ? 'allow' : 'review',
+      reasons: i === 0 ? [] : [{ code: 'hub_confirmed_abuse' }],
+    }));
+    const before = { person: farm[1]!.id, at: first - 1, eventType: 'signup', attack: false, verdict: 'allow', reasons: [] };
+    const team = small.people.filter((p) => p.setting === 'team');
+    const family = small.people.filter((p) => p.setting === 'family');
+    const signup = (p: { id: number }, verdict: string, code?: string) => ({
+      person: p.id,
+      at: 1,
+      eventType: 'signup',
+      attack: false,
+      verdict,
+      reasons: code ? [{ code, ...(code === 'identity_cluster' && { detail: { rule: 'identity_cluster.min_accounts' } }) }] : [],
+    });
+    const decisions: Decision[] = [
+      before,
+      ...after,
+      signup(team[0]!, 'review', 'velocity_ip_signups'),
+      ...team.slice(1).map((p) => signup(p, 'allow')),
+      signup(family[0]!, 'review', 'identity_cluster'),
+      signup(family[1]!, 'block', 'velocity_device_signups'),
+      ...family.slice(2).map((p) => signup(p, 'allow')),
+    ];
+    const s = score(small, decisions, new Map(), [{ at: first, account: farm[0]!.account, mistaken: false }]);
+    expect(s).to.deep.include({ hub_ring_members: farm.length, hub_ring_members_flagged: farm.length - 1 });
+    expect(s.ring_events_after_first_confirmation).to.equal(farm.length);
+    expect(s.team_onboarding).to.deep.include({ signups: team.length, held_or_blocked: 1, by_cluster_reason: 0 });
+    expect(s.team_onboarding.codes).to.deep.equal({ velocity_ip_signups: 1 });
+    expect(s.family_plan).to.deep.include({ signups: family.length, held_or_blocked: 2, by_cluster_reason: 1 });
+    expect(s.family_plan.codes).to.deep.equal({ identity_cluster: 1, velocity_device_signups: 1 });
   });
 });
