@@ -7,6 +7,11 @@
 // When the clusters carry confirmed abuse, it also finds the evidence: the shortest path of live
 // links from this event's account or identifiers to a marked subject (the kinds of the
 // identifiers on it) and the time of that mark.
+// It also reads what an identifier that does not link because it is a hub (this event's, one this
+// event makes a hub, or one this event's account already links to) still knows: the other accounts on it with a live confirmed_abuse mark (on the account, on
+// one of its events, or on its email), and how fast it became a hub (the time from its first
+// account's link to the link that passed its threshold). A hub of more than $hubScan accounts is
+// not searched (a placeholder value; its tenant excludes it).
 // Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, key (its
 //   identifierKey, src/graph/identity-graph.ts), links (bool|null), hub (int|null)}), $hubThreshold (int, for ids without hub), $since (epoch ms:
 //   cards used at or after it count), $recentSince (epoch ms: accounts first seen at or after it
@@ -19,7 +24,9 @@
 //   accounts), evidence ({via, at} or null), joinKeys (the keys of this event's identifiers that
 //   link: a pending link matters only through them or the account), appliedSeq (the
 //   seq of the scope's last link applied, read before anything else, or null: every link up to it
-//   is in what this read sees; the verdict's write looks for the links applied after it).
+//   is in what this read sees; the verdict's write looks for the links applied after it),
+//   hub ({kind, accounts, confirmed, formedMs, markedAt}: of this event's hubs with marked
+//   accounts, the one with the most, a verified kind first; or null).
 OPTIONAL MATCH (stamp:LinksApplied {tenantId: $tenantId, mode: $mode})
 WITH stamp.seq AS appliedSeq
 OPTIONAL MATCH (a:Account {tenantId: $tenantId, mode: $mode, externalId: $account})
@@ -38,12 +45,54 @@ CALL {
        CASE WHEN i IS NULL THEN coalesce(id.links, true) ELSE coalesce(i.linking, true) AND NOT i.hub END
          AND links <= coalesce(id.hub, $hubThreshold) AS joins
   RETURN collect(CASE WHEN joins THEN i END) AS linking,
+         collect(CASE WHEN i IS NOT NULL AND NOT joins AND coalesce(id.links, true) AND coalesce(i.policyLinks, true)
+                      AND (i.hub OR links > coalesce(id.hub, $hubThreshold)) THEN {i: i, at: coalesce(id.hub, $hubThreshold)} END) AS hubs,
          collect(CASE WHEN joins THEN id.key END) AS joinKeys,
          collect(DISTINCT CASE WHEN joins AND links > 1 THEN id.kind END) AS sharedKinds,
          count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
 }
+// The hubs this account already links to (a card it paid with before, on a login without one).
+CALL {
+  WITH a
+  OPTIONAL MATCH (a)-[k:LINKED]->(j:Identifier)
+  WHERE k.expiredAt IS NULL AND j.hub AND coalesce(j.policyLinks, true)
+  RETURN collect(CASE WHEN j IS NOT NULL THEN {i: j, at: coalesce(j.hubAt, $hubThreshold)} END) AS accountHubs
+}
+// The hubs' marked accounts. A hub is searched only up to $hubScan accounts.
+CALL {
+  WITH a, hubs, accountHubs
+  UNWIND hubs + accountHubs AS hub
+  WITH DISTINCT a, hub.i AS h, hub.at AS hubAt WHERE h.accounts <= $hubScan
+  MATCH (x:Account)-[k:LINKED]->(h) WHERE k.expiredAt IS NULL
+  WITH a, h, hubAt, x, k.firstSeenAt AS linkedAt ORDER BY linkedAt
+  WITH a, h, hubAt, collect(x) AS xs, collect(linkedAt) AS times
+  CALL {
+    WITH a, xs
+    UNWIND xs AS x
+    WITH x WHERE a IS NULL OR x <> a
+    CALL {
+      WITH x
+      MATCH (f:Feedback)-[:ON]->(x) RETURN f
+      UNION
+      WITH x
+      MATCH (f:Feedback)-[:ON]->(:Event)-[:BY]->(x) RETURN f
+      UNION
+      WITH x
+      MATCH (f:Feedback)-[:ON]->(:Identifier {kind: 'email'})<-[:LINKED]-(x) RETURN f
+    }
+    WITH x, f WHERE f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL
+    RETURN count(DISTINCT x) AS confirmed, min(f.at) AS markedAt
+  }
+  WITH h, size(xs) AS accounts, confirmed, markedAt,
+       // The link that passed the threshold, or this event's when it is the one.
+       coalesce(times[toInteger(hubAt)], $at) - times[0] AS formedMs
+  WHERE confirmed > 0
+  WITH h, accounts, confirmed, markedAt, formedMs
+  ORDER BY confirmed DESC, CASE WHEN h.kind IN ['email', 'device', 'card'] THEN 0 ELSE 1 END, accounts DESC
+  RETURN head(collect({kind: h.kind, accounts: accounts, confirmed: confirmed, formedMs: formedMs, markedAt: markedAt})) AS hub
+}
 // The pending links this event joins: same account, or an identifier this event links through.
-WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys,
+WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys, hub,
      [p IN $pending WHERE (p.account IS NOT NULL AND p.account = $account) OR any(k IN p.keys WHERE k IN joinKeys)] AS near
 CALL {
   WITH near
@@ -73,10 +122,10 @@ CALL {
   WHERE k.expiredAt IS NULL AND coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1
   RETURN collect(DISTINCT j.kind) AS accountKinds
 }
-WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, hub,
      memberClusters + [c IN nearClusters WHERE NOT c IN memberClusters] AS clusters,
      $account IS NOT NULL AND (a IS NULL OR NOT EXISTS { (a)-[:IN]->(:Cluster) }) AS newAccount
-WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, clusters, newAccount,
+WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, hub, clusters, newAccount,
      reduce(s = [], c IN clusters | s + [k IN coalesce(c.abuse, []) WHERE NOT k IN s]) AS abuseKeys
 CALL {
   WITH a, linking, abuseKeys
@@ -124,4 +173,4 @@ RETURN reduce(best = null, c IN clusters | CASE WHEN best IS NULL OR c.accounts 
        coalesce(a.history, false) AS accountHistory,
        deviceSeen,
        reduce(s = [], k IN sharedKinds + accountKinds | CASE WHEN k IN s THEN s ELSE s + k END) AS viaKinds,
-       evidence, joinKeys, appliedSeq
+       evidence, joinKeys, appliedSeq, hub

@@ -29,6 +29,7 @@ const reasonCodes = [
   'ato_account_device_burst',
   'identity_cluster',
   'cluster_confirmed_abuse',
+  'hub_confirmed_abuse',
   'cluster_trusted',
   'prepaid_card',
   'card_probe_pattern',

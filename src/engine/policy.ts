@@ -22,6 +22,12 @@ export interface RulePolicy {
   maxAmount?: number;
   underDays?: number;
   minAccounts?: number;
+  // identity_cluster: without risk on the event, a burst of up to this many accounts is a
+  // household or a family, and a larger one on a corporate domain through a place is a team.
+  groupAccounts?: number;
+  // velocity_ip_signups: 1 makes the `over` step informational for signups on a corporate domain
+  // that counted at least as many signups as the address (a team behind its office's address).
+  corporateDomain?: number;
   // cluster_trusted: a conversion at least this many days old.
   minDays?: number;
   // cluster_confirmed_abuse: 1 blocks only on evidence Doorman verified (rules/cluster-confirmed-abuse.ts).
@@ -102,7 +108,7 @@ export const defaultPolicy20261122: Policy = {
 // links, as the contract requires; a caller-supplied identity value shared by more than 10
 // accounts is a hub (a household shares a wifi or a phone, an office or a café more), Doorman's
 // own identifiers at 25 (GRAPH_HUB_THRESHOLD caps both); links lapse after 180 days unseen.
-export const defaultPolicy: Policy = {
+export const defaultPolicy20261125: Policy = {
   ...defaultPolicy20261122,
   version: '2026-11-25.1',
   graph: {
@@ -113,5 +119,42 @@ export const defaultPolicy: Policy = {
     ...defaultPolicy20261122.rules,
     identity_cluster: { effects: { ...on('info'), signup: 'review', trial_start: 'review' }, minAccounts: 3, windowSeconds: DAY },
     cluster_confirmed_abuse: { effects: on('block'), verifiedOnly: 1 },
+  },
+};
+
+// The default policy, 2026-11-26.1 (docs/graph-quality.md, "Rings past the hub and honest
+// groups"): the rules of 2026-11-25.1, with three changes measured on the enlarged population.
+// - hub_confirmed_abuse: an account on a hub whose other accounts include confirmed abusers is
+//   held; blocked when the hub is a verified identifier that became a hub within a day (a farm).
+// - cluster_confirmed_abuse: a block through another account of a cluster of at most 6, with no
+//   risk on the event, reviews (a family on one tablet: one member's mark is a lead for the others).
+// - identity_cluster judges a burst by its evidence: risk on the event holds it from 3 accounts,
+//   a burst of up to 6 without risk is a household or a family, a larger one on a corporate
+//   domain through a place is a team; any other burst of more than 6 is held.
+// - velocity_device_signups reviews over 5 signups on one device in a day and blocks over 10
+//   (a family plan shares one tablet; a farm goes far past it).
+// - velocity_ip_signups lets a team through behind its office's address: its review step is
+//   informational for signups on a corporate domain that counted as many (its block step stands).
+// - A card shared by more than 10 accounts is a hub (25 before): a card pool past a household's
+//   size, or a tenant's own test card, links no cluster; hub_confirmed_abuse still reads it.
+export const defaultPolicy: Policy = {
+  ...defaultPolicy20261125,
+  version: '2026-11-26.1',
+  graph: {
+    ...defaultPolicy20261125.graph,
+    kinds: { ...defaultPolicy20261125.graph!.kinds, card: { hubThreshold: 10 } },
+  },
+  rules: {
+    ...defaultPolicy20261125.rules,
+    hub_confirmed_abuse: { effects: on('block'), windowSeconds: DAY },
+    cluster_confirmed_abuse: { effects: on('block'), verifiedOnly: 1, groupAccounts: 6 },
+    identity_cluster: {
+      effects: { ...on('info'), signup: 'review', trial_start: 'review' },
+      minAccounts: 3,
+      groupAccounts: 6,
+      windowSeconds: DAY,
+    },
+    velocity_device_signups: { effects: on('review', ['signup']), over: 5, blockOver: 10, windowSeconds: DAY },
+    velocity_ip_signups: { ...defaultPolicy20261125.rules.velocity_ip_signups!, corporateDomain: 1 },
   },
 };

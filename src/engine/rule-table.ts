@@ -23,6 +23,7 @@ import { youngDomain } from './rules/young-domain.js';
 import { identityCluster } from './rules/identity-cluster.js';
 import { velocityClusterTrials } from './rules/velocity-cluster-trials.js';
 import { clusterConfirmedAbuse } from './rules/cluster-confirmed-abuse.js';
+import { hubConfirmedAbuse } from './rules/hub-confirmed-abuse.js';
 import { clusterTrusted } from './rules/cluster-trusted.js';
 import { clusterChargeback } from './rules/cluster-chargeback.js';
 import { velocityCardCountries, velocityDistinctCards } from './rules/cluster-cards.js';
@@ -48,6 +49,7 @@ export const defaultRules: readonly Rule[] = [
   cardProbePattern,
   prepaidCard,
   clusterConfirmedAbuse,
+  hubConfirmedAbuse,
   identityCluster,
   velocityClusterTrials,
   velocityDistinctCards,

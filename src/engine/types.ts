@@ -63,6 +63,11 @@ export interface GraphSignal {
   // With confirmed abuse: the identifier kinds on the shortest path to the marked subject ([]:
   // this account is the subject) and when that mark was made (RFC 3339).
   abuseEvidence?: { via: string[]; markedAt: string };
+  // A hub this event uses (an identifier shared past its kind's hub threshold, which links no
+  // cluster) whose other accounts include confirmed abusers: its kind, its accounts, the
+  // confirmed ones, how many seconds it took to become a hub, and when the first of them was
+  // marked (RFC 3339).
+  hub?: { kind: string; accounts: number; confirmedAccounts: number; formedSeconds: number; markedAt: string };
   daysSinceLastTrialStart?: number;
   confirmedAbuse: boolean;
   falsePositive: boolean;

@@ -102,10 +102,26 @@ export interface ClusterFacts {
   evidence: { via: string[]; at: number } | null;
   // This event's identifiers that link (their identifierKey).
   joinKeys: string[];
+  // Of this event's hubs (identifiers that no longer link, or that this event makes hubs) whose
+  // other accounts carry a live confirmed_abuse mark, the one with the most such accounts: its
+  // kind, its accounts, the marked ones, how long it took to become a hub (ms) and the first mark's
+  // time (epoch ms). Null when none.
+  hub: HubFacts | null;
   // The seq of the scope's last link applied when the read began (null: none recorded): the
   // links applied after it may be missing from this read (graph-outbox-store pendingLinksSql).
   appliedSeq: number | null;
 }
+
+export interface HubFacts {
+  kind: string;
+  accounts: number;
+  confirmed: number;
+  formedMs: number;
+  markedAt: number;
+}
+
+// Hubs of more accounts than this are not searched for marked accounts (read-cluster's $hubScan).
+export const HUB_SCAN_ACCOUNTS = 500;
 
 // What makes a pending link change this event's read: it shares one of `joins` (the event's
 // account, or an identifier it links through, from the read's joinKeys) and brings a key not in
@@ -141,6 +157,8 @@ export async function readClusterFacts(
         ids: link.ids.map((i) => ({ ...i, key: identifierKey(i.kind, i.value) })),
         hubThreshold: link.hubThreshold,
         since: link.at - DAY_MS,
+        at: link.at,
+        hubScan: HUB_SCAN_ACCOUNTS,
         recentSince: fresh.recentSince ?? 0,
         pending: fresh.pending ?? [],
       },
@@ -150,8 +168,18 @@ export async function readClusterFacts(
     if (!record) throw new Error('read-cluster returned no row');
     const facts = record.toObject() as ClusterFacts;
     const evidence = facts.evidence as { via: string[]; at: unknown } | null;
+    const hub = facts.hub as Record<keyof HubFacts, unknown> | null;
     return {
       ...facts,
+      hub: hub
+        ? {
+            kind: String(hub.kind),
+            accounts: Number(hub.accounts),
+            confirmed: Number(hub.confirmed),
+            formedMs: Number(hub.formedMs),
+            markedAt: Number(hub.markedAt),
+          }
+        : null,
       evidence: evidence && evidence.at !== null ? { via: evidence.via, at: Number(evidence.at) } : null,
       appliedSeq: facts.appliedSeq === null || facts.appliedSeq === undefined ? null : Number(facts.appliedSeq),
     };

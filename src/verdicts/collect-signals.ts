@@ -88,6 +88,15 @@ function graphSignal(facts: ClusterFacts, nowMs: number, card?: string, country?
     recentAccounts: facts.recentAccounts,
     viaKinds: facts.viaKinds,
     ...(facts.evidence && { abuseEvidence: { via: facts.evidence.via, markedAt: new Date(facts.evidence.at).toISOString() } }),
+    ...(facts.hub && {
+      hub: {
+        kind: facts.hub.kind,
+        accounts: facts.hub.accounts,
+        confirmedAccounts: facts.hub.confirmed,
+        formedSeconds: Math.round(facts.hub.formedMs / 1000),
+        markedAt: new Date(facts.hub.markedAt).toISOString(),
+      },
+    }),
     confirmedAbuse: facts.confirmedAbuse,
     falsePositive: facts.falsePositive,
     chargebacks: facts.chargebacks,

@@ -3,14 +3,17 @@
 // effect per event type, under the default policy and under the one it replaced. Engine level.
 import { expect } from 'chai';
 import { counterfactual } from '../../src/engine/counterfactual.js';
-import { defaultPolicy, defaultPolicy20261122, type Policy } from '../../src/engine/policy.js';
+import { defaultPolicy, defaultPolicy20261122, defaultPolicy20261125, type Policy } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import type { EventType, Signals } from '../../src/engine/types.js';
-import { EVENT_TYPES, graph, run, signals, withRule } from './engine-builders.js';
+import { email, EVENT_TYPES, graph, ip, run, signals, withRule } from './engine-builders.js';
 
 const MARKED_AT = '2026-11-20T08:15:00.000Z';
+// A cluster of 12 accounts grown slowly (larger than a household: the group step-down of 2026-11-26.1
+// stays out; no burst for identity_cluster).
 const marked = (via: string[], g: Parameters<typeof graph>[0] = {}) =>
-  graph({ confirmedAbuse: true, abuseEvidence: { via, markedAt: MARKED_AT }, ...g });
+  graph({ confirmedAbuse: true, linkedAccounts: 12, recentAccounts: 0, abuseEvidence: { via, markedAt: MARKED_AT }, ...g });
+const GROUP = 'cluster_confirmed_abuse.group';
 const VERIFIED_ONLY = 'cluster_confirmed_abuse.verified_only';
 
 interface Row {
@@ -104,6 +107,62 @@ const ROWS: Row[] = [
     verdict: 'block',
     detail: { via: '', marked_at: MARKED_AT },
   },
+  // 2026-11-26.1: through another account of a cluster of at most 6, without risk on the event, a block reviews.
+  {
+    name: 'a family of 4 on one tablet, a path through the device, a free-mail signup',
+    signals: { email: email({ freemail: true, mx: 'ok' }), graph: marked(['device'], { linkedAccounts: 4 }) },
+    verdict: 'review',
+    detail: { via: 'device', marked_at: MARKED_AT, rule: GROUP },
+  },
+  {
+    name: 'a cluster of 6, a path through a card, no email (a login)',
+    signals: { graph: marked(['card'], { linkedAccounts: 6 }) },
+    verdict: 'review',
+    detail: { via: 'card', marked_at: MARKED_AT, rule: GROUP },
+  },
+  {
+    name: 'a cluster of 2, a path through an email (one mailbox behind both accounts)',
+    signals: { email: email({ freemail: true, mx: 'ok' }), graph: marked(['email'], { linkedAccounts: 2 }) },
+    verdict: 'block',
+    detail: { via: 'email', marked_at: MARKED_AT },
+  },
+  {
+    name: 'a cluster of 3, a path through a device then an email',
+    signals: { graph: marked(['device', 'email'], { linkedAccounts: 3 }) },
+    verdict: 'block',
+    detail: { via: 'device,email', marked_at: MARKED_AT },
+  },
+  {
+    name: 'a cluster of 7, a path through a card',
+    signals: { graph: marked(['card'], { linkedAccounts: 7 }) },
+    verdict: 'block',
+    detail: { via: 'card', marked_at: MARKED_AT },
+  },
+  {
+    name: 'a cluster of 4, a path through a device, a disposable email',
+    signals: { email: email({ disposable: true }), graph: marked(['device'], { linkedAccounts: 4 }) },
+    verdict: 'block',
+    detail: { via: 'device', marked_at: MARKED_AT },
+  },
+  ...(['torExit', 'proxy', 'datacenter'] as const).map((flag) => ({
+    name: `a cluster of 4, a path through a device, from a ${flag} address`,
+    signals: { ip: ip({ [flag]: true }), graph: marked(['device'], { linkedAccounts: 4 }) },
+    verdict: 'block' as const,
+    detail: { via: 'device', marked_at: MARKED_AT },
+  })),
+  {
+    name: 'a cluster of 4, the account is the marked subject',
+    signals: { graph: marked([], { linkedAccounts: 4 }) },
+    verdict: 'block',
+    detail: { via: '', marked_at: MARKED_AT },
+  },
+  {
+    name: 'under 2026-11-25.1, a family of 4 on one tablet, a path through the device',
+    signals: { graph: marked(['device'], { linkedAccounts: 4 }) },
+    policy: defaultPolicy20261125,
+    verdict: 'block',
+    detail: { via: 'device', marked_at: MARKED_AT },
+  },
   // verified_only is a switch: only 1 turns it on.
   {
     name: 'with verified_only 0, a path through a wifi alone',
@@ -148,7 +207,7 @@ describe('engine: cluster_confirmed_abuse, its evidence and the verified-only st
       expect(run({ eventType, graph: marked(['card']) }).verdict).to.equal('block');
       const d = run({ eventType, graph: marked(['phone', 'wifi']) });
       expect(d.verdict).to.equal('review');
-      expect(d.reasons).to.deep.equal([
+      expect(d.reasons.filter((r) => r.code === 'cluster_confirmed_abuse')).to.deep.equal([
         { code: 'cluster_confirmed_abuse', detail: { via: 'phone,wifi', marked_at: MARKED_AT, rule: VERIFIED_ONLY } },
       ]);
     });
@@ -159,7 +218,7 @@ describe('engine: cluster_confirmed_abuse, its evidence and the verified-only st
     const on = (eventType: EventType) => run({ eventType, graph: marked(['wifi']) }, policy);
     expect(on('signup').reasons[0]?.detail).to.deep.equal({ via: 'wifi', marked_at: MARKED_AT, rule: VERIFIED_ONLY });
     expect(on('login').reasons[0]?.detail).to.deep.equal({ via: 'wifi', marked_at: MARKED_AT });
-    expect(on('checkout_attempt').reasons).to.deep.equal([]);
+    expect(on('checkout_attempt').reasons.filter((r) => r.code === 'cluster_confirmed_abuse')).to.deep.equal([]);
   });
 
   it('a stepped-down review is undone by taking the mark back, like the block', () => {

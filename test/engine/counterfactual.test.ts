@@ -2,14 +2,15 @@
 // computed from the policy's thresholds. Engine level.
 import { expect } from 'chai';
 import { counterfactual } from '../../src/engine/counterfactual.js';
-import { defaultPolicy, type Policy } from '../../src/engine/policy.js';
+import { defaultPolicy20261125, type Policy } from '../../src/engine/policy.js';
 import { applyChange } from '../../src/engine/rule.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import type { Rule } from '../../src/engine/rule.js';
 import type { Signals } from '../../src/engine/types.js';
 import { email, FIRES, graph, ip, signals, withRule } from './engine-builders.js';
 
-const cf = (s: Partial<Signals>, policy: Policy = defaultPolicy) => counterfactual(signals(s), defaultRules, policy);
+// The mechanism, on a fixed policy: 2026-11-25.1 (one step per velocity rule, identity_cluster by count).
+const cf = (s: Partial<Signals>, policy: Policy = defaultPolicy20261125) => counterfactual(signals(s), defaultRules, policy);
 
 describe('engine: counterfactual', () => {
   it('has none for an allow, or for a decision that failed open', () => {
@@ -20,7 +21,7 @@ describe('engine: counterfactual', () => {
         throw new Error('bug');
       },
     };
-    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), [boom], defaultPolicy)).to.equal(undefined);
+    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), [boom], defaultPolicy20261125)).to.equal(undefined);
   });
 
   it('steps a block from the harsher threshold down to review, at that threshold', () => {
@@ -161,7 +162,7 @@ describe('engine: counterfactual', () => {
       relax: defaultRules.find((r) => r.code === 'proxy_ip')!.relax,
     };
     const rules = defaultRules.map((r) => (r.code === 'proxy_ip' ? fragile : r));
-    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), rules, defaultPolicy)).to.deep.equal({
+    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), rules, defaultPolicy20261125)).to.deep.equal({
       from: 'review',
       to: 'allow',
       changes: [],
@@ -174,7 +175,7 @@ describe('engine: counterfactual', () => {
       cf({ ip: ip({ proxy: true }), graph: graph({ linkedAccounts: 2, daysSinceConversion: 1 }) })?.changes.map((c) => c.input),
     ).to.deep.equal(['ip.proxy']);
     const noRelax: Rule = { code: 'proxy_ip', evaluate: (s) => (s.ip?.proxy ? {} : undefined) };
-    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), [noRelax], defaultPolicy)).to.deep.equal({
+    expect(counterfactual(signals({ ip: ip({ proxy: true }) }), [noRelax], defaultPolicy20261125)).to.deep.equal({
       from: 'review',
       to: 'allow',
       changes: [],

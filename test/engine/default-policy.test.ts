@@ -1,7 +1,7 @@
 // The default policy as a table (the README's reason codes): for every rule and every event type,
 // whether the rule runs and the verdict it gives on its own. Engine level: no stores.
 import { expect } from 'chai';
-import { defaultPolicy, defaultPolicy20261122 } from '../../src/engine/policy.js';
+import { defaultPolicy, defaultPolicy20261122, defaultPolicy20261125 } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import type { EventType } from '../../src/engine/types.js';
 import { EVENT_TYPES, FIRES, run } from './engine-builders.js';
@@ -14,6 +14,7 @@ const EXPECTED: Record<string, Row> = {
   blocklisted: all('block'),
   allowlisted: all('allow'),
   cluster_confirmed_abuse: all('block'),
+  hub_confirmed_abuse: all('block'),
   malformed_email: { signup: 'block', trial_start: 'block', trial_convert: 'review', checkout_attempt: 'review', login: 'review' },
   disposable_email: { signup: 'review', trial_start: 'block', trial_convert: 'info', checkout_attempt: 'review', login: 'info' },
   invalid_mx: { signup: 'review', trial_start: 'review' },
@@ -68,19 +69,27 @@ describe('engine: the default policy, rule by rule and event type by event type'
   }
 });
 
-// The shipped versions and what 2026-11-25.1 changed (README, "Reason codes"; docs/graph-quality.md,
-// candidate C): identity_cluster over a day, verified-only blocking, and a link policy.
+// The shipped versions and what each changed (README, "Reason codes"; docs/graph-quality.md):
+// 2026-11-25.1 identity_cluster over a day, verified-only blocking and a link policy (candidate C);
+// 2026-11-26.1 hub_confirmed_abuse, identity_cluster judged by evidence, and a device velocity a
+// family plan passes.
 describe('engine: the shipped default policies', () => {
-  it('2026-11-25.1 is the default, and 2026-11-22.1 is still shipped for stored events and replay', () => {
-    expect(defaultPolicy.version).to.equal('2026-11-25.1');
+  it('2026-11-26.1 is the default, and 2026-11-25.1 and 2026-11-22.1 are still shipped for stored events and replay', () => {
+    expect(defaultPolicy.version).to.equal('2026-11-26.1');
+    expect(defaultPolicy20261125.version).to.equal('2026-11-25.1');
     expect(defaultPolicy20261122.version).to.equal('2026-11-22.1');
-    expect(run({}).policyVersion).to.equal('2026-11-25.1');
+    expect(run({}).policyVersion).to.equal('2026-11-26.1');
+    expect(run({}, defaultPolicy20261125).policyVersion).to.equal('2026-11-25.1');
     expect(run({}, defaultPolicy20261122).policyVersion).to.equal('2026-11-22.1');
     expect(defaultPolicy20261122.listPrecedence).to.deep.equal(['block', 'allow']);
   });
 
-  it('2026-11-25.1 links every kind, an identity value up to 10 accounts and an email, device or card up to 25, for 180 days unseen', () => {
+  it('2026-11-25.1 links every kind, an identity value up to 10 accounts and an email, device or card up to 25, for 180 days unseen; 2026-11-26.1 a card up to 10', () => {
     expect(defaultPolicy.graph).to.deep.equal({
+      default: { links: true, hubThreshold: 10, expiryDays: 180 },
+      kinds: { email: { hubThreshold: 25 }, device: { hubThreshold: 25 }, card: { hubThreshold: 10 } },
+    });
+    expect(defaultPolicy20261125.graph).to.deep.equal({
       default: { links: true, hubThreshold: 10, expiryDays: 180 },
       kinds: { email: { hubThreshold: 25 }, device: { hubThreshold: 25 }, card: { hubThreshold: 25 } },
     });
@@ -91,12 +100,12 @@ describe('engine: the shipped default policies', () => {
   });
 
   it('2026-11-25.1 counts identity_cluster over a day and blocks confirmed abuse on verified evidence only', () => {
-    expect(defaultPolicy.rules.identity_cluster).to.deep.equal({
+    expect(defaultPolicy20261125.rules.identity_cluster).to.deep.equal({
       effects: { signup: 'review', trial_start: 'review', trial_convert: 'info', checkout_attempt: 'info', login: 'info' },
       minAccounts: 3,
       windowSeconds: 86_400,
     });
-    expect(defaultPolicy.rules.cluster_confirmed_abuse).to.deep.equal({ effects: all('block'), verifiedOnly: 1 });
+    expect(defaultPolicy20261125.rules.cluster_confirmed_abuse).to.deep.equal({ effects: all('block'), verifiedOnly: 1 });
   });
 
   it('2026-11-22.1 counted every account identity_cluster ever linked and blocked on any confirmed abuse', () => {
@@ -108,9 +117,52 @@ describe('engine: the shipped default policies', () => {
   });
 
   it('2026-11-25.1 changed nothing else: every other rule is 2026-11-22.1 as it was', () => {
-    const { identity_cluster: _a, cluster_confirmed_abuse: _b, ...rest } = defaultPolicy.rules;
+    const { identity_cluster: _a, cluster_confirmed_abuse: _b, ...rest } = defaultPolicy20261125.rules;
     const { identity_cluster: _c, cluster_confirmed_abuse: _d, ...restBefore } = defaultPolicy20261122.rules;
     expect(rest).to.deep.equal(restBefore);
-    expect(Object.keys(defaultPolicy20261122.rules).sort()).to.deep.equal(Object.keys(EXPECTED).sort());
+    const { hub_confirmed_abuse: _e, ...before26 } = EXPECTED;
+    expect(Object.keys(defaultPolicy20261122.rules).sort()).to.deep.equal(Object.keys(before26).sort());
+  });
+
+  it('2026-11-26.1 adds hub_confirmed_abuse (blocking on a farm only), judges identity_cluster bursts and convictions in groups of up to 6 by evidence, reviews a device over 5 signups a day, blocking over 10, and lets a team through behind its office address', () => {
+    expect(defaultPolicy.rules.hub_confirmed_abuse).to.deep.equal({ effects: all('block'), windowSeconds: 86_400 });
+    expect(defaultPolicy.rules.identity_cluster).to.deep.equal({
+      effects: { signup: 'review', trial_start: 'review', trial_convert: 'info', checkout_attempt: 'info', login: 'info' },
+      minAccounts: 3,
+      groupAccounts: 6,
+      windowSeconds: 86_400,
+    });
+    expect(defaultPolicy.rules.velocity_device_signups).to.deep.equal({
+      effects: { signup: 'review' },
+      over: 5,
+      blockOver: 10,
+      windowSeconds: 86_400,
+    });
+    expect(defaultPolicy20261125.rules.velocity_device_signups).to.deep.equal({
+      effects: { signup: 'block' },
+      over: 3,
+      windowSeconds: 86_400,
+    });
+    expect(defaultPolicy.rules.velocity_ip_signups).to.deep.equal({
+      ...defaultPolicy20261125.rules.velocity_ip_signups,
+      corporateDomain: 1,
+    });
+    expect(defaultPolicy.rules.cluster_confirmed_abuse).to.deep.equal({ effects: all('block'), verifiedOnly: 1, groupAccounts: 6 });
+    const {
+      hub_confirmed_abuse: _a,
+      identity_cluster: _b,
+      velocity_device_signups: _c,
+      velocity_ip_signups: _f,
+      cluster_confirmed_abuse: _h,
+      ...rest
+    } = defaultPolicy.rules;
+    const {
+      identity_cluster: _d,
+      velocity_device_signups: _e,
+      velocity_ip_signups: _g,
+      cluster_confirmed_abuse: _i,
+      ...restBefore
+    } = defaultPolicy20261125.rules;
+    expect(rest).to.deep.equal(restBefore);
   });
 });

@@ -48,6 +48,10 @@ export const FIRES: Record<string, Partial<Signals>> = {
   blocklisted: { lists: [{ list: 'block', kind: 'ip', value: '192.0.2.1' }] },
   allowlisted: { lists: [{ list: 'allow', kind: 'email', value: 'a@b.example' }] },
   cluster_confirmed_abuse: { graph: graph({ confirmedAbuse: true }) },
+  // A device that became a hub within a minute, 2 of its 30 accounts confirmed: a farm.
+  hub_confirmed_abuse: {
+    graph: graph({ hub: { kind: 'device', accounts: 30, confirmedAccounts: 2, formedSeconds: 60, markedAt: '2026-11-20T10:00:00.000Z' } }),
+  },
   malformed_email: { email: email({ malformed: true }) },
   disposable_email: { email: email({ disposable: true, registrableDomain: 'mailinator.com' }) },
   invalid_mx: { email: email({ mx: 'no_mx' }) },
@@ -56,7 +60,7 @@ export const FIRES: Record<string, Partial<Signals>> = {
   proxy_ip: { ip: ip({ proxy: true }) },
   datacenter_ip: { ip: ip({ datacenter: true }) },
   velocity_ip_signups: { velocity: { ipSignups: 6 } },
-  velocity_device_signups: { velocity: { deviceSignups: 4 } },
+  velocity_device_signups: { velocity: { deviceSignups: 11 } },
   velocity_domain_signups: { velocity: { domainSignups: 21 } },
   velocity_card_attempts: { velocity: { cardAttempts: 6 } },
   velocity_ip_card_attempts: { velocity: { ipDistinctCards: 4 } },
@@ -68,7 +72,7 @@ export const FIRES: Record<string, Partial<Signals>> = {
   cluster_chargeback: { graph: graph({ chargebacks: 1 }) },
   ato_new_device: { deviceId: 'dev_1', graph: graph({ accountHasHistory: true, deviceSeenForAccount: false }) },
   ato_account_device_burst: { velocity: { accountDistinctDevices: 4 } },
-  identity_cluster: { graph: graph({ linkedAccounts: 3 }) },
+  identity_cluster: { graph: graph({ linkedAccounts: 7 }) },
   cluster_trusted: { graph: graph({ falsePositive: true }) },
   timeout_failopen: { missing: [{ source: 'dns', reason: 'timeout' }] },
   partial_enrichment: { missing: [{ source: 'velocity', reason: 'unavailable' }] },

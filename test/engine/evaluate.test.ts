@@ -22,8 +22,9 @@ describe('engine: evaluate', () => {
     ['6 signups from an ip', { velocity: { ipSignups: 6 } }, 'review', ['velocity_ip_signups']],
     ['20 signups from an ip still reviews', { velocity: { ipSignups: 20 } }, 'review', ['velocity_ip_signups']],
     ['21 signups from an ip blocks', { velocity: { ipSignups: 21 } }, 'block', ['velocity_ip_signups']],
-    ['3 signups from a device', { velocity: { deviceSignups: 3 } }, 'allow', []],
-    ['4 signups from a device', { velocity: { deviceSignups: 4 } }, 'block', ['velocity_device_signups']],
+    ['5 signups from a device (a family plan on one tablet)', { velocity: { deviceSignups: 5 } }, 'allow', []],
+    ['6 signups from a device', { velocity: { deviceSignups: 6 } }, 'review', ['velocity_device_signups']],
+    ['11 signups from a device', { velocity: { deviceSignups: 11 } }, 'block', ['velocity_device_signups']],
     ['20 signups from a domain', { velocity: { domainSignups: 20 } }, 'allow', []],
     ['21 signups from a domain', { velocity: { domainSignups: 21 } }, 'review', ['velocity_domain_signups']],
     ['domain registered 30 days ago', { email: { malformed: false, disposable: false, freemail: false, domainAgeDays: 30 } }, 'allow', []],
@@ -33,10 +34,10 @@ describe('engine: evaluate', () => {
       'review',
       ['young_domain'],
     ],
-    ['block beats review', { ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }, 'block', ['proxy_ip', 'velocity_device_signups']],
+    ['block beats review', { ip: ip({ proxy: true }), velocity: { deviceSignups: 11 } }, 'block', ['proxy_ip', 'velocity_device_signups']],
     [
       'allowlisted beats a block rule',
-      { lists: [{ list: 'allow', kind: 'ip', value: 'x' }], velocity: { deviceSignups: 9 } },
+      { lists: [{ list: 'allow', kind: 'ip', value: 'x' }], velocity: { deviceSignups: 11 } },
       'allow',
       ['allowlisted', 'velocity_device_signups'],
     ],
@@ -103,7 +104,7 @@ describe('engine: evaluate', () => {
         throw new Error('bug');
       },
     };
-    const d = evaluate(base({ ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }), [...defaultRules, boom], defaultPolicy);
+    const d = evaluate(base({ ip: ip({ proxy: true }), velocity: { deviceSignups: 11 } }), [...defaultRules, boom], defaultPolicy);
     expect(d).to.deep.include({ verdict: 'allow', reasons: [] });
     expect(d.fault).to.equal('bug');
   });

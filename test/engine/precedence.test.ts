@@ -20,7 +20,7 @@ describe('engine: list precedence', () => {
   });
 
   it('allowlisted beats every block rule, confirmed abuse included', () => {
-    expect(run({ lists: [allowList], velocity: { deviceSignups: 9 } }).verdict).to.equal('allow');
+    expect(run({ lists: [allowList], velocity: { deviceSignups: 11 } }).verdict).to.equal('allow');
     expect(run({ lists: [allowList], graph: graph({ confirmedAbuse: true }) }).verdict).to.equal('allow');
     expect(run({ eventType: 'checkout_attempt', lists: [allowList], ip: ip({ torExit: true }) }).verdict).to.equal('allow');
   });
@@ -29,7 +29,7 @@ describe('engine: list precedence', () => {
     const allowFirst = { ...defaultPolicy, listPrecedence: ['allow', 'block'] as const };
     expect(run({ lists: [blockList, allowList] }, allowFirst).verdict).to.equal('allow');
     expect(run({ lists: [blockList] }, allowFirst).verdict).to.equal('block');
-    expect(run({ lists: [allowList], velocity: { deviceSignups: 9 } }, allowFirst).verdict).to.equal('allow');
+    expect(run({ lists: [allowList], velocity: { deviceSignups: 11 } }, allowFirst).verdict).to.equal('allow');
   });
 
   it('gives the list kind that matched in the detail', () => {
@@ -38,7 +38,7 @@ describe('engine: list precedence', () => {
   });
 
   it('otherwise the most severe effect wins: block over review over allow', () => {
-    expect(run({ ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }).verdict).to.equal('block');
+    expect(run({ ip: ip({ proxy: true }), velocity: { deviceSignups: 11 } }).verdict).to.equal('block');
     expect(run({ ip: ip({ proxy: true }), missing: [{ source: 'dns', reason: 'timeout' }] }).verdict).to.equal('review');
     expect(run({ eventType: 'login', ip: ip({ proxy: true }) }).verdict).to.equal('allow');
   });
@@ -53,7 +53,7 @@ describe('engine: suppression by false_positive feedback', () => {
   it('drops a suppressed code and its effect', () => {
     const d = run(suppressing(['proxy_ip'], { ip: ip({ proxy: true }), email: email({ disposable: true }) }));
     expect(d.reasons.map((r) => r.code)).to.deep.equal(['disposable_email']);
-    expect(run(suppressing(['velocity_device_signups'], { velocity: { deviceSignups: 9 } })).verdict).to.equal('allow');
+    expect(run(suppressing(['velocity_device_signups'], { velocity: { deviceSignups: 11 } })).verdict).to.equal('allow');
   });
 
   it('keeps a code that is not suppressed', () => {
@@ -102,7 +102,8 @@ describe('engine: trust softens only velocity, ip and cluster-size reviews', () 
     ['tor_exit', { ip: ip({ torExit: true }) }],
     ['proxy_ip', { ip: ip({ proxy: true }) }],
     ['datacenter_ip', { ip: ip({ datacenter: true }) }],
-    ['identity_cluster', { graph: trusted({ linkedAccounts: 3 }) }],
+    ['identity_cluster', { graph: trusted({ linkedAccounts: 7 }) }],
+    ['velocity_device_signups', { velocity: { deviceSignups: 6 } }],
   ];
   for (const [code, s] of softened) {
     it(`turns a review from ${code} into allow, keeping the reason`, () => {
@@ -136,7 +137,7 @@ describe('engine: trust softens only velocity, ip and cluster-size reviews', () 
 
   it('never softens a block, even one from a rule it may soften', () => {
     expect(run({ graph: trusted(), velocity: { ipSignups: 25 } }).verdict).to.equal('block');
-    expect(run({ graph: trusted(), velocity: { ipSignups: 6, deviceSignups: 9 } }).verdict).to.equal('block');
+    expect(run({ graph: trusted(), velocity: { ipSignups: 6, deviceSignups: 11 } }).verdict).to.equal('block');
     expect(run({ eventType: 'checkout_attempt', graph: trusted(), ip: ip({ torExit: true }) }).verdict).to.equal('block');
   });
 
@@ -221,7 +222,7 @@ describe('engine: which rules run', () => {
 describe('engine: the decision', () => {
   it('names the policy and the engine that judged', () => {
     const d = run({});
-    expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: '2026-11-25.1', engineVersion: d.engineVersion });
+    expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: '2026-11-26.1', engineVersion: d.engineVersion });
     expect(d.engineVersion).to.match(/^\d{4}-\d{2}-\d{2}\.\d+$/);
     expect(run({}, { ...defaultPolicy, version: '2030-01-01.7' }).policyVersion).to.equal('2030-01-01.7');
   });
@@ -233,7 +234,7 @@ describe('engine: the decision', () => {
         throw new Error('bug');
       },
     };
-    const d = evaluate(signals({ ip: ip({ proxy: true }), velocity: { deviceSignups: 9 } }), [...defaultRules, boom], defaultPolicy);
+    const d = evaluate(signals({ ip: ip({ proxy: true }), velocity: { deviceSignups: 11 } }), [...defaultRules, boom], defaultPolicy);
     expect(d).to.deep.equal({ verdict: 'allow', reasons: [], policyVersion: defaultPolicy.version, fault: 'bug' });
     const thrown: Rule = {
       code: 'proxy_ip',

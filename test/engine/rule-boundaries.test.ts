@@ -47,19 +47,83 @@ const ROWS: Row[] = [
     code: 'velocity_ip_signups',
     detail: detail(21, 20, 3600, 'velocity_ip_signups.block_over'),
   },
-  // velocity_device_signups: block above 3 in 24 h.
+  // velocity_ip_signups behind an office's address (corporate_domain 1): a signup on a company's
+  // domain that counted as many signups is a colleague's; the block step stands.
   {
-    name: '3 signups from a device',
-    signals: velocity('', 'deviceSignups', 'signup', 3),
+    name: '9 signups from an ip, a corporate domain with 9 this hour',
+    signals: {
+      eventType: 'signup',
+      email: email({ mx: 'ok', domain: 'acme.example', domainAgeDays: 4000 }),
+      velocity: { ipSignups: 9, domainSignups: 9 },
+    },
+    verdict: 'allow',
+    code: 'velocity_ip_signups',
+    detail: { ...detail(9, 5, 3600, 'velocity_ip_signups.over'), group: 'team' },
+  },
+  {
+    name: '9 signups from an ip, a corporate domain with 8 this hour',
+    signals: {
+      eventType: 'signup',
+      email: email({ mx: 'ok', domain: 'acme.example', domainAgeDays: 4000 }),
+      velocity: { ipSignups: 9, domainSignups: 8 },
+    },
+    verdict: 'review',
+    code: 'velocity_ip_signups',
+    detail: detail(9, 5, 3600, 'velocity_ip_signups.over'),
+  },
+  ...(
+    [
+      ['free-mail', { freemail: true }],
+      ['disposable', { disposable: true }],
+      ['without MX', { mx: 'no_mx' }],
+      ['of unknown age', { domainAgeDays: undefined }],
+      ['registered 364 days ago', { domainAgeDays: 364 }],
+    ] as const
+  ).map(([what, e]) => ({
+    name: `9 signups from an ip, a domain ${what} with 9 this hour`,
+    signals: {
+      eventType: 'signup' as const,
+      email: email({ mx: 'ok', domainAgeDays: 4000, ...e }),
+      velocity: { ipSignups: 9, domainSignups: 9 },
+    },
+    verdict: 'review' as const,
+    code: 'velocity_ip_signups',
+    detail: detail(9, 5, 3600, 'velocity_ip_signups.over'),
+  })),
+  {
+    name: '21 signups from an ip, a corporate domain with 21 this hour',
+    signals: { eventType: 'signup', email: email({ mx: 'ok', domainAgeDays: 4000 }), velocity: { ipSignups: 21, domainSignups: 21 } },
+    verdict: 'block',
+    code: 'velocity_ip_signups',
+    detail: detail(21, 20, 3600, 'velocity_ip_signups.block_over'),
+  },
+  // velocity_device_signups: review above 5 in 24 h (a family plan shares one tablet), block above 10.
+  {
+    name: '5 signups from a device',
+    signals: velocity('', 'deviceSignups', 'signup', 5),
     verdict: 'allow',
     code: 'velocity_device_signups',
   },
   {
-    name: '4 signups from a device',
-    signals: velocity('', 'deviceSignups', 'signup', 4),
+    name: '6 signups from a device',
+    signals: velocity('', 'deviceSignups', 'signup', 6),
+    verdict: 'review',
+    code: 'velocity_device_signups',
+    detail: detail(6, 5, 86400, 'velocity_device_signups.over'),
+  },
+  {
+    name: '10 signups from a device',
+    signals: velocity('', 'deviceSignups', 'signup', 10),
+    verdict: 'review',
+    code: 'velocity_device_signups',
+    detail: detail(10, 5, 86400, 'velocity_device_signups.over'),
+  },
+  {
+    name: '11 signups from a device',
+    signals: velocity('', 'deviceSignups', 'signup', 11),
     verdict: 'block',
     code: 'velocity_device_signups',
-    detail: detail(4, 3, 86400, 'velocity_device_signups.over'),
+    detail: detail(11, 10, 86400, 'velocity_device_signups.block_over'),
   },
   // velocity_domain_signups: review above 20 in 1 h.
   {
@@ -215,7 +279,8 @@ const ROWS: Row[] = [
   { name: 'a domain 30 days old', signals: { email: email({ domainAgeDays: 30 }) }, verdict: 'allow', code: 'young_domain' },
   { name: 'a domain 31 days old', signals: { email: email({ domainAgeDays: 31 }) }, verdict: 'allow', code: 'young_domain' },
   { name: 'a domain of unknown age', signals: { email: email({}) }, verdict: 'allow', code: 'young_domain' },
-  // identity_cluster: informational from 2 accounts, review on signup at 3 first seen within a day.
+  // identity_cluster: informational from 2 accounts; at 3 first seen within a day, review with risk
+  // on the event (a disposable email here); without risk, a household up to 6, review from 7.
   { name: 'a cluster of 1 account', signals: { graph: graph({ linkedAccounts: 1 }) }, verdict: 'allow', code: 'identity_cluster' },
   {
     name: 'a cluster of 2 accounts',
@@ -225,32 +290,60 @@ const ROWS: Row[] = [
     detail: { linked_accounts: 2, count: 2, threshold: 3, window_seconds: 86_400 },
   },
   {
-    name: 'a cluster of 3 accounts',
+    name: 'a cluster of 3 accounts, no risk on the event',
     signals: { graph: graph({ linkedAccounts: 3 }) },
-    verdict: 'review',
-    code: 'identity_cluster',
-    detail: { linked_accounts: 3, count: 3, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
-  },
-  {
-    name: 'a cluster of 4 accounts',
-    signals: { graph: graph({ linkedAccounts: 4 }) },
-    verdict: 'review',
-    code: 'identity_cluster',
-    detail: { linked_accounts: 4, count: 4, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
-  },
-  {
-    name: 'a cluster of 9 accounts, 2 first seen within the day',
-    signals: { graph: graph({ linkedAccounts: 9, recentAccounts: 2, viaKinds: ['phone', 'wifi'] }) },
     verdict: 'allow',
+    code: 'identity_cluster',
+    detail: { linked_accounts: 3, count: 3, threshold: 3, window_seconds: 86_400, group: 'household' },
+  },
+  {
+    name: 'a cluster of 3 accounts, a disposable email',
+    signals: { email: email({ disposable: true }), graph: graph({ linkedAccounts: 3 }) },
+    verdict: 'review',
+    code: 'identity_cluster',
+    detail: {
+      linked_accounts: 3,
+      count: 3,
+      threshold: 3,
+      window_seconds: 86_400,
+      evidence: 'disposable_email',
+      rule: 'identity_cluster.min_accounts',
+    },
+  },
+  {
+    name: 'a cluster of 6 accounts, no risk',
+    signals: { graph: graph({ linkedAccounts: 6 }) },
+    verdict: 'allow',
+    code: 'identity_cluster',
+    detail: { linked_accounts: 6, count: 6, threshold: 3, window_seconds: 86_400, group: 'household' },
+  },
+  {
+    name: 'a cluster of 7 accounts, no risk',
+    signals: { graph: graph({ linkedAccounts: 7 }) },
+    verdict: 'review',
+    code: 'identity_cluster',
+    detail: { linked_accounts: 7, count: 7, threshold: 6, window_seconds: 86_400, rule: 'identity_cluster.group_accounts' },
+  },
+  {
+    name: 'a cluster of 9 accounts, 2 first seen within the day, a disposable email',
+    signals: { email: email({ disposable: true }), graph: graph({ linkedAccounts: 9, recentAccounts: 2, viaKinds: ['phone', 'wifi'] }) },
+    verdict: 'review',
     code: 'identity_cluster',
     detail: { linked_accounts: 9, count: 2, threshold: 3, window_seconds: 86_400, via_kinds: 'phone,wifi' },
   },
   {
-    name: 'a cluster of 9 accounts, 3 first seen within the day',
-    signals: { graph: graph({ linkedAccounts: 9, recentAccounts: 3 }) },
+    name: 'a cluster of 9 accounts, 3 first seen within the day, a disposable email',
+    signals: { email: email({ disposable: true }), graph: graph({ linkedAccounts: 9, recentAccounts: 3 }) },
     verdict: 'review',
     code: 'identity_cluster',
-    detail: { linked_accounts: 9, count: 3, threshold: 3, window_seconds: 86_400, rule: 'identity_cluster.min_accounts' },
+    detail: {
+      linked_accounts: 9,
+      count: 3,
+      threshold: 3,
+      window_seconds: 86_400,
+      evidence: 'disposable_email',
+      rule: 'identity_cluster.min_accounts',
+    },
   },
   // cluster_trusted: a conversion at least 30 days ago.
   { name: 'converted 29 days ago', signals: { graph: graph({ daysSinceConversion: 29 }) }, verdict: 'allow', code: 'cluster_trusted' },
@@ -322,7 +415,9 @@ describe('engine: thresholds come from the policy', () => {
     ).to.deep.equal({ count: 3, threshold: 2, window_seconds: 3600, rule: 'velocity_ip_signups.over' });
     expect(run({ velocity: { ipSignups: 5 } }, withRule('velocity_ip_signups', { over: 2, blockOver: 4 })).verdict).to.equal('block');
     expect(run({ email: email({ domainAgeDays: 50 }) }, withRule('young_domain', { underDays: 60 })).verdict).to.equal('review');
-    expect(run({ graph: graph({ linkedAccounts: 2 }) }, withRule('identity_cluster', { minAccounts: 2 })).verdict).to.equal('review');
+    expect(
+      run({ graph: graph({ linkedAccounts: 2 }) }, withRule('identity_cluster', { minAccounts: 2, groupAccounts: undefined })).verdict,
+    ).to.equal('review');
     expect(
       run(
         { eventType: 'trial_start', graph: graph({ daysSinceLastTrialStart: 10 }) },

@@ -53,6 +53,8 @@ describe('identity graph', function () {
       threshold: 3,
       window_seconds: 86_400,
       via_kinds: 'email',
+      // One mailbox behind the three: the evidence that holds the burst (a household's three would not be).
+      evidence: 'shared_email',
       rule: 'identity_cluster.min_accounts',
     });
   });
@@ -72,6 +74,7 @@ describe('identity graph', function () {
       threshold: 3,
       window_seconds: 86_400,
       via_kinds: 'email,wallet',
+      evidence: 'shared_email',
       rule: 'identity_cluster.min_accounts',
     });
     // B's side now sees A's trial: a trial start anywhere in the merged cluster is blocked.

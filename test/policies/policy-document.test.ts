@@ -6,6 +6,7 @@ import { defaultPolicy } from '../../src/engine/policy.js';
 import { defaultRules } from '../../src/engine/rule-table.js';
 import { fromDocument, toDocument } from '../../src/policies/documents/policy-document.js';
 import { policySchema } from '../../src/policies/documents/policy-schema.js';
+import { SHIPPED_POLICIES } from '../../src/policies/documents/shipped-policies.js';
 import { validatePolicyDocument } from '../../src/policies/documents/validate-policy.js';
 import { aDocument, doorman, doormanJson, writeDocument } from './policy-builders.js';
 
@@ -23,7 +24,17 @@ describe('policy documents', function () {
       over: 5,
       block_over: 20,
       window_seconds: 3600,
+      corporate_domain: 1,
     });
+    expect(doc.rules.identity_cluster).to.include({ min_accounts: 3, group_accounts: 6, window_seconds: 86_400 });
+    expect(doc.rules.hub_confirmed_abuse).to.include({ window_seconds: 86_400 });
+  });
+
+  it('maps every shipped policy (the older ones replay stored events) to a document and back unchanged', () => {
+    for (const policy of SHIPPED_POLICIES) {
+      const doc = toDocument(policy);
+      expect(fromDocument(doc, policy.version), policy.version).to.deep.equal(policy);
+    }
   });
 
   it('keeps a rule that is off, and the list precedence', () => {

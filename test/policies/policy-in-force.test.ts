@@ -28,7 +28,7 @@ describe('the policy in force on the verdict path', function () {
             r.json() as Promise<{ verdict: string; policy_version: string; reasons: { code: string; detail?: Record<string, unknown> }[] }>,
         );
       const before = await post(aSignup({ ip: '100.64.70.1' }));
-      expect(before.policy_version).to.equal('2026-11-25.1');
+      expect(before.policy_version).to.equal('2026-11-26.1');
       // Stricter: the 2nd signup from an ip in 10 minutes is reviewed.
       const version = await publishPolicy(
         h.deps,
@@ -56,7 +56,7 @@ describe('the policy in force on the verdict path', function () {
         headers: { ...bearer(h.tenant.keys.sk_live), 'Content-Type': 'application/json' },
         body: JSON.stringify(aSignup()),
       }).then((r) => r.json() as Promise<{ policy_version: string }>);
-      expect(live.policy_version).to.equal('2026-11-25.1');
+      expect(live.policy_version).to.equal('2026-11-26.1');
     } finally {
       await server.stop();
     }

@@ -110,7 +110,7 @@ describe('replaying stored decisions', function () {
       document: aDocument({ proxy_ip: { enabled: false }, velocity_ip_signups: { over: 25, block_over: 40 } }),
     });
     const proxy = await replayEvent(h.deps, scope(), ids.proxy!, version);
-    expect(proxy).to.deep.include({ policy_version: version, stored_policy_version: '2026-11-25.1', same: false });
+    expect(proxy).to.deep.include({ policy_version: version, stored_policy_version: '2026-11-26.1', same: false });
     expect(proxy.stored).to.deep.equal({ verdict: 'review', reasons: [{ code: 'proxy_ip' }] });
     expect(proxy.replayed).to.deep.equal({ verdict: 'allow', reasons: [] });
     expect(proxy.differences).to.deep.equal([
@@ -126,7 +126,7 @@ describe('replaying stored decisions', function () {
 
   it('explains a block with the single change that would have made it a review', async () => {
     const e = await explainEvent(h.deps, scope(), ids.burst21!);
-    expect(e).to.deep.include({ verdict: 'block', same_as_stored: true, policy_version: '2026-11-25.1' });
+    expect(e).to.deep.include({ verdict: 'block', same_as_stored: true, policy_version: '2026-11-26.1' });
     expect(e.reasons).to.deep.equal([
       { code: 'velocity_ip_signups', detail: { count: 22, threshold: 20, window_seconds: 3600, rule: 'velocity_ip_signups.block_over' } },
     ]);
@@ -186,7 +186,7 @@ describe('replaying stored decisions', function () {
   it('doorman policy replay, replay --all and explain: the JSON shapes', async () => {
     const args = ['--tenant', h.tenant.tenantId, '--mode', 'test'];
     const r = await doormanJson('policy', 'replay', ids.tor!, ...args);
-    expect(r).to.deep.include({ event_id: ids.tor, policy_version: '2026-11-25.1', same: true });
+    expect(r).to.deep.include({ event_id: ids.tor, policy_version: '2026-11-26.1', same: true });
     expect(r.stored).to.deep.equal({ verdict: 'review', reasons: [{ code: 'tor_exit' }] });
     expect(r.replayed).to.deep.equal(r.stored);
     expect(r.engine_version.current).to.match(/^\d{4}-\d{2}-\d{2}\.\d+$/);

@@ -80,7 +80,7 @@ describe('reviews and the review.resolved webhook', function () {
       external_user_id: 'bad_actor',
       email: 'bad@shop-mail.com',
       delivery_id: resolved.deliveryId,
-      policy_version: '2026-11-25.1',
+      policy_version: '2026-11-26.1',
     });
   });
 

@@ -48,10 +48,18 @@ export function standIns(): Promise<{ dns: DnsStandIn; rdap: HttpStandIn; intelD
       [DOMAINS.freemail]: { mx: MX },
     });
     const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000).toISOString();
+    // The young domain registered five days ago; the company domain in 2009 (an established
+    // company's, as a team onboarding's); every other one unknown to the registry.
+    const registered = (eventDate: string) => ({
+      status: 200,
+      body: { objectClassName: 'domain', events: [{ eventAction: 'registration', eventDate }] },
+    });
     const rdap = await startHttpStandIn((req) =>
       req.path === `/domain/${DOMAINS.young}`
-        ? { status: 200, body: { objectClassName: 'domain', events: [{ eventAction: 'registration', eventDate: fiveDaysAgo }] } }
-        : { status: 404, body: { errorCode: 404 } },
+        ? registered(fiveDaysAgo)
+        : req.path === `/domain/${DOMAINS.corp}`
+          ? registered('2009-03-02T00:00:00Z')
+          : { status: 404, body: { errorCode: 404 } },
     );
     const intelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-intel-'));
     fs.writeFileSync(path.join(intelDir, 'tor_exit.txt'), '203.0.113.0/24\n');

@@ -96,7 +96,7 @@ describe('default policy rules', () => {
       });
     });
 
-    it('velocity_device_signups blocks the 4th signup from one device in a day', async () => {
+    it('velocity_device_signups reviews the 6th signup from one device in a day and blocks the 11th', async () => {
       const pk = h.tenant.keys.pk_test;
       const token = async () => {
         const res = await (await import('supertest'))
@@ -107,10 +107,15 @@ describe('default policy rules', () => {
         return res.body.device_token as string;
       };
       const verdicts: string[] = [];
-      await times(4, async (i) =>
-        verdicts.push((await h.verdict(aSignup({ ip: `100.64.30.${i + 1}`, device_token: await token() }))).body.verdict),
-      );
-      expect(verdicts).to.deep.equal(['allow', 'allow', 'allow', 'block']);
+      const fired: boolean[] = [];
+      await times(11, async (i) => {
+        const res = await h.verdict(aSignup({ ip: `100.64.30.${i + 1}`, device_token: await token() }));
+        verdicts.push(res.body.verdict);
+        fired.push((res.body.reasons as { code: string }[]).some((r) => r.code === 'velocity_device_signups'));
+      });
+      // A family plan's five pass; the 6th to 10th are reviewed; the 11th is blocked.
+      expect(verdicts).to.deep.equal([...Array(5).fill('allow'), ...Array(5).fill('review'), 'block']);
+      expect(fired).to.deep.equal([...Array(5).fill(false), ...Array(6).fill(true)]);
     });
 
     it('velocity_domain_signups reviews the 21st signup from one company domain, never from a freemail domain', async () => {

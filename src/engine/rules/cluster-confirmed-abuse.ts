@@ -10,9 +10,13 @@
 // device from a signed token, a card fingerprint). A path through caller-supplied identity values
 // alone (a wifi name, a home address, a phone typed in a form) steps the block down to review:
 // households and offices share those, and a mark on one of them is a lead, not a conviction.
+// With `groupAccounts`, a block through another account of a cluster of at most that many, with
+// no risk on this event (eventRisk: a disposable email, a Tor, proxy or datacenter address),
+// steps down to review as well (rule `cluster_confirmed_abuse.group`): a family on one tablet or
+// a household shares a device or a card too, and one member's mark does not convict the others. A
+// path through an email (one mailbox behind both accounts) still blocks.
 import { change, fired, type Rule } from '../rule.js';
-
-const VERIFIED_KINDS = new Set(['email', 'device', 'card']);
+import { eventRisk, VERIFIED_KINDS } from './group-evidence.js';
 
 export const clusterConfirmedAbuse: Rule = {
   code: 'cluster_confirmed_abuse',
@@ -26,6 +30,16 @@ export const clusterConfirmedAbuse: Rule = {
     const effect = p.effects[s.eventType];
     if (p.verifiedOnly === 1 && effect === 'block' && evidence.via.length > 0 && !evidence.via.some((k) => VERIFIED_KINDS.has(k))) {
       return { detail: { ...detail, rule: 'cluster_confirmed_abuse.verified_only' }, effect: 'review' };
+    }
+    if (
+      p.groupAccounts !== undefined &&
+      effect === 'block' &&
+      evidence.via.length > 0 &&
+      !evidence.via.includes('email') &&
+      g.linkedAccounts <= p.groupAccounts &&
+      eventRisk(s) === undefined
+    ) {
+      return { detail: { ...detail, rule: 'cluster_confirmed_abuse.group' }, effect: 'review' };
     }
     return fired(detail);
   },

@@ -3,7 +3,13 @@
 // (`rule`) and the threshold that was crossed; `relax` is the highest count that would not have
 // crossed it (the counterfactual).
 import { change, type Rule } from '../rule.js';
-import type { VelocitySignal } from '../types.js';
+import type { Signals, VelocitySignal } from '../types.js';
+import { corporateEmail } from './group-evidence.js';
+
+// Colleagues behind their office's one address: the event's email is on a company's own,
+// established domain (corporateEmail) that had at least as many signups in its window as the
+// address had in this one.
+const colleagues = (s: Signals, n: number): boolean => corporateEmail(s) && (s.velocity?.domainSignups ?? 0) >= n;
 
 export function velocityRule(code: string, count: keyof VelocitySignal): Rule {
   return {
@@ -14,7 +20,10 @@ export function velocityRule(code: string, count: keyof VelocitySignal): Rule {
       const blocks = p.blockOver !== undefined && n > p.blockOver;
       const threshold = blocks ? p.blockOver! : p.over;
       const detail = { count: n, threshold, window_seconds: p.windowSeconds ?? 0, rule: `${code}.${blocks ? 'block_over' : 'over'}` };
-      return blocks ? { detail, effect: 'block' } : { detail };
+      if (blocks) return { detail, effect: 'block' };
+      // With `corporateDomain`, the first step is informational for a team behind its office's address.
+      if (p.corporateDomain === 1 && colleagues(s, n)) return { detail: { ...detail, group: 'team' }, effect: 'info' };
+      return { detail };
     },
     // The harsher step first, so the nearest milder verdict comes first.
     relax: (s, p) => [

@@ -51,6 +51,8 @@ const NAMES: [ParameterName, keyof RulePolicy][] = [
   ['max_amount', 'maxAmount'],
   ['under_days', 'underDays'],
   ['min_accounts', 'minAccounts'],
+  ['group_accounts', 'groupAccounts'],
+  ['corporate_domain', 'corporateDomain'],
   ['min_days', 'minDays'],
   ['verified_only', 'verifiedOnly'],
 ];

@@ -16,6 +16,16 @@ export const PARAMETERS = {
   max_amount: int(0, 1_000_000_000_000, 'attempts at or under this amount (minor units) count as small'),
   under_days: int(1, 3650, 'fires when the domain is younger than this many days'),
   min_accounts: int(2, 1_000_000, 'the cluster size (accounts) from which the rule takes its effect; below it, informational'),
+  group_accounts: int(
+    2,
+    1_000_000,
+    'without risk on the event (a disposable email, a Tor, proxy or datacenter address), a group of up to this many accounts is a household or a family: identity_cluster informs on its burst (a larger one is held unless it is a team on a corporate domain linked through a place); cluster_confirmed_abuse reviews instead of blocking through another of its accounts',
+  ),
+  corporate_domain: int(
+    0,
+    1,
+    "1: the `over` step is informational for a signup on a corporate domain (not free-mail, not disposable, with MX, registered a year or more ago) that counted at least as many signups in velocity_domain_signups' window as the address did (a team behind its office's address); `block_over` stands",
+  ),
   min_days: int(0, 3650, 'a conversion at least this many days old makes the cluster trusted'),
   verified_only: int(
     0,
@@ -35,7 +45,7 @@ export const RULE_PARAMETERS: Record<
   string,
   { required: readonly ParameterName[]; optional?: readonly ParameterName[]; fixed?: Partial<Record<ParameterName, number>> }
 > = {
-  velocity_ip_signups: VELOCITY,
+  velocity_ip_signups: { ...VELOCITY, optional: ['block_over', 'corporate_domain'] },
   velocity_device_signups: VELOCITY,
   velocity_domain_signups: VELOCITY,
   velocity_card_attempts: VELOCITY,
@@ -45,10 +55,11 @@ export const RULE_PARAMETERS: Record<
   velocity_distinct_cards: CLUSTER_24H,
   velocity_card_countries: CLUSTER_24H,
   ato_account_device_burst: { required: ['over', 'window_seconds'] },
-  identity_cluster: { required: ['min_accounts'], optional: ['window_seconds'] },
+  identity_cluster: { required: ['min_accounts'], optional: ['window_seconds', 'group_accounts'] },
+  hub_confirmed_abuse: { required: [], optional: ['window_seconds'] },
   young_domain: { required: ['under_days'] },
   cluster_trusted: { required: ['min_days'] },
-  cluster_confirmed_abuse: { required: [], optional: ['verified_only'] },
+  cluster_confirmed_abuse: { required: [], optional: ['verified_only', 'group_accounts'] },
 };
 
 function ruleSchema(code: string): Record<string, unknown> {

@@ -2,7 +2,7 @@
 // Do not edit: run `npm run generate` against a Doorman, and CI checks it is up to date.
 // Contract version 0.7.0.
 export const knownErrorCodes = ["invalid_request","unauthorized","not_found","idempotency_conflict","conflict","rate_limited","internal"] as const;
-export const knownReasonCodes = ["disposable_email","invalid_mx","young_domain","malformed_email","proxy_ip","tor_exit","datacenter_ip","velocity_ip_signups","velocity_device_signups","velocity_domain_signups","velocity_card_attempts","velocity_ip_card_attempts","velocity_cluster_trials","velocity_distinct_cards","velocity_card_countries","ato_new_device","ato_account_device_burst","identity_cluster","cluster_confirmed_abuse","cluster_trusted","prepaid_card","card_probe_pattern","allowlisted","blocklisted","timeout_failopen","partial_enrichment","cluster_chargeback","test_fixture"] as const;
+export const knownReasonCodes = ["disposable_email","invalid_mx","young_domain","malformed_email","proxy_ip","tor_exit","datacenter_ip","velocity_ip_signups","velocity_device_signups","velocity_domain_signups","velocity_card_attempts","velocity_ip_card_attempts","velocity_cluster_trials","velocity_distinct_cards","velocity_card_countries","ato_new_device","ato_account_device_burst","identity_cluster","cluster_confirmed_abuse","hub_confirmed_abuse","cluster_trusted","prepaid_card","card_probe_pattern","allowlisted","blocklisted","timeout_failopen","partial_enrichment","cluster_chargeback","test_fixture"] as const;
 export const knownRecommendedActions = ["challenge","hold"] as const;
 export const knownSignalSources = ["email","dns","rdap","device","lists","velocity","graph"] as const;
 // The event types for which VerdictRequest requires `ip` (its allOf if/then).
