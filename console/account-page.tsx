@@ -6,6 +6,7 @@ import { api } from './api';
 import { plural, useTitle, when } from './format';
 import { EventTable } from './event-view';
 import { RecordedFeedback } from './event-feedback';
+import { HubDetails } from './hub-accounts';
 import type { AccountDetail } from './types';
 
 // The events search that finds the events which used an identifier.
@@ -122,7 +123,7 @@ function AccountIdentifiers({ identifiers }: { identifiers: AccountDetail['ident
             </tr>
           </thead>
           <tbody>
-            {identifiers.map((i) => (
+            {identifiers.map((i) => [
               <tr class={i.expired ? 'muted' : ''}>
                 <td>
                   {i.kind}
@@ -135,8 +136,17 @@ function AccountIdentifiers({ identifiers }: { identifiers: AccountDetail['ident
                 <td class="num">{i.accounts}</td>
                 <td class="time">{i.firstSeenAt ? when(i.firstSeenAt).replace(' UTC', '') : '–'}</td>
                 <td class="time">{i.lastSeenAt ? when(i.lastSeenAt).replace(' UTC', '') : '–'}</td>
-              </tr>
-            ))}
+              </tr>,
+              // A hub no longer links the accounts it is shared by: who they are, and whether
+              // confirmed abusers among them tie this account's reviews to them.
+              i.hub && (
+                <tr class="hub-row">
+                  <td colSpan={5}>
+                    <HubDetails kind={i.kind} value={i.value} />
+                  </td>
+                </tr>
+              ),
+            ])}
           </tbody>
         </table>
       )}

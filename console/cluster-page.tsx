@@ -10,6 +10,7 @@ import { api, ApiError } from './api';
 import { plural, scalar, useTitle, when } from './format';
 import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
+import { HubDetails } from './hub-accounts';
 import type { ClusterId, ClusterPicture, Evidence, PictureNode } from './types';
 
 const groupOf = (n: PictureNode) =>
@@ -246,7 +247,7 @@ function Legend({
       <span class="k device">device</span>
       <span class="k card">card</span>
       <span class="k identifier">other identifier</span>
-      <span class="k hub">hub (not expanded)</span>
+      <span class="k hub">hub (not expanded: select it for the accounts behind it)</span>
       <span class="k event">event:</span>
       <span class="k allow">allow</span>
       <span class="k review">review</span>
@@ -314,6 +315,7 @@ function NodeFacts({ node }: { node: DrawNode }) {
           </button>
         </p>
       )}
+      {node.group === 'hub' && <HubDetails kind={String(f.kind)} value={String(f.value)} />}
       {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && (
         <p>
           <a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a>

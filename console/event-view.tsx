@@ -207,7 +207,13 @@ function EarlierEvents({ earlier }: { earlier: EventDetail['earlier'] }) {
 // The marks the panel lists at most; the cluster picture lists them all.
 const MARKS_SHOWN = 5;
 
-const CLUSTER_CODES = new Set(['cluster_confirmed_abuse', 'cluster_chargeback', 'cluster_trusted', 'identity_cluster']);
+const CLUSTER_CODES = new Set([
+  'cluster_confirmed_abuse',
+  'hub_confirmed_abuse',
+  'cluster_chargeback',
+  'cluster_trusted',
+  'identity_cluster',
+]);
 
 // "Why was this decided?": each reason in words with its numbers; for the cluster's reasons, the
 // marks on it (subject, outcome, when, who reported it and their note, and the path to it, drawn

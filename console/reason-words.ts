@@ -29,7 +29,7 @@ type Words = (d: Record<string, unknown>) => string;
 const velocity =
   (what: string): Words =>
   (d) =>
-    `${d.count} ${what}${span(d.window_seconds)}; the policy ${step(d)} above ${d.threshold}`;
+    `${d.count} ${what}${span(d.window_seconds)}; ${d.group === 'team' ? `a team on its company's domain behind one address (informational; the policy reviews others above ${d.threshold})` : `the policy ${step(d)} above ${d.threshold}`}`;
 
 const WORDS: Record<string, Words> = {
   blocklisted: (d) => `an identifier of this event is on the block list${d.kind ? ` (${d.kind})` : ''}`,
@@ -37,7 +37,25 @@ const WORDS: Record<string, Words> = {
   cluster_confirmed_abuse: (d) => {
     const via =
       d.via === undefined ? '' : d.via === '' ? 'this account itself was reported' : `linked to the reported subject via ${kinds(d.via)}`;
-    return `its identity cluster was confirmed as abuse${d.marked_at ? ` on ${when(d.marked_at as string | number)}` : ''}${via ? `; ${via}` : ''}${d.rule === 'cluster_confirmed_abuse.verified_only' ? '; held for review because the link is only through values the caller typed' : ''}`;
+    const held =
+      d.rule === 'cluster_confirmed_abuse.verified_only'
+        ? '; held for review because the link is only through values the caller typed'
+        : d.rule === 'cluster_confirmed_abuse.group'
+          ? '; held for review, not blocked: a small group sharing a device or card, with nothing risky on this event'
+          : '';
+    return `its identity cluster was confirmed as abuse${d.marked_at ? ` on ${when(d.marked_at as string | number)}` : ''}${via ? `; ${via}` : ''}${held}`;
+  },
+  hub_confirmed_abuse: (d) => {
+    const kind = KINDS[String(d.via)] ?? String(d.via);
+    const then = d.marked_at ? ` (first reported ${when(d.marked_at as string | number)})` : '';
+    const formed = Number(d.formed_seconds);
+    const how =
+      d.rule === 'hub_confirmed_abuse.place'
+        ? '; informational: a value the caller typed that many used over time'
+        : d.rule === 'hub_confirmed_abuse.farm'
+          ? '; held for review, not blocked: not a verified identifier shared within a day'
+          : '';
+    return `this ${kind} is shared by ${plural(Number(d.hub_accounts), 'account')}, ${plural(Number(d.confirmed_accounts), 'confirmed abuser')} among them${then}; it became a hub${Number.isFinite(formed) ? span(formed) || ' at once' : ''}${how}`;
   },
   cluster_chargeback: (d) =>
     `${d.chargebacks ? plural(Number(d.chargebacks), 'chargeback') : 'a chargeback'} reported in its identity cluster`,
@@ -45,8 +63,23 @@ const WORDS: Record<string, Words> = {
     d.false_positive
       ? 'a false positive was reported in its identity cluster, so the cluster is trusted'
       : `the cluster converted a trial ${plural(Number(d.count), 'day')} ago with no abuse since (the policy trusts from ${d.threshold} days)`,
-  identity_cluster: (d) =>
-    `its identity cluster links ${plural(Number(d.linked_accounts), 'account')}${d.via_kinds ? ` via ${kinds(d.via_kinds)}` : ''}${d.window_seconds ? `, ${d.count} of them first seen${span(d.window_seconds)}` : ''}${d.rule ? `; the policy reviews at ${d.threshold} or more` : ` (informational below ${d.threshold})`}`,
+  identity_cluster: (d) => {
+    const EVIDENCE: Record<string, string> = {
+      disposable_email: 'a disposable email',
+      tor_exit: 'a Tor exit',
+      proxy_ip: 'a proxy',
+      datacenter_ip: 'a data-centre address',
+      shared_email: 'one email behind the accounts',
+    };
+    const why = d.rule
+      ? `; the policy reviews at ${d.threshold} or more${d.evidence ? ` with ${EVIDENCE[String(d.evidence)] ?? d.evidence}` : ''}`
+      : d.group === 'household'
+        ? '; a household or family, with nothing risky on this event (informational)'
+        : d.group === 'team'
+          ? "; a team on its company's domain (informational)"
+          : ` (informational below ${d.threshold})`;
+    return `its identity cluster links ${plural(Number(d.linked_accounts), 'account')}${d.via_kinds ? ` via ${kinds(d.via_kinds)}` : ''}${d.window_seconds ? `, ${d.count} of them first seen${span(d.window_seconds)}` : ''}${why}`;
+  },
   malformed_email: () => 'the email address is not a deliverable address',
   disposable_email: (d) => `the email is at a disposable provider${d.domain ? ` (${d.domain})` : ''}`,
   invalid_mx: (d) =>

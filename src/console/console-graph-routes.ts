@@ -1,4 +1,5 @@
-// /console/api/clusters/… (the cluster picture, by cluster, event or account) and
+// /console/api/clusters/… (the cluster picture, by cluster, event or account), /console/api/hubs
+// (the accounts behind one identifier) and
 // /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
@@ -8,6 +9,7 @@ import { jsonBody } from '../http/json-body.js';
 import { findEvents } from '../events/event-store.js';
 import { actorOf, audit } from '../audit/audit-store.js';
 import { markEvidence } from './mark-evidence.js';
+import { hubAccounts } from './hub-accounts.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
 import { consoleValidated } from './console-schemas.js';
@@ -15,7 +17,7 @@ import { runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
 import type { QueryResult } from '../graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
-import type { ClusterId, ClusterPicture, Evidence, QueryList, QueryResult as WireResult } from './generated/console-wire.js';
+import type { ClusterId, ClusterPicture, Evidence, HubAccounts, QueryList, QueryResult as WireResult } from './generated/console-wire.js';
 
 const noCluster = (what: string) =>
   new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
@@ -77,6 +79,12 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
     const id = await accountClusterId(deps, req.console!.scope, String(req.params.externalId));
     if (!id) throw noCluster(`account ${String(req.params.externalId)}`);
     res.json({ cluster_id: id } satisfies ClusterId);
+  });
+
+  // The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits.
+  router.get('/hubs', async (req, res) => {
+    const q = consoleValidated('HubQuery', { ...(req.query as Record<string, unknown>) }, 'query');
+    res.json((await hubAccounts(deps, req.console!.scope, q.kind, q.value)) satisfies HubAccounts);
   });
 
   // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).

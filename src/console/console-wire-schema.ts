@@ -305,6 +305,33 @@ export const CONSOLE_WIRE = {
       {},
       'An identifier an account links to in the graph.',
     ),
+    HubQuery: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind', 'value'],
+      properties: { kind: text(64), value: text(512) },
+    },
+    HubAccount: closed({
+      external_user_id: str,
+      linked_at: orNull(time),
+      expired: { type: 'boolean', description: 'Its link to the identifier expired.' },
+      confirmed: { type: 'boolean', description: 'It carries a live confirmed_abuse mark.' },
+      pending_reviews: int,
+    }),
+    HubAccounts: closed(
+      {
+        kind: str,
+        value: str,
+        hub: bool,
+        accounts_total: int,
+        confirmed_accounts: int,
+        pending_reviews: { type: 'integer', description: 'Reviews pending on the accounts listed that are not confirmed.' },
+        accounts: list(ref('HubAccount')),
+        truncated: { type: 'boolean', description: 'More accounts link to it than are listed (the counts cover them all).' },
+      },
+      {},
+      'The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review.',
+    ),
     AccountDetail: closed(
       {
         external_user_id: str,
@@ -622,6 +649,7 @@ export const CONSOLE_ROUTES = {
   'GET /events/:id/cluster': { response: 'ClusterId' },
   'GET /events/:id/evidence': { response: 'Evidence' },
   'GET /accounts/:externalId/cluster': { response: 'ClusterId' },
+  'GET /hubs': { query: 'HubQuery', response: 'HubAccounts' },
   'GET /queries': { response: 'QueryList' },
   'POST /queries/:id/run': { body: 'QueryParams', response: 'QueryResult' },
   'GET /queries/:id/csv': { query: 'QueryParams', response: null },

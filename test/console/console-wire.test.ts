@@ -172,6 +172,8 @@ describe('console API: its wire', function () {
       const { cluster_id: clusterId } = (await a.get(`/events/${ring[2]}/cluster`).expect(200)).body;
       await a.get('/accounts/wire_2/cluster').expect(200);
       await a.get(`/clusters/${encodeURIComponent(clusterId)}`).expect(200);
+      const hub = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}`).expect(200)).body;
+      expect(hub.accounts_total).to.be.greaterThan(1);
       const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as {
         feedback_id: string | null;
         review_event_id?: string;
@@ -211,6 +213,8 @@ describe('console API: its wire', function () {
 
     it('answer errors in the error shape', async () => {
       await a.get('/events/evt_nowhere').expect(404);
+      await a.get('/hubs?kind=phone&value=nobody').expect(404);
+      await a.get('/hubs?kind=phone').expect(400);
       await a.get('/reviews?limit=500').expect(400);
       await a.post('/deliveries/dlv_nope/redeliver').expect(403);
     });

@@ -251,6 +251,35 @@ export type Identifier = {
   expired: boolean;
 };
 
+export type HubQuery = {
+  kind: string;
+  value: string;
+};
+
+export type HubAccount = {
+  external_user_id: string;
+  linked_at: string | null;
+  /** Its link to the identifier expired. */
+  expired: boolean;
+  /** It carries a live confirmed_abuse mark. */
+  confirmed: boolean;
+  pending_reviews: number;
+};
+
+/** The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review. */
+export type HubAccounts = {
+  kind: string;
+  value: string;
+  hub: boolean;
+  accounts_total: number;
+  confirmed_accounts: number;
+  /** Reviews pending on the accounts listed that are not confirmed. */
+  pending_reviews: number;
+  accounts: HubAccount[];
+  /** More accounts link to it than are listed (the counts cover them all). */
+  truncated: boolean;
+};
+
 /** One account (external user id) on its page. */
 export type AccountDetail = {
   external_user_id: string;
@@ -701,6 +730,9 @@ export type ConsoleWire = {
   EventDetail: EventDetail;
   VerdictCounts: VerdictCounts;
   Identifier: Identifier;
+  HubQuery: HubQuery;
+  HubAccount: HubAccount;
+  HubAccounts: HubAccounts;
   AccountDetail: AccountDetail;
   ReviewRow: ReviewRow;
   ReviewQueue: ReviewQueue;
