@@ -157,6 +157,13 @@ const ROWS: Row[] = [
     detail: { via: '', marked_at: MARKED_AT },
   },
   {
+    name: 'a policy that reviews, a family of 4 on one tablet, a path through the device: no step, no rule',
+    signals: { graph: marked(['device'], { linkedAccounts: 4 }) },
+    policy: withRule('cluster_confirmed_abuse', { effects: { signup: 'review' } }),
+    verdict: 'review',
+    detail: { via: 'device', marked_at: MARKED_AT },
+  },
+  {
     name: 'under 2026-11-25.1, a family of 4 on one tablet, a path through the device',
     signals: { graph: marked(['device'], { linkedAccounts: 4 }) },
     policy: defaultPolicy20261125,

@@ -50,6 +50,24 @@ const ROWS: { name: string; signals: Partial<Signals>; verdict: 'allow' | 'revie
       detail: detail({ via: 'device', hub_accounts: 30, confirmed_accounts: 2, formed_seconds: DAY + 1 }, FARM),
     },
     {
+      name: 'an office network: a value the caller typed that became a hub over weeks, 1 of its 40 accounts confirmed',
+      signals: { graph: hub({ kind: 'wifi', formedSeconds: 20 * DAY, accounts: 40, confirmedAccounts: 1 }) },
+      verdict: 'allow',
+      detail: detail({ via: 'wifi', hub_accounts: 40, confirmed_accounts: 1, formed_seconds: 20 * DAY }, 'hub_confirmed_abuse.place'),
+    },
+    {
+      name: 'a patient ring on a typed phone: a hub over weeks, 3 of its 15 accounts confirmed (one in five)',
+      signals: { graph: hub({ kind: 'phone', formedSeconds: 20 * DAY, accounts: 15, confirmedAccounts: 3 }) },
+      verdict: 'review',
+      detail: detail({ via: 'phone', hub_accounts: 15, confirmed_accounts: 3, formed_seconds: 20 * DAY }, FARM),
+    },
+    {
+      name: 'the same with 2 of its 15 accounts confirmed',
+      signals: { graph: hub({ kind: 'phone', formedSeconds: 20 * DAY, accounts: 15, confirmedAccounts: 2 }) },
+      verdict: 'allow',
+      detail: detail({ via: 'phone', hub_accounts: 15, confirmed_accounts: 2, formed_seconds: 20 * DAY }, 'hub_confirmed_abuse.place'),
+    },
+    {
       name: 'a value the caller typed (an identity phone), a hub in a minute',
       signals: { graph: hub({ kind: 'phone', formedSeconds: 60, accounts: 12 }) },
       verdict: 'review',

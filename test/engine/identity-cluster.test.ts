@@ -203,6 +203,24 @@ describe('engine: identity_cluster under 2026-11-26.1, a farm told from a group 
       detail: { linked_accounts: 9, count: 9, threshold: 3, window_seconds: DAY, via_kinds: 'wifi', group: 'team' },
     },
     {
+      name: 'the same, the second on its domain this hour',
+      s: { email: corporate, velocity: { domainSignups: 2 }, graph: burst(9, ['wifi']) },
+      verdict: 'allow',
+      detail: { linked_accounts: 9, count: 9, threshold: 3, window_seconds: DAY, via_kinds: 'wifi', group: 'team' },
+    },
+    {
+      name: 'the same, the kinds linking it unknown (signals stored without them)',
+      s: { email: corporate, velocity: { domainSignups: 9 }, graph: graph({ linkedAccounts: 9, recentAccounts: 9 }) },
+      verdict: 'review',
+      detail: { linked_accounts: 9, count: 9, threshold: 6, window_seconds: DAY, rule: GROUP },
+    },
+    {
+      name: 'the same, linked through no kind at all',
+      s: { email: corporate, velocity: { domainSignups: 9 }, graph: burst(9, []) },
+      verdict: 'review',
+      detail: { linked_accounts: 9, count: 9, threshold: 6, window_seconds: DAY, via_kinds: '', rule: GROUP },
+    },
+    {
       name: 'the same, the first on its domain this hour',
       s: { email: corporate, velocity: { domainSignups: 1 }, graph: burst(9, ['wifi']) },
       verdict: 'review',

@@ -2,6 +2,7 @@
 // edges), with the exact detail it carries: count, threshold, window_seconds and the policy
 // entry that fired (`rule`). Engine level, default policy unless a row says otherwise.
 import { expect } from 'chai';
+import type { Policy } from '../../src/engine/policy.js';
 import type { Signals } from '../../src/engine/types.js';
 import { email, graph, run, withRule } from './engine-builders.js';
 
@@ -13,6 +14,8 @@ interface Row {
   code: string;
   // undefined: the code must not appear at all.
   detail?: Detail | 'absent';
+  // The default policy unless given.
+  policy?: Policy;
 }
 
 const velocity = (code: string, field: string, eventType: Signals['eventType'], n: number) => ({ eventType, velocity: { [field]: n } });
@@ -59,6 +62,18 @@ const ROWS: Row[] = [
     verdict: 'allow',
     code: 'velocity_ip_signups',
     detail: { ...detail(9, 5, 3600, 'velocity_ip_signups.over'), group: 'team' },
+  },
+  {
+    name: 'under a policy without corporate_domain, 9 signups from an ip, a corporate domain with 9 this hour',
+    signals: {
+      eventType: 'signup',
+      email: email({ mx: 'ok', domain: 'acme.example', domainAgeDays: 4000 }),
+      velocity: { ipSignups: 9, domainSignups: 9 },
+    },
+    policy: withRule('velocity_ip_signups', { corporateDomain: undefined }),
+    verdict: 'review',
+    code: 'velocity_ip_signups',
+    detail: detail(9, 5, 3600, 'velocity_ip_signups.over'),
   },
   {
     name: '9 signups from an ip, a corporate domain with 8 this hour',
@@ -399,7 +414,7 @@ const ROWS: Row[] = [
 describe('engine: every threshold rule at its boundaries', () => {
   for (const row of ROWS) {
     it(`${row.name}: ${row.verdict}`, () => {
-      const d = run(row.signals);
+      const d = run(row.signals, row.policy);
       expect(d.verdict).to.equal(row.verdict);
       const reason = d.reasons.find((r) => r.code === row.code);
       if (row.detail === undefined) expect(reason, `${row.code} fired`).to.equal(undefined);
