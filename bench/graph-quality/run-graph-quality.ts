@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { createTenant } from '../../src/tenants/manage-tenants.js';
 import { startDnsStandIn } from '../../test/support/dns-stand-in.js';
+import { startHttpStandIn } from '../../test/support/http-stand-in.js';
 import { DEFAULT_PARAMS, generatePopulation, type PopulationParams } from './population.js';
 import { score, type Decision, type Scores } from './score.js';
 
@@ -61,6 +62,13 @@ export async function runGraphQuality(
   // Every email domain of the population receives mail (the teams' company domains too).
   const domains = new Set(['example.com', ...pop.people.map((p) => p.email.split('@')[1]!)]);
   const dns = await startDnsStandIn(Object.fromEntries([...domains].map((d) => [d, { mx: [{ exchange: 'mx.bench.net', priority: 10 }] }])));
+  // Every one of them registered years ago, as the registry (RDAP) would say of a mail provider's
+  // or an established company's domain.
+  const rdap = await startHttpStandIn((req) =>
+    domains.has(req.path.replace(/^\/domain\//, ''))
+      ? { status: 200, body: { objectClassName: 'domain', events: [{ eventAction: 'registration', eventDate: '2008-06-01T00:00:00Z' }] } }
+      : { status: 404, body: { errorCode: 404 } },
+  );
   const base = Date.parse('2026-01-05T00:00:00Z');
   let now = base;
   const clock = { now: () => new Date(now) };
@@ -68,6 +76,7 @@ export async function runGraphQuality(
     ...process.env,
     ...options.env,
     DNS_SERVERS: dns.server,
+    RDAP_BASE_URL: rdap.url,
     RATE_LIMIT_PER_MINUTE: '10000000',
     AUTH_FAILURES_PER_IP: '1000000',
     TRUST_PROXY: 'loopback',
@@ -117,6 +126,9 @@ export async function runGraphQuality(
         now = base + fb.at;
         await settle();
         await post('/v1/feedback', sk, { subject: { kind: fb.subject.kind, value }, outcome: fb.outcome });
+        // Simulated time runs far faster than the writer's lag: the mark is in the graph before
+        // the next event, as it would be in real time (the writer's lag is measured by the bench).
+        await settle();
         if (fb.outcome === 'confirmed_abuse') confirmations.push({ at: fb.at, account: value, mistaken: fb.mistaken });
       }
     };
@@ -178,6 +190,7 @@ export async function runGraphQuality(
     }
     await deps.close();
     await dns.close();
+    await rdap.close();
   }
 }
 
