@@ -37,6 +37,15 @@ if [ "$whole_suite" = 1 ]; then
   bash scripts/fuzz-install.sh >"$prep/fuzz.out" 2>"$prep/fuzz.log" & fuzz_prep=$!
   echo "[test] the smoke stage (in the background): the built service and CLI from a clean copy of the committed tree"
   node scripts/smoke.mjs >"$prep/smoke.log" 2>&1 & smoke=$!
+  # The engine's mutation score, incrementally: only the mutants of engine code changed since the
+  # report kept in mutation/ are tested (a copy is written, the kept one stays as committed);
+  # under 95% it fails. `npm run mutation` refreshes the kept report (scripts/mutation-tests-digest.mjs
+  # says when the engine tests changed since it was made).
+  echo "[test] engine mutation, incremental (in the background)"
+  mkdir -p reports/mutation
+  cp mutation/engine-incremental.json reports/mutation/incremental-run.json
+  npx stryker run --incremental --incrementalFile reports/mutation/incremental-run.json --reporters clear-text,json \
+    --jsonReporter.fileName reports/mutation/incremental-run-report.json >"$prep/mutation.log" 2>&1 & mutation=$!
 fi
 
 # The TypeScript client (clients/typescript/) has its own dependencies; its tests import its build.
@@ -79,5 +88,10 @@ if [ "$whole_suite" = 1 ]; then
   DOORMAN_STACK_READY=1 bash scripts/test-faults.sh
   echo "[test] the fuzzer (at ${SECONDS} s)"
   DOORMAN_STACK_READY=1 bash scripts/fuzz.sh
+  mutation_ok=0; wait "$mutation" || mutation_ok=$?
+  echo "[test] engine mutation, incremental (done at ${SECONDS} s):"
+  grep -E "Mutation testing|mutants|Final mutation score|Reusing|All files|break|^\s*[a-z-]+\.ts " "$prep/mutation.log" | tail -40 || true
+  [ "$mutation_ok" = 0 ] || { tail -40 "$prep/mutation.log"; die "the engine's mutation score fell under 95% (npm run mutation shows every survivor)"; }
+  node scripts/mutation-tests-digest.mjs --check || echo "[test] warning: the score above reuses results of engine tests since changed"
 fi
 echo "[test] done in ${SECONDS} s"
