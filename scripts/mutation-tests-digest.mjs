@@ -2,13 +2,15 @@
 // one digest of test/engine/ (mutation/engine-tests.sha256). Stryker's command runner sees the
 // tests as one whole, so an incremental run reuses a killed mutant as killed even when the tests
 // that killed it changed: it retests only the mutants of changed engine code. `--write` (after
-// `npm run mutation`) records the digest; `--check` exits 1 when the tests changed since.
+// `npm run mutation`) records the digest, and takes the checkout's absolute path out of the
+// report; `--check` exits 1 when the tests changed since.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const DIR = 'test/engine';
 const FILE = 'mutation/engine-tests.sha256';
+const REPORT = 'mutation/engine-incremental.json';
 
 function digest() {
   const hash = crypto.createHash('sha256');
@@ -27,6 +29,12 @@ function digest() {
 
 if (process.argv.includes('--write')) {
   fs.writeFileSync(FILE, `${digest()}\n`);
+  // The report names the checkout it was made in; kept in the repository, it names none.
+  const report = JSON.parse(fs.readFileSync(REPORT, 'utf8'));
+  if (report.projectRoot !== undefined) {
+    report.projectRoot = '.';
+    fs.writeFileSync(REPORT, JSON.stringify(report));
+  }
 } else {
   const kept = fs.existsSync(FILE) ? fs.readFileSync(FILE, 'utf8').trim() : '';
   if (kept !== digest()) {

@@ -19,7 +19,7 @@ CALL {
       MATCH (f:Feedback)-[:ON]->(:Event)-[:BY]->(x) RETURN f
       UNION
       WITH x
-      MATCH (f:Feedback)-[:ON]->(:Identifier {kind: 'email'})<-[:LINKED]-(x) RETURN f
+      MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: $tenantId, mode: $mode, kind: 'email'})<-[:LINKED]-(x) RETURN f
     }
     RETURN count(CASE WHEN f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL THEN 1 END) > 0 AS confirmed
   }

@@ -78,7 +78,7 @@ CALL {
       MATCH (f:Feedback)-[:ON]->(:Event)-[:BY]->(x) RETURN f
       UNION
       WITH x
-      MATCH (f:Feedback)-[:ON]->(:Identifier {kind: 'email'})<-[:LINKED]-(x) RETURN f
+      MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: $tenantId, mode: $mode, kind: 'email'})<-[:LINKED]-(x) RETURN f
     }
     WITH x, f WHERE f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL
     RETURN count(DISTINCT x) AS confirmed, min(f.at) AS markedAt

@@ -77,7 +77,8 @@ describe('the OpenAPI document', () => {
       'internal',
     ]);
     expect(known.reason_codes).to.include.members(['disposable_email', 'card_probe_pattern', 'partial_enrichment', 'cluster_chargeback']);
-    expect(known.reason_codes).to.have.lengthOf(28);
+    expect(known.reason_codes).to.include('hub_confirmed_abuse');
+    expect(known.reason_codes).to.have.lengthOf(29);
     expect(known.recommended_actions).to.have.members(['challenge', 'hold']);
   });
 

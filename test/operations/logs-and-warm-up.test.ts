@@ -63,6 +63,8 @@ describe('warm-up and log levels', function () {
             since: 0,
             recentSince: 0,
             pending: [],
+            at: 0,
+            hubScan: 500,
           });
           await tx.run(deps.cypher.get('warm-up/index-scans'));
           const own = await tx.run(
