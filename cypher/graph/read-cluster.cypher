@@ -58,18 +58,17 @@ CALL {
   WHERE k.expiredAt IS NULL AND j.hub AND coalesce(j.policyLinks, true)
   RETURN collect(CASE WHEN j IS NOT NULL THEN {i: j, at: coalesce(j.hubAt, $hubThreshold)} END) AS accountHubs
 }
-// The hubs' marked accounts. A hub is searched only up to $hubScan accounts.
+// The hubs' marked accounts. A hub is searched only up to $hubScan accounts, and only its accounts
+// in a cluster that carries confirmed abuse are looked at for a mark (a mark always sets it on its
+// subject's cluster): on a hub without any, this costs one hop per account.
 CALL {
   WITH a, hubs, accountHubs
   UNWIND hubs + accountHubs AS hub
   WITH DISTINCT a, hub.i AS h, hub.at AS hubAt WHERE h.accounts <= $hubScan
-  MATCH (x:Account)-[k:LINKED]->(h) WHERE k.expiredAt IS NULL
-  WITH a, h, hubAt, x, k.firstSeenAt AS linkedAt ORDER BY linkedAt
-  WITH a, h, hubAt, collect(x) AS xs, collect(linkedAt) AS times
   CALL {
-    WITH a, xs
-    UNWIND xs AS x
-    WITH x WHERE a IS NULL OR x <> a
+    WITH a, h
+    MATCH (x:Account)-[k:LINKED]->(h)
+    WHERE k.expiredAt IS NULL AND (a IS NULL OR x <> a) AND EXISTS { MATCH (x)-[:IN]->(c:Cluster) WHERE c.confirmedAbuse }
     CALL {
       WITH x
       MATCH (f:Feedback)-[:ON]->(x) RETURN f
@@ -83,11 +82,17 @@ CALL {
     WITH x, f WHERE f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL
     RETURN count(DISTINCT x) AS confirmed, min(f.at) AS markedAt
   }
-  WITH h, size(xs) AS accounts, confirmed, markedAt,
+  WITH h, hubAt, confirmed, markedAt WHERE confirmed > 0
+  // How fast it formed, read only for a hub with marked accounts.
+  CALL {
+    WITH h
+    MATCH (:Account)-[k:LINKED]->(h) WHERE k.expiredAt IS NULL
+    WITH k.firstSeenAt AS linkedAt ORDER BY linkedAt
+    RETURN collect(linkedAt) AS times
+  }
+  WITH h, size(times) AS accounts, confirmed, markedAt,
        // The link that passed the threshold, or this event's when it is the one.
        coalesce(times[toInteger(hubAt)], $at) - times[0] AS formedMs
-  WHERE confirmed > 0
-  WITH h, accounts, confirmed, markedAt, formedMs
   ORDER BY confirmed DESC, CASE WHEN h.kind IN ['email', 'device', 'card'] THEN 0 ELSE 1 END, accounts DESC
   RETURN head(collect({kind: h.kind, accounts: accounts, confirmed: confirmed, formedMs: formedMs, markedAt: markedAt})) AS hub
 }

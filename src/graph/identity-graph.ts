@@ -121,7 +121,7 @@ export interface HubFacts {
 }
 
 // Hubs of more accounts than this are not searched for marked accounts (read-cluster's $hubScan).
-export const HUB_SCAN_ACCOUNTS = 500;
+export const HUB_SCAN_ACCOUNTS = 100;
 
 // What makes a pending link change this event's read: it shares one of `joins` (the event's
 // account, or an identifier it links through, from the read's joinKeys) and brings a key not in
