@@ -185,6 +185,30 @@ CALL {
     MERGE (f)-[:ON]->(x)
     RETURN count(*) AS placed
   }
+  // A standing confirmed_abuse mark about this event, its account or an email it used is about the
+  // account: its `confirmedAt` (cypher/graph/recompute-account-marks) falls to the earliest one.
+  CALL {
+    WITH l, e, accounts
+    UNWIND accounts AS a
+    CALL {
+      WITH e
+      MATCH (f:Feedback)-[:ON]->(e)
+      RETURN f
+      UNION
+      WITH a
+      MATCH (f:Feedback)-[:ON]->(a)
+      RETURN f
+      UNION
+      WITH l
+      UNWIND [id IN l.ids WHERE id.kind = 'email'] AS id
+      MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: l.tenantId, mode: l.mode, kind: 'email', value: id.value})
+      RETURN f
+    }
+    WITH a, min(CASE WHEN f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL THEN f.at END) AS markedAt
+    WITH a, markedAt WHERE markedAt IS NOT NULL AND (a.confirmedAt IS NULL OR markedAt < a.confirmedAt)
+    SET a.confirmedAt = markedAt
+    RETURN count(*) AS flagged
+  }
   // A hub that links again, or a mark placed: this link's cluster is recomputed (and merged).
   RETURN split + CASE WHEN (rejoinedAny OR placed > 0) AND c IS NOT NULL THEN [{tenantId: c.tenantId, mode: c.mode, id: c.id}] ELSE [] END AS split
 }

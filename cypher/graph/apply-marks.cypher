@@ -5,7 +5,8 @@
 // skipped: their cluster holds unrelated accounts and must not be convicted through them. The
 // Feedback node keeps the outcome, time and codes, so a cluster's facts can be recomputed from
 // the marks inside it (cypher/graph/recompute-clusters); a confirmed_abuse mark's key joins the
-// cluster's `abuse` list (the evidence a verdict cites). A mark that was retracted and is reported
+// cluster's `abuse` list (the evidence a verdict cites); the graph writer then sets the accounts
+// it is about (cypher/graph/recompute-account-marks). A mark that was retracted and is reported
 // again is applied again.
 // Parameters: $marks, a list of {tenantId, mode, key, at (epoch ms), anchorKind ('event' |
 //   'account' | 'email'), anchorValue, outcome ('confirmed_abuse' | 'false_positive' |

@@ -1,7 +1,8 @@
 // apply-retractions: takes marks back (`doorman feedback retract`), in the lane's order after
 // every link and mark committed before them. The (:Feedback) node stays, with `retractedAt`, so a
 // re-applied batch changes nothing; the clusters its subject lies in are returned, and the graph
-// writer recomputes their facts from the marks still standing (cypher/graph/recompute-clusters).
+// writer recomputes their facts from the marks still standing (cypher/graph/recompute-clusters),
+// and the accounts it was about (cypher/graph/recompute-account-marks).
 // Parameters: $retractions, a list of {tenantId, mode, key, at (epoch ms)}.
 // Returns one row: clusters (list of {tenantId, mode, id}).
 UNWIND $retractions AS r

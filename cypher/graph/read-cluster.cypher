@@ -8,8 +8,9 @@
 // links from this event's account or identifiers to a marked subject (the kinds of the
 // identifiers on it) and the time of that mark.
 // It also reads what an identifier that does not link because it is a hub (this event's, one this
-// event makes a hub, or one this event's account already links to) still knows: the other accounts on it with a live confirmed_abuse mark (on the account, on
-// one of its events, or on its email), and how fast it became a hub (the time from its first
+// event makes a hub, or one this event's account already links to) still knows: the other
+// accounts on it with a live confirmed_abuse mark (on the account, on one of its events, or on
+// its email), and how fast it became a hub (the time from its first
 // account's link to the link that passed its threshold). A hub of more than $hubScan accounts is
 // not searched (a placeholder value; its tenant excludes it).
 // Parameters: $tenantId, $mode, $account (string|null), $ids (list of {kind, value, key (its
@@ -58,9 +59,10 @@ CALL {
   WHERE k.expiredAt IS NULL AND j.hub AND coalesce(j.policyLinks, true)
   RETURN collect(CASE WHEN j IS NOT NULL THEN {i: j, at: coalesce(j.hubAt, $hubThreshold)} END) AS accountHubs
 }
-// The hubs' marked accounts. A hub is searched only up to $hubScan accounts, and only its accounts
-// in a cluster that carries confirmed abuse are looked at for a mark (a mark always sets it on its
-// subject's cluster): on a hub without any, this costs one hop per account.
+// The hubs' marked accounts: those with `confirmedAt`, the time of the earliest confirmed_abuse
+// mark that stands about them (on the account, on one of its events, or on an email it links),
+// which the graph writer keeps (cypher/graph/recompute-account-marks). A hub is searched only up
+// to $hubScan accounts.
 CALL {
   WITH a, hubs, accountHubs
   UNWIND hubs + accountHubs AS hub
@@ -68,19 +70,8 @@ CALL {
   CALL {
     WITH a, h
     MATCH (x:Account)-[k:LINKED]->(h)
-    WHERE k.expiredAt IS NULL AND (a IS NULL OR x <> a) AND EXISTS { MATCH (x)-[:IN]->(c:Cluster) WHERE c.confirmedAbuse }
-    CALL {
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(x) RETURN f
-      UNION
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(:Event)-[:BY]->(x) RETURN f
-      UNION
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: $tenantId, mode: $mode, kind: 'email'})<-[:LINKED]-(x) RETURN f
-    }
-    WITH x, f WHERE f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL
-    RETURN count(DISTINCT x) AS confirmed, min(f.at) AS markedAt
+    WHERE x.confirmedAt IS NOT NULL AND k.expiredAt IS NULL AND (a IS NULL OR x <> a)
+    RETURN count(x) AS confirmed, min(x.confirmedAt) AS markedAt
   }
   WITH h, hubAt, confirmed, markedAt WHERE confirmed > 0
   // How fast it formed, read only for a hub with marked accounts.

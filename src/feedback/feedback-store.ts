@@ -9,19 +9,20 @@ export type Outcome = 'confirmed_abuse' | 'false_positive' | 'chargeback';
 
 // Records the outcome once per (subject, outcome). Identical posts at the same moment: the second
 // waits on the primary key, then records nothing. A retracted outcome reported again is
-// reinstated (its mark is applied again). Returns whether it was new or reinstated.
+// reinstated (its mark is applied again). `at` is its time, the same as its mark's in the graph
+// (a rebuild reads it back). Returns whether it was new or reinstated.
 export async function recordOutcome(
   db: Queryable,
   scope: Scope,
-  input: { kind: SubjectKind; value: string; outcome: Outcome; note?: string },
+  input: { kind: SubjectKind; value: string; outcome: Outcome; note?: string; at: Date },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `INSERT INTO feedback (id, tenant_id, mode, subject_kind, subject_value, outcome, note)
-     VALUES ($7, $1, $2, $3, $4, $5, $6)
+    `INSERT INTO feedback (id, tenant_id, mode, subject_kind, subject_value, outcome, note, created_at)
+     VALUES ($7, $1, $2, $3, $4, $5, $6, $8)
      ON CONFLICT (tenant_id, mode, subject_kind, subject_value, outcome) DO UPDATE
-       SET retracted_at = NULL, retracted_by = NULL, retract_note = NULL, note = EXCLUDED.note, created_at = now()
+       SET retracted_at = NULL, retracted_by = NULL, retract_note = NULL, note = EXCLUDED.note, created_at = EXCLUDED.created_at
      WHERE feedback.retracted_at IS NOT NULL`,
-    [scope.tenantId, scope.mode, input.kind, input.value, input.outcome, input.note ?? null, newId('fbk')],
+    [scope.tenantId, scope.mode, input.kind, input.value, input.outcome, input.note ?? null, newId('fbk'), input.at],
   );
   return rowCount === 1;
 }

@@ -59,15 +59,10 @@ export async function recordFeedback(
       kind === 'email' ? `No identity built from ${value} in this tenant and mode.` : `No ${kind} ${value} in this tenant and mode.`,
     );
   }
-  const mark = markOf(scope, {
-    source: 'feedback',
-    subject: input.subject,
-    outcome: input.outcome,
-    at: deps.clock.now(),
-    codes: events.codes,
-  });
+  const at = deps.clock.now();
+  const mark = markOf(scope, { source: 'feedback', subject: input.subject, outcome: input.outcome, at, codes: events.codes });
   return inTransaction(deps.db, async (tx) => {
-    const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note });
+    const recorded = await recordOutcome(tx, scope, { kind, value, outcome: input.outcome, note: input.note, at });
     // About an erased person's event: recorded, and no mark (the graph has forgotten them).
     if (recorded && !(kind === 'event_id' && (await lockEventErased(tx, scope, value)))) await deps.graphOutbox.mark(tx, scope, mark);
     if (actor) await audit(tx, actor, 'feedback', `${kind}:${value}`, { outcome: input.outcome, note: input.note ?? null });

@@ -10,11 +10,13 @@
 // became a hub are split in the same transaction as the links that made it one, or, larger than
 // split-in-steps.ts's bound, in steps right after it; a retraction (graph/apply-retractions)
 // recomputes its clusters' facts; a recluster recomputes a whole scope under its link policy
-// (graph/apply-link-policy, then recluster.ts) and records what changed.
+// (graph/apply-link-policy, then recluster.ts) and records what changed. The accounts a
+// confirmed_abuse mark is about carry its time (graph/recompute-account-marks), set after the marks
+// and retractions that change it, and for the whole scope after a forget or a recluster.
 import neo4j, { type Driver, type Integer, type ManagedTransaction, type Session } from 'neo4j-driver';
 import { newId } from '../db/new-id.js';
 import type { CypherCatalog } from './cypher-catalog.js';
-import type { GraphRecluster, GraphRetract, OutboxRow } from './graph-outbox-store.js';
+import type { GraphForget, GraphMark, GraphRecluster, GraphRetract, OutboxRow } from './graph-outbox-store.js';
 import type { GraphLink } from './identity-graph.js';
 import { recluster } from './recluster.js';
 import { deferLargeSplits, finishSplits } from './split-in-steps.js';
@@ -57,6 +59,19 @@ async function reclusterByScope(
 }
 
 // A whole scope under its link policy; the counts are recorded for `doorman graph recluster`.
+// Sets `confirmedAt` anew (cypher/graph/recompute-account-marks) on the accounts the given marks
+// are about, or on every account of the given scopes that holds it or that a standing mark is about.
+async function recomputeAccountMarks(
+  tx: ManagedTransaction,
+  cypher: CypherCatalog,
+  seeds: { marks?: { tenantId: string; mode: string; key: string }[]; scopes?: Scope[] },
+): Promise<void> {
+  const marks = (seeds.marks ?? []).map(({ tenantId, mode, key }) => ({ tenantId, mode, key }));
+  const scopes = [...new Map((seeds.scopes ?? []).map(({ tenantId, mode }) => [`${tenantId}\0${mode}`, { tenantId, mode }])).values()];
+  if (marks.length === 0 && scopes.length === 0) return;
+  await tx.run(cypher.get('graph/recompute-account-marks'), { marks, scopes });
+}
+
 async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: GraphRecluster): Promise<void> {
   const at = neo4j.int(r.at);
   const int = (p: GraphRecluster['default']) => ({
@@ -72,6 +87,7 @@ async function reclusterScope(tx: ManagedTransaction, cypher: CypherCatalog, r: 
     kinds: Object.fromEntries(Object.entries(r.kinds).map(([k, v]) => [k, int(v)])),
   });
   const result = await recluster(tx, cypher, r, null, r.at, r.recompute ?? []);
+  await recomputeAccountMarks(tx, cypher, { scopes: [r] });
   await tx.run(cypher.get('graph/record-recluster'), {
     tenantId: r.tenantId,
     mode: r.mode,
@@ -259,16 +275,21 @@ async function applyRuns(
           const { records } = await tx.run(cypher.get('graph/apply-retractions'), { retractions });
           const clusters = (records[0]?.get('clusters') ?? []) as ScopedId[];
           if (clusters.length > 0) await reclusterByScope(tx, cypher, [], clusters, Math.max(...retractions.map((r) => r.at)), deferred);
+          await recomputeAccountMarks(tx, cypher, { marks: retractions });
         } else if (run[0]!.kind === 'recluster') {
           for (const r of run) await reclusterScope(tx, cypher, r.payload as GraphRecluster);
         } else if (run[0]!.kind === 'mark') {
-          await tx.run(cypher.get('graph/apply-marks'), { marks: run.map((r) => r.payload) });
+          const marks = run.map((r) => r.payload as GraphMark);
+          await tx.run(cypher.get('graph/apply-marks'), { marks });
+          await recomputeAccountMarks(tx, cypher, { marks: marks.filter((m) => m.outcome === 'confirmed_abuse') });
         } else if (run[0]!.kind === 'forget') {
           const forgets = run.map((r) => r.payload as { at: number });
           const { records } = await tx.run(cypher.get('graph/apply-forgets'), { forgets });
           // What went may have held clusters together: they are split like after a hub.
           const trimmed = (records[0]?.get('trimmed') ?? []) as ScopedId[];
           if (trimmed.length > 0) await reclusterByScope(tx, cypher, trimmed, [], Math.max(...forgets.map((f) => f.at)), deferred);
+          // What went may have been what a mark was about (an event, a link to its email, the mark).
+          await recomputeAccountMarks(tx, cypher, { scopes: run.map((r) => r.payload as GraphForget) });
         }
       }
       return [...deferred.values()];

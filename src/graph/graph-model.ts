@@ -29,6 +29,8 @@ export interface ModelIdentifier {
 export interface ModelAccount {
   firstSeenAt: number;
   graphCluster?: string | null;
+  // Its `confirmedAt` in the graph (filled by the checker; null: none).
+  graphConfirmedAt?: number | null;
 }
 
 export interface ModelLink {
@@ -184,4 +186,38 @@ export function factsOf(model: GraphModel, roots: Map<string, string>, eventMemb
   }
   for (const f of facts.values()) f.abuse.sort();
   return facts;
+}
+
+// What each account's `confirmedAt` must be (cypher/graph/recompute-account-marks): the time of the
+// earliest standing confirmed_abuse mark about it (on the account, on an event of its own, or on
+// an email it links, live or expired). Accounts without one are absent. `eventMembers` as for
+// factsOf: an event's members name its account when it has one.
+export function confirmedAtOf(model: GraphModel, eventMembers: Map<string, string[]>): Map<string, number> {
+  const at = new Map<string, number>();
+  const mark = (account: string, t: number) => {
+    if (!model.accounts.has(account)) return;
+    const prev = at.get(account);
+    if (prev === undefined || t < prev) at.set(account, t);
+  };
+  const emails = new Map<string, number[]>();
+  for (const m of model.marks.values()) {
+    if (m.outcome !== 'confirmed_abuse') continue;
+    if (m.anchorKind === 'account') mark(m.anchorValue, m.at);
+    else if (m.anchorKind === 'event') {
+      for (const member of eventMembers.get(m.anchorValue) ?? []) {
+        if (member.startsWith('[')) mark(JSON.parse(member)[1] as string, m.at);
+      }
+    } else {
+      const name = identifierName('email', m.anchorValue);
+      const list = emails.get(name);
+      if (list) list.push(m.at);
+      else emails.set(name, [m.at]);
+    }
+  }
+  if (emails.size > 0) {
+    for (const [account, links] of model.linked) {
+      for (const name of links.keys()) for (const t of emails.get(name) ?? []) mark(account, t);
+    }
+  }
+  return at;
 }

@@ -4,7 +4,14 @@
 // chargebacks: what a verdict reads) from the marks that stand about it.
 import type { Record as Neo4jRecord } from 'neo4j-driver';
 import { linkOfStoredEvent } from '../events/received-event.js';
-import { accountMember, identifierMember, identifierName, type ExpectedFacts, type GraphModel } from '../graph/graph-model.js';
+import {
+  accountMember,
+  confirmedAtOf,
+  identifierMember,
+  identifierName,
+  type ExpectedFacts,
+  type GraphModel,
+} from '../graph/graph-model.js';
 import type { GraphLink } from '../graph/identity-graph.js';
 import { storedEventsByIds } from './graph-history-store.js';
 import { num, readGraph, type GraphCheck } from './graph-check.js';
@@ -167,4 +174,18 @@ function wrongFacts(want: ExpectedFacts, r: Neo4jRecord): Record<string, { expec
   if (got.chargebacks !== want.chargebacks) wrong.chargebacks = { expected: want.chargebacks, found: got.chargebacks };
   if (got.abuse.join('\n') !== want.abuse.join('\n')) wrong.abuse = { expected: want.abuse, found: got.abuse };
   return wrong;
+}
+
+// 8. Each account's `confirmedAt`: the time of the earliest standing confirmed_abuse mark about it
+// (the verdict's read finds a hub's marked accounts by it). The repair's recluster sets it anew
+// for the whole scope.
+export function compareAccountMarks(c: GraphCheck, eventMembers: Map<string, string[]>): void {
+  const want = confirmedAtOf(c.model, eventMembers);
+  for (const [externalId, account] of c.model.accounts) {
+    if (account.graphConfirmedAt === undefined) continue; // missing from the graph: reported by step 3
+    const expected = want.get(externalId) ?? null;
+    if (account.graphConfirmedAt !== expected) {
+      c.differ({ type: 'wrong_facts', what: 'account', subject: `${externalId} confirmedAt`, expected, found: account.graphConfirmedAt });
+    }
+  }
 }

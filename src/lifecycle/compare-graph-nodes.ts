@@ -134,6 +134,7 @@ export async function compareAccounts(c: GraphCheck): Promise<void> {
     const clusters = Number(r.get('clusters'));
     if (clusters > 1) c.differ({ type: 'wrong_cluster', what: 'account', subject: externalId, expected: 1, found: clusters });
     account.graphCluster = r.get('cluster') as string | null;
+    account.graphConfirmedAt = num(r.get('confirmedAt'));
     compareLinked(c, externalId, r);
   }
   for (const externalId of c.model.accounts.keys()) {

@@ -3,7 +3,8 @@
 // rules (src/graph/graph-model.ts), and compares it with Neo4j: every event's link (BY and USED),
 // every account's links (LINKED, live or expired), every identifier's hub state, the clusters as
 // the connected parts of the live links, each cluster's facts (members, accounts, confirmed abuse,
-// trust, chargebacks: what a verdict reads), and every mark (standing or not). The steps, in the
+// trust, chargebacks: what a verdict reads), every mark (standing or not), and each account's
+// time of the earliest confirmed_abuse mark about it (what a verdict reads of a hub). The steps, in the
 // order they run, are in compare-graph-nodes.ts and compare-graph-clusters.ts; what they share
 // (the model, the differences, the repair's work) in graph-check.ts.
 // Reads stream: events page by page, the graph's rows through a cursor; memory holds the scope's
@@ -23,7 +24,7 @@ import type { GraphOp } from '../graph/graph-outbox-store.js';
 import { storedEventsOfAccounts } from './graph-history-store.js';
 import { startGraphCheck, type GraphCheck, type GraphDifference, type VerifyDeps } from './graph-check.js';
 import { compareAccounts, compareEvents, compareIdentifiers, findGraphOnlyEvents } from './compare-graph-nodes.js';
-import { compareClusterFacts, compareMarks, compareParts, markedEventMembers } from './compare-graph-clusters.js';
+import { compareAccountMarks, compareClusterFacts, compareMarks, compareParts, markedEventMembers } from './compare-graph-clusters.js';
 
 export type { DifferenceType, GraphDifference, VerifyDeps } from './graph-check.js';
 
@@ -48,9 +49,11 @@ export async function verifyGraph(
   await compareIdentifiers(c);
   const roots = componentsOf(c.model, c.now, c.graceMs);
   const clusterPart = compareParts(c, roots);
-  const facts = factsOf(c.model, roots, await markedEventMembers(c));
+  const eventMembers = await markedEventMembers(c);
+  const facts = factsOf(c.model, roots, eventMembers);
   await compareMarks(c);
   const clusters = await compareClusterFacts(c, clusterPart, facts);
+  compareAccountMarks(c, eventMembers);
 
   const { model, differences, more } = c;
   const total = differences.length + more;

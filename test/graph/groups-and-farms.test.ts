@@ -51,7 +51,7 @@ describe('rings past the hub and honest groups (default policy 2026-11-26.1)', f
 
     await confirm(h, `farm_${run}_0`);
     const login = await h.verdict({ event_type: 'login', external_user_id: `farm_${run}_17`, ip: '100.64.31.1', device_token: token });
-    expect(login.body.verdict).to.equal('block');
+    expect(login.body.verdict, JSON.stringify(login.body)).to.equal('block');
     const hub = reason(login, 'hub_confirmed_abuse')!;
     expect(hub.detail).to.include({ via: 'device', hub_accounts: 28, confirmed_accounts: 1 });
     expect(hub.detail!.formed_seconds).to.be.a('number').and.at.most(600);

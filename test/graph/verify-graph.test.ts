@@ -22,7 +22,7 @@ import { aDocument } from '../policies/policy-builders.js';
 import { doorman } from '../support/cli-runner.js';
 import { bearer } from '../support/fixtures.js';
 import { until } from '../support/processes.js';
-import { aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
+import { aSignup, DOMAINS, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
 const actor = (scope: Scope) => ({ ...scope, analystId: null, analystEmail: 'verify-test' });
 
@@ -73,6 +73,16 @@ describe('doorman graph verify', function () {
     expect(clean.differences).to.deep.equal([]);
     expect(clean.ok).to.equal(true);
     expect(clean.checked).to.include({ events: 5, accounts: 4, marks: 2 });
+    // The account the confirmed mark (on its email) is about carries the mark's time; no other does.
+    const marked = await h.deps.graph.executeQuery(
+      `MATCH (a:Account {tenantId: $t, mode: 'test'}) WHERE a.confirmedAt IS NOT NULL RETURN a.externalId AS x, a.confirmedAt AS at`,
+      { t: scope.tenantId },
+    );
+    const { rows: mark } = await h.deps.db.query(
+      `SELECT created_at FROM feedback WHERE tenant_id = $1 AND mode = 'test' AND outcome = 'confirmed_abuse'`,
+      [scope.tenantId],
+    );
+    expect(marked.records.map((r) => [r.get('x'), Number(r.get('at'))])).to.deep.equal([['ann', (mark[0].created_at as Date).getTime()]]);
 
     const cli = await doorman(['graph', 'verify', '--tenant', scope.tenantId, '--mode', 'test', '--json']);
     expect(cli.code, cli.stderr).to.equal(0);
@@ -96,9 +106,22 @@ describe('doorman graph verify', function () {
       `CREATE (:Account {tenantId: $t, mode: 'test', externalId: 'ghost', firstSeenAt: 0, history: false})`,
       t,
     );
+    // The time of an account's mark, lost on one account and made up on another.
+    await h.deps.graph.executeQuery(`MATCH (a:Account {tenantId: $t, mode: 'test', externalId: 'ann'}) REMOVE a.confirmedAt`, t);
+    await h.deps.graph.executeQuery(`MATCH (a:Account {tenantId: $t, mode: 'test', externalId: 'dan'}) SET a.confirmedAt = 1`, t);
     const drifted = await verifyGraph(h.deps, scope);
     expect(drifted.ok).to.equal(false);
-    expect(types(drifted)).to.include.members(['missing_link LINKED', 'wrong_facts cluster', 'stale_mark mark', 'extra_node account']);
+    expect(types(drifted)).to.include.members([
+      'missing_link LINKED',
+      'wrong_facts cluster',
+      'stale_mark mark',
+      'extra_node account',
+      'wrong_facts account',
+    ]);
+    expect(drifted.differences.filter((d) => d.what === 'account' && d.type === 'wrong_facts')).to.deep.equal([
+      { type: 'wrong_facts', what: 'account', subject: 'ann confirmedAt', expected: (mark[0].created_at as Date).getTime(), found: null },
+      { type: 'wrong_facts', what: 'account', subject: 'dan confirmedAt', expected: null, found: 1 },
+    ]);
 
     const found = await doorman(['graph', 'verify', '--tenant', scope.tenantId, '--mode', 'test', '--json']);
     expect(found.code).to.equal(1);
@@ -115,6 +138,63 @@ describe('doorman graph verify', function () {
     ]);
     expect(rows).to.have.length(1);
     expect((await verifyGraph(h.deps, scope)).ok).to.equal(true);
+  });
+
+  it('an account carries the time of the earliest confirmed mark about it, through a later link, a second mark, a retraction and an erasure, as Postgres says', async () => {
+    const h = await verdictHarness();
+    const scope = { tenantId: h.tenant.tenantId, mode: 'test' as const };
+    const t = { t: scope.tenantId };
+    const email = `marked.${Date.now()}@${DOMAINS.good}`;
+    const confirmedAt = async () => {
+      const { records } = await h.deps.graph.executeQuery(
+        `MATCH (a:Account {tenantId: $t, mode: 'test'}) WHERE a.confirmedAt IS NOT NULL RETURN a.externalId AS x, a.confirmedAt AS at ORDER BY x`,
+        t,
+      );
+      return Object.fromEntries(records.map((r) => [r.get('x') as string, Number(r.get('at'))]));
+    };
+    const markTime = async (kind: string, value: string) => {
+      const { rows } = await h.deps.db.query(
+        `SELECT created_at FROM feedback WHERE tenant_id = $1 AND mode = 'test' AND subject_kind = $2 AND subject_value = $3`,
+        [scope.tenantId, kind, value],
+      );
+      return (rows[0].created_at as Date).getTime();
+    };
+    const report = (kind: string, value: string) =>
+      request(h.app)
+        .post('/v1/feedback')
+        .set(bearer(h.tenant.keys.sk_test))
+        .send({ subject: { kind, value }, outcome: 'confirmed_abuse' })
+        .expect(200);
+
+    await h.verdict(aSignup({ external_user_id: 'kay', email }));
+    const lee = await h.verdict(aSignup({ external_user_id: 'lee', identity: { wallet: 'w-lee' } }));
+    await report('email', email);
+    await h.graphSettled();
+    const onEmail = await markTime('email', email);
+    expect(await confirmedAt()).to.deep.equal({ kay: onEmail });
+
+    // An account that links the marked email later; a mark on an event of another account.
+    await h.verdict(aSignup({ external_user_id: 'max', email }));
+    await report('event_id', lee.body.id as string);
+    await report('external_user_id', 'kay');
+    await h.graphSettled();
+    const onLee = await markTime('event_id', lee.body.id as string);
+    const onKay = await markTime('external_user_id', 'kay');
+    expect(await confirmedAt()).to.deep.equal({ kay: onEmail, lee: onLee, max: onEmail });
+    expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
+
+    // Kay erased: the marks about her account and her email go with her, and max, who still links
+    // the email, has none left.
+    await erasePerson(h.deps, scope, { kind: 'external_user_id', value: 'kay' }, { requestedBy: 'test' });
+    await h.graphSettled();
+    expect(await confirmedAt()).to.deep.equal({ lee: onLee });
+
+    // The mark on lee's event taken back.
+    const [fb] = await listFeedback(h.deps.db, scope, { eventId: lee.body.id as string });
+    await retractFeedback(h.deps, scope, { feedbackId: fb!.feedback_id, note: 'wrong event', actor: actor(scope) });
+    await h.graphSettled();
+    expect(await confirmedAt()).to.deep.equal({});
+    expect((await verifyGraph(h.deps, scope)).differences).to.deep.equal([]);
   });
 
   it('a rebuild brings back neither a retracted outcome nor an undone resolution (drift 3)', async () => {
