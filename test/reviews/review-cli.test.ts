@@ -8,7 +8,7 @@ import { doorman } from '../support/cli-runner.js';
 import { startHttpStandIn, type HttpStandIn } from '../support/http-stand-in.js';
 import { startReadyWorker, until } from '../support/processes.js';
 import { aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
-import { verifies, WEBHOOK_ENV } from './reviews-and-webhooks.test.js';
+import { verifies, WEBHOOK_ENV } from '../support/webhook-receiver.js';
 
 describe('doorman review and webhook commands', function () {
   this.timeout(120_000);

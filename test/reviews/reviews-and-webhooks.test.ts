@@ -16,15 +16,7 @@ import { startHttpStandIn, type HttpStandIn, type RecordedRequest } from '../sup
 import { freePort, until } from '../support/processes.js';
 import { testDeps } from '../support/test-deps.js';
 import { aSignup, codes, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
-
-export const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', WEBHOOK_TIMEOUT_MS: '2000' };
-
-// A receiver's check: any one of the header's signatures verifies with a secret it holds.
-export async function verifies(secret: string, req: RecordedRequest): Promise<boolean> {
-  const parts = String(req.headers['service-signature'] ?? '').split(' ');
-  const results = await Promise.all(parts.map((signature) => verify(secret, req.body, signature).catch(() => false)));
-  return results.some(Boolean);
-}
+import { verifies, WEBHOOK_ENV } from '../support/webhook-receiver.js';
 
 describe('reviews and the review.resolved webhook', function () {
   this.timeout(60_000);

@@ -9,7 +9,7 @@ import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
 import { doorman } from '../support/cli-runner.js';
 import { startHttpStandIn } from '../support/http-stand-in.js';
 import { aSignup, IPS, verdictHarness } from '../support/verdict-harness.js';
-import { verifies, WEBHOOK_ENV } from './reviews-and-webhooks.test.js';
+import { verifies, WEBHOOK_ENV } from '../support/webhook-receiver.js';
 
 describe('webhook signatures, attempt by attempt', function () {
   this.timeout(60_000);
