@@ -1,7 +1,8 @@
 // hub-accounts: the accounts behind one identifier, for the console ("who shares this device?"):
 // whether it is a hub, how many accounts link to it, and the first $limit of them in the order
 // they linked, each with whether it carries a live confirmed_abuse mark (on the account, on one
-// of its events, or on its email), as hub_confirmed_abuse counts them (cypher/graph/read-cluster).
+// of its events, or on its email: its `confirmedAt`, cypher/graph/recompute-account-marks), as
+// hub_confirmed_abuse counts them (cypher/graph/read-cluster).
 // Parameters: $tenantId, $mode, $kind, $value, $limit.
 // Returns at most one row: hub, accounts, confirmed (marked accounts among all of them), listed
 //   (list of {externalId, linkedAt (epoch ms), expired, confirmed}).
@@ -9,21 +10,7 @@ MATCH (i:Identifier {tenantId: $tenantId, mode: $mode, kind: $kind, value: $valu
 CALL {
   WITH i
   MATCH (x:Account)-[k:LINKED]->(i)
-  CALL {
-    WITH x
-    OPTIONAL CALL {
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(x) RETURN f
-      UNION
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(:Event)-[:BY]->(x) RETURN f
-      UNION
-      WITH x
-      MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: $tenantId, mode: $mode, kind: 'email'})<-[:LINKED]-(x) RETURN f
-    }
-    RETURN count(CASE WHEN f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL THEN 1 END) > 0 AS confirmed
-  }
-  WITH x, k, confirmed ORDER BY k.firstSeenAt, x.externalId
+  WITH x, k, x.confirmedAt IS NOT NULL AS confirmed ORDER BY k.firstSeenAt, x.externalId
   RETURN count(x) AS accounts, count(CASE WHEN confirmed THEN 1 END) AS marked,
          collect({externalId: x.externalId, linkedAt: k.firstSeenAt, expired: k.expiredAt IS NOT NULL, confirmed: confirmed})[0..$limit] AS listed
 }
