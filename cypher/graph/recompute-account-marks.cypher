@@ -35,8 +35,8 @@ CALL {
     MATCH (n:Event)-[:BY]->(x:Account)
     RETURN x
     UNION
-    WITH n
-    MATCH (n:Identifier {kind: 'email'})<-[:LINKED]-(x:Account)
+    WITH f, n
+    MATCH (n:Identifier {tenantId: f.tenantId, mode: f.mode, kind: 'email'})<-[:LINKED]-(x:Account)
     RETURN x
   }
   RETURN x
@@ -55,7 +55,7 @@ CALL {
     RETURN f
     UNION
     WITH x
-    MATCH (f:Feedback)-[:ON]->(:Identifier {kind: 'email'})<-[:LINKED]-(x)
+    MATCH (f:Feedback)-[:ON]->(:Identifier {tenantId: x.tenantId, mode: x.mode, kind: 'email'})<-[:LINKED]-(x)
     RETURN f
   }
   RETURN min(CASE WHEN f.outcome = 'confirmed_abuse' AND f.retractedAt IS NULL THEN f.at END) AS confirmedAt

@@ -15,8 +15,8 @@ CALL {
   MATCH (n:Event)-[:BY]->(x:Account)
   RETURN x
   UNION
-  WITH n
-  MATCH (n:Identifier {kind: 'email'})<-[:LINKED]-(x:Account)
+  WITH f, n
+  MATCH (n:Identifier {tenantId: f.tenantId, mode: f.mode, kind: 'email'})<-[:LINKED]-(x:Account)
   RETURN x
 }
 WITH x, min(f.at) AS at

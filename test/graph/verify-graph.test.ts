@@ -10,6 +10,7 @@ import { attachUser } from '../../src/events/attach-user.js';
 import { retractFeedback } from '../../src/feedback/retract-feedback.js';
 import { listFeedback } from '../../src/feedback/feedback-store.js';
 import { insertGraphOps, pendingLinksJoining } from '../../src/graph/graph-outbox-store.js';
+import { migrateGraph } from '../../src/graph/graph-schema.js';
 import { graphLinkOf, linkKeys, type GraphLink } from '../../src/graph/identity-graph.js';
 import { erasePerson } from '../../src/lifecycle/erase-person.js';
 import { rebuildGraph } from '../../src/lifecycle/rebuild-graph.js';
@@ -171,6 +172,10 @@ describe('doorman graph verify', function () {
     await report('email', email);
     await h.graphSettled();
     const onEmail = await markTime('email', email);
+    expect(await confirmedAt()).to.deep.equal({ kay: onEmail });
+    // A graph written before accounts carried it gets it from the schema step, once.
+    await h.deps.graph.executeQuery(`MATCH (a:Account {tenantId: $t, mode: 'test', externalId: 'kay'}) REMOVE a.confirmedAt`, t);
+    await migrateGraph(h.deps.graph, h.deps.cypher);
     expect(await confirmedAt()).to.deep.equal({ kay: onEmail });
 
     // An account that links the marked email later; a mark on an event of another account.
