@@ -213,12 +213,13 @@ describe('architecture', () => {
     for (const file of [...walk('cypher/graph', '.cypher'), ...walk('cypher/analyst', '.cypher'), ...walk('cypher/console', '.cypher')]) {
       const text = fs.readFileSync(file, 'utf8');
       // Every node looked up or created by its properties names its tenant and mode: from the
-      // statement's parameters, or from each row of a batch (UNWIND $links AS l: l.tenantId).
+      // statement's parameters (or a map parameter's: $read.tenantId), or from each row of a batch
+      // (UNWIND $links AS l: l.tenantId).
       const patterns = [...text.matchAll(/\(\w*:\w+ \{([^}]*)\}/g)];
       expect(patterns.length, `${file} looks nodes up by property`).to.be.greaterThan(0);
       for (const [pattern, props] of patterns) {
-        expect(props, `${file}: ${pattern}`).to.match(/tenantId: (\$tenantId|\w+\.tenantId)/);
-        expect(props, `${file}: ${pattern}`).to.match(/mode: (\$mode|\w+\.mode)/);
+        expect(props, `${file}: ${pattern}`).to.match(/tenantId: (\$tenantId|\$?\w+\.tenantId)/);
+        expect(props, `${file}: ${pattern}`).to.match(/mode: (\$mode|\$?\w+\.mode)/);
       }
       expect(text.split('\n')[0], `${file} opens with a header comment`).to.match(/^\/\/ /);
     }

@@ -55,16 +55,18 @@ describe('warm-up and log levels', function () {
       try {
         const pages = await session.executeRead(async (tx) => {
           await tx.run(deps.cypher.get('graph/read-cluster'), {
-            tenantId: '__warmup__',
-            mode: 'test',
-            account: 'warmup',
-            ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }],
-            hubThreshold: 25,
-            since: 0,
-            recentSince: 0,
-            pending: [],
-            at: 0,
-            hubScan: 500,
+            read: {
+              tenantId: '__warmup__',
+              mode: 'test',
+              account: 'warmup',
+              ids: [{ kind: 'email', value: 'warmup@doorman.invalid' }],
+              hubThreshold: 25,
+              since: 0,
+              recentSince: 0,
+              pending: [],
+              at: 0,
+              hubScan: 500,
+            },
           });
           await tx.run(deps.cypher.get('warm-up/index-scans'));
           const own = await tx.run(
