@@ -65,7 +65,11 @@ describe('the verdict graph read’s plan', () => {
 
   it('is planned by warm-up: no verdict of a new tenant plans it again, whatever its account and identifiers', async function () {
     this.timeout(90_000);
-    const h = await verdictHarness();
+    // The longest deadline the configuration takes: this test is about plans, not speed. Neo4j
+    // ends a read still running at its deadline, and the collector records only queries that end
+    // well; on a loaded CI machine (stop 51) that most likely left it none to measure. A read
+    // planned again still ends well, and shows its compile time.
+    const h = await verdictHarness({ SIGNAL_DEADLINE_MS: '10000' });
     const graph = h.deps.graph;
     const text = h.deps.cypher.get('graph/read-cluster');
     // Neo4j's query collector records each invocation's compile time (a plan found in the cache
@@ -88,21 +92,43 @@ describe('the verdict graph read’s plan', () => {
         { event_type: 'login', external_user_id: 'u_5256', ip: '100.64.92.1' },
       ];
       const sendsFrom = Date.now();
-      for (const body of sends) expect((await h.verdict(body)).status).to.equal(200);
+      const timings: string[] = [];
+      for (const body of sends) {
+        const res = await h.verdict(body);
+        expect(res.status).to.equal(200);
+        timings.push(String(res.headers['server-timing']));
+        const partial = (res.body.reasons as { code: string; detail?: { sources?: string } }[]).find(
+          (r) => r.code === 'partial_enrichment',
+        );
+        expect(String(partial?.detail?.sources ?? ''), 'the verdict read the graph').to.not.include('graph');
+      }
       const sendsTo = Date.now();
 
-      const { records } = await graph.executeQuery("CALL db.stats.retrieve('QUERIES') YIELD data RETURN data");
       type Invocation = { elapsedCompileTimeInUs: unknown; startTimestampMillis: unknown };
-      const of = (q: string) =>
-        records.map((r) => r.get('data') as { query: string; invocations: Invocation[] }).find((d) => d.query === q)?.invocations ?? [];
-      const planning = of(fresh).map((i) => Number(i.elapsedCompileTimeInUs));
+      type Collected = { query: string; invocations: Invocation[] };
+      const retrieve = async () => {
+        const { records } = await graph.executeQuery("CALL db.stats.retrieve('QUERIES') YIELD data RETURN data");
+        const data = records.map((r) => r.get('data') as Collected);
+        const of = (q: string) => data.find((d) => d.query === q)?.invocations ?? [];
+        // The collector shows a map parameter as its size only: the reads that started while this
+        // test sent (another test's verdicts too, which the same plan serves).
+        const during = of(text).filter((i) => Number(i.startTimestampMillis) >= sendsFrom && Number(i.startTimestampMillis) <= sendsTo);
+        return {
+          planning: of(fresh).map((i) => Number(i.elapsedCompileTimeInUs)),
+          verdicts: during.map((i) => Number(i.elapsedCompileTimeInUs)),
+        };
+      };
+      // Neo4j records a query as it closes, which may follow the last answer by a moment.
+      let seen = await retrieve();
+      for (const until = Date.now() + 5_000; seen.verdicts.length < sends.length && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        seen = await retrieve();
+      }
+      const { planning, verdicts } = seen;
       expect(planning, 'the statement planned once here').to.have.length(1);
-      // The collector shows a map parameter as its size only: the reads that started while this
-      // test sent (another test's verdicts too, which the same plan serves).
-      const verdicts = of(text)
-        .filter((i) => Number(i.startTimestampMillis) >= sendsFrom && Number(i.startTimestampMillis) <= sendsTo)
-        .map((i) => Number(i.elapsedCompileTimeInUs));
-      expect(verdicts.length, 'one read per verdict at least').to.be.at.least(sends.length);
+      expect(verdicts.length, `one read per verdict at least (the verdicts' Server-Timing: ${timings.join(' | ')})`).to.be.at.least(
+        sends.length,
+      );
       // Planned again, a read would compile about as long as planning takes; from the cache, a
       // small part of it.
       for (const us of verdicts) expect(us, `compile times ${verdicts} against planning ${planning[0]} µs`).to.be.below(planning[0]! / 5);
