@@ -51,19 +51,28 @@ export function createFetchedFeeds(deps: { db: Queryable; copies: string; logger
     return text;
   }
 
+  async function load(): Promise<void> {
+    const [domains, servers] = await Promise.all([entriesOf('disposable_email'), entriesOf('rdap_bootstrap')]);
+    disposable = new Set(lines(domains));
+    const map = new Map<string, string>();
+    for (const line of lines(servers)) {
+      const [tld, url] = line.split(' ');
+      if (tld && url) map.set(tld, url);
+    }
+    rdap = map.size > 0 ? map : undefined;
+  }
+  // Loads run one after another, in call order: an older, slower load never overwrites a newer
+  // one, and two never write one copy's temporary file at once.
+  let loading: Promise<unknown> = Promise.resolve();
+
   return {
     ipSources: () => IP_CATEGORIES.map((category) => ({ name: `intel_feeds:${category}`, category, read: () => entriesOf(category) })),
     disposableDomains: () => disposable,
     rdapServers: () => rdap,
-    async reload() {
-      const [domains, servers] = await Promise.all([entriesOf('disposable_email'), entriesOf('rdap_bootstrap')]);
-      disposable = new Set(lines(domains));
-      const map = new Map<string, string>();
-      for (const line of lines(servers)) {
-        const [tld, url] = line.split(' ');
-        if (tld && url) map.set(tld, url);
-      }
-      rdap = map.size > 0 ? map : undefined;
+    reload() {
+      const run = loading.then(load, load);
+      loading = run.catch(() => undefined);
+      return run;
     },
   };
 }

@@ -103,8 +103,11 @@ describe('intel feeds in the verdict, with no restart', () => {
     const { sources } = await updateIntel(h.deps);
     expect(sources.map((s) => s.status)).to.deep.equal(['updated', 'updated', 'updated', 'updated']);
     const deps: Deps = h.deps;
-    await until('the instance reloads', async () =>
-      deps.ipIntel.lookup(TOR_EXIT).tor_exit && deps.intelFeeds.rdapServers() ? true : undefined,
+    await until(
+      'the instance reloads',
+      async () => (deps.ipIntel.lookup(TOR_EXIT).tor_exit && deps.intelFeeds.rdapServers() ? true : undefined),
+      // Inside the test's own 20 s, so a wait that ends says what it waited for.
+      10_000,
     );
     const tor = await signup(TOR_EXIT);
     expect(codes(tor)).to.include('tor_exit');

@@ -16,7 +16,7 @@ import { watchIntelReloads } from '../../src/signals/ip/intel-reload.js';
 import { doorman } from '../support/cli-runner.js';
 import { startHttpStandIn, type HttpStandIn, type StandInResponse } from '../support/http-stand-in.js';
 import { until } from '../support/processes.js';
-import { testDeps } from '../support/test-deps.js';
+import { ownTestDeps, testDeps } from '../support/test-deps.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join('test', 'fixtures', 'intel', name), 'utf8');
 
@@ -196,6 +196,27 @@ describe('intel update: public feeds fetched, checked and kept', () => {
       }
     } finally {
       await Promise.all(watches.map((w) => w.close()));
+    }
+  });
+
+  it('has an instance that starts listening after a change was announced catch up on it', async () => {
+    // Warmed, then the feed changes before the instance LISTENs (an update while it starts): the
+    // announcement reaches no one, and the first LISTEN must not trust warming's load.
+    const late = ownTestDeps(env);
+    await late.warmup();
+    answers.set('/test_tor', () => ({
+      status: 200,
+      headers: { etag: '"tor-3"' },
+      body: `${fixture('tor-bulk-exit-list.txt')}192.0.2.98\n`,
+    }));
+    const { sources } = await updateIntel(deps, { only: ['test_tor'] });
+    expect(sources[0]!.status).to.equal('updated');
+    expect(late.ipIntel.lookup('192.0.2.98').tor_exit, 'not before it listens').to.equal(false);
+    const watch = watchIntelReloads(late);
+    try {
+      await until('the late instance catches up', async () => (late.ipIntel.lookup('192.0.2.98').tor_exit ? true : undefined), 10_000);
+    } finally {
+      await watch.close();
     }
   });
 

@@ -1,7 +1,8 @@
 // Reloading ip intelligence and the fetched feeds without a restart, fleet-wide: a change to the
 // fetched feeds (migration 0025's trigger) and `doorman intel reload` send a Postgres NOTIFY that
-// every serving instance LISTENs for; SIGHUP reloads one process. A listener that reconnects
-// reloads too: an announcement sent while it was away is not delivered again.
+// every serving instance LISTENs for; SIGHUP reloads one process. A listener reloads each time
+// its LISTEN takes hold, the first time too: an announcement sent while nothing listened is not
+// delivered again.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { listen, notify } from '../../db/listen.js';
@@ -26,13 +27,11 @@ export function watchIntelReloads(deps: {
       .catch((err: Error) => deps.logger.error({ err: err.message }, 'intel feeds reload failed; old data kept'));
   };
   const uninstall = installSighupReload({ reload: async () => reload() });
-  let listened = false;
   const listener = listen(deps, INTEL_RELOAD_CHANNEL, reload, {
-    // The first time, warming has just loaded everything; after a reconnect, catch up.
-    onListening: () => {
-      if (listened) reload();
-      listened = true;
-    },
+    // Each time, the first included: a change announced after warming loaded the data and before
+    // this LISTEN took hold (a feed update while the instance starts, or while a loaded machine
+    // makes the connection slow) would otherwise wait for the next announcement, an hour or more.
+    onListening: reload,
   });
   return {
     async close() {
