@@ -9,6 +9,7 @@ import { ageSince, plural, scalar, when } from './format';
 import { reasonWords } from './reason-words';
 import { FeedbackSection } from './event-feedback';
 import { ReviewActions, useResolution, type ResolvedNotice, type Resolver } from './review-actions';
+import { ClusterMarks } from './why-marks';
 import type { EventDetail, EventRow, Evidence, Me } from './types';
 
 export const accountHref = (id: string): string => `/console/accounts/${encodeURIComponent(id)}`;
@@ -144,7 +145,7 @@ export function EventView({
         </p>
       </header>
       {detail.review && <ReviewActions detail={detail} resolving={resolving} error={error} me={me} onChanged={() => void load(id)} />}
-      <WhyPanel detail={detail} />
+      <WhyPanel detail={detail} me={me} />
       <EventFacts event={e} />
       <FeedbackSection event={e} />
       <section>
@@ -204,9 +205,6 @@ function EarlierEvents({ earlier }: { earlier: EventDetail['earlier'] }) {
   );
 }
 
-// The marks the panel lists at most; the cluster picture lists them all.
-const MARKS_SHOWN = 5;
-
 const CLUSTER_CODES = new Set([
   'cluster_confirmed_abuse',
   'hub_confirmed_abuse',
@@ -218,12 +216,13 @@ const CLUSTER_CODES = new Set([
 // "Why was this decided?": each reason in words with its numbers; for the cluster's reasons, the
 // marks on it (subject, outcome, when, who reported it and their note, and the path to it, drawn
 // in the cluster picture); the payment.
-function WhyPanel({ detail }: { detail: EventDetail }) {
+function WhyPanel({ detail, me }: { detail: EventDetail; me?: Me | null }) {
   const e = detail.event;
   const [evidence, setEvidence] = useState<Evidence | null | 'unavailable'>(null);
   const clusterReason = e.reasons.some((r) => CLUSTER_CODES.has(r.code));
+  const load = () => api<Evidence>(`/events/${encodeURIComponent(e.id)}/evidence`).then(setEvidence, () => setEvidence('unavailable'));
   useEffect(() => {
-    if (clusterReason) api<Evidence>(`/events/${encodeURIComponent(e.id)}/evidence`).then(setEvidence, () => setEvidence('unavailable'));
+    if (clusterReason) void load();
   }, [e.id]);
   const payment = e.payment as Record<string, unknown> | null;
   return (
@@ -234,69 +233,24 @@ function WhyPanel({ detail }: { detail: EventDetail }) {
         (evidence === 'unavailable' ? (
           <p class="error">The identity graph did not answer for the cluster's marks.</p>
         ) : (
-          evidence && <ClusterMarks eventId={e.id} evidence={evidence} />
+          evidence && (
+            <ClusterMarks eventId={e.id} evidence={evidence} behind={markTimes(e.reasons)} me={me} onChanged={() => void load()} />
+          )
         ))}
       {payment && <Payment payment={payment} />}
     </section>
   );
 }
 
-// The marks on the event's cluster now, the first few of them, with the path from the event to each.
-function ClusterMarks({ eventId, evidence }: { eventId: string; evidence: Evidence }) {
-  return (
-    <div class="marks">
-      <h4>
-        Marks on its cluster now{' '}
-        {evidence.cluster && <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>(show the path in the picture)</a>}
-      </h4>
-      {evidence.marks.length === 0 ? (
-        <p class="muted">None stand now (taken back, or the cluster split since).</p>
-      ) : (
-        <ul>
-          {evidence.marks.slice(0, MARKS_SHOWN).map((m) => (
-            <li class="mark">
-              <strong>{m.outcome.replace('_', ' ')}</strong>{' '}
-              {m.review_event_id
-                ? ['on a reviewed event', m.subject_value && [' of account ', <a href={accountHref(m.subject_value)}>{m.subject_value}</a>]]
-                : [
-                    'on ',
-                    m.subject_kind === 'account' ? 'account ' : `${m.subject_kind} `,
-                    m.subject_value &&
-                      (m.subject_kind === 'account' ? (
-                        <a href={accountHref(m.subject_value)}>{m.subject_value}</a>
-                      ) : (
-                        <code>{m.subject_value}</code>
-                      )),
-                  ]}
-              , {when(m.marked_at)}, by {m.reported_by}
-              {m.note && <span class="note">: “{m.note}”</span>}
-              <br />
-              <span class="muted">
-                {m.via === null
-                  ? 'no live path from this event yet'
-                  : m.via.length === 0
-                    ? 'this account itself'
-                    : `path: this account → ${m.via.join(' → ')} → the subject`}
-              </span>
-              {m.review_event_id && (
-                <span>
-                  {' '}
-                  · <a href={`/console/events/${encodeURIComponent(m.review_event_id)}`}>the review</a>
-                </span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {evidence.marks.length > MARKS_SHOWN && (
-        <p class="muted">
-          and {plural(evidence.marks.length - MARKS_SHOWN, 'more mark')}: all of them in{' '}
-          <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>the cluster picture</a>.
-        </p>
-      )}
-    </div>
+// The times of the marks the verdict's cluster reasons name (their detail's marked_at): the marks
+// behind this verdict, which the panel lists first.
+const markTimes = (reasons: EventRow['reasons']): Set<number> =>
+  new Set(
+    reasons.flatMap((r) => {
+      const at = r.detail?.marked_at;
+      return CLUSTER_CODES.has(r.code) && typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? [Date.parse(at)] : [];
+    }),
   );
-}
 
 // The payment as the event carried it; the card's fingerprint leads to its events.
 function Payment({ payment }: { payment: Record<string, unknown> }) {

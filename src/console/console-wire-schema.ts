@@ -162,6 +162,21 @@ export const CONSOLE_WIRE = {
         note: text(2000, 0),
       },
     },
+    RingQuery: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { cursor: text(1200), limit: { type: 'integer', minimum: 1, maximum: 100, default: 100 } },
+    },
+    FeedbackManyBody: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['accounts', 'outcome', 'note'],
+      properties: {
+        accounts: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(256) },
+        outcome: { enum: ['confirmed_abuse', 'false_positive'] },
+        note: text(2000),
+      },
+    },
     UndoMarksBody: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
     PageQuery: {
       type: 'object',
@@ -398,6 +413,44 @@ export const CONSOLE_WIRE = {
       {},
       'One answer per review: one resolved meanwhile is reported, not an error for the rest.',
     ),
+    FeedbackManyAnswer: closed(
+      {
+        recorded: { type: 'integer', description: 'Reports written (a report that already stood is audited, not written again).' },
+        results: list({
+          anyOf: [
+            closed({ external_user_id: str, ok: yes }, { duplicate: yes }),
+            closed({ external_user_id: str, ok: { const: false }, error: { enum: ['not_found'] }, message: str }),
+          ],
+        }),
+      },
+      {},
+      'One answer per account, each recorded and audited in its own transaction.',
+    ),
+    RingMember: closed(
+      {
+        external_user_id: str,
+        first_seen_at: time,
+        verdicts: closed({ allow: int, review: int, block: int }),
+        reviews: closed({ pending: int, approved: int, denied: int }),
+        pending_review_ids: {
+          ...list(str),
+          description: 'Its pending reviews, oldest first (the first 50; the count is in reviews.pending).',
+        },
+        marks: {
+          ...closed({ confirmed_abuse: int, false_positive: int, chargeback: int }),
+          description:
+            'Marks standing about it: feedback about the account, one of its events or one of its emails, and its resolved reviews whose marks were not undone.',
+        },
+        confirmed: { type: 'boolean', description: 'The graph counts it as confirmed abuse (as the verdict reads it).' },
+      },
+      {},
+      'One account of a cluster in the ring view.',
+    ),
+    RingMembers: closed(
+      { cluster_id: str, accounts_total: int, members: list(ref('RingMember')) },
+      { next_cursor: str },
+      "A page of a cluster's accounts, in the order they were first seen.",
+    ),
     MarksUndone: closed({ ok: yes, marks_retracted_at: time }),
     FeedbackEntry: closed({
       feedback_id: str,
@@ -472,23 +525,40 @@ export const CONSOLE_WIRE = {
         outcome: ref('Outcome'),
         subject_kind: str,
         marked_at: time,
-        via: { ...orNull(list(str)), description: "The identifiers between the event's account and the subject (null: no live path)." },
+        via: {
+          ...orNull(list(str)),
+          description: 'The identifiers between the event or account explained and the subject (null: no live path).',
+        },
         path: { ...orNull(list(str)), description: "The path's nodes as the cluster picture keys them (null: no live path)." },
+        subject_key: { ...str, description: "The mark's subject as the cluster picture keys it (event:, account: or id:)." },
+        target_key: {
+          ...orNull(str),
+          description: 'The account or identifier a path to the subject ends at, as the picture keys it (an event is reached through it).',
+        },
         subject_value: orNull(str),
         note: orNull(str),
         reported_by: str,
       },
-      { review_event_id: str },
-      'A mark standing on a cluster, with who reported it and what they said.',
+      {
+        review_event_id: str,
+        resolved_by: { ...str, description: "A review's mark: who resolved the review (they, or an admin, may undo its marks)." },
+        retracted: {
+          ...closed({ at: time, by: str, note: orNull(str) }),
+          description: 'The mark was taken back: when, by whom (an analyst, or an operator at the CLI), and why.',
+        },
+      },
+      'A mark on a cluster, with who reported it and what they said; one taken back says so.',
     ),
     Evidence: closed(
       {
-        event_id: str,
         cluster: orNull(closed({ id: str, accounts: int })),
         marks: list(ref('Mark')),
       },
-      {},
-      "Why an event's cluster is what it is: each mark standing on it, with its path and reporter.",
+      {
+        event_id: { ...str, description: 'Explained from this event: paths start at its account (or its identifiers).' },
+        account: { ...str, description: 'Explained from this account: paths start at it.' },
+      },
+      'Why a cluster is what it is: each mark on it (standing or taken back), with its path and reporter.',
     ),
     QueryList: closed(
       {
@@ -649,6 +719,10 @@ export const CONSOLE_ROUTES = {
   'GET /events/:id/cluster': { response: 'ClusterId' },
   'GET /events/:id/evidence': { response: 'Evidence' },
   'GET /accounts/:externalId/cluster': { response: 'ClusterId' },
+  'GET /accounts/:externalId/evidence': { response: 'Evidence' },
+  'GET /clusters/:id/evidence': { response: 'Evidence' },
+  'GET /clusters/:id/members': { query: 'RingQuery', response: 'RingMembers' },
+  'POST /feedback/many': { body: 'FeedbackManyBody', response: 'FeedbackManyAnswer' },
   'GET /hubs': { query: 'HubQuery', response: 'HubAccounts' },
   'GET /queries': { response: 'QueryList' },
   'POST /queries/:id/run': { body: 'QueryParams', response: 'QueryResult' },

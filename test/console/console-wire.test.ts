@@ -158,6 +158,11 @@ describe('console API: its wire', function () {
         .post('/feedback', { subject: { kind: 'external_user_id', value: 'wire_2' }, outcome: 'confirmed_abuse', note: 'same phone' })
         .expect(200);
       await a.post('/feedback', { subject: { kind: 'email', value: 'wire1@shop-mail.com' }, outcome: 'chargeback' }).expect(200);
+      const reported = await a
+        .post('/feedback/many', { accounts: ['wire_1', 'wire_nobody'], outcome: 'false_positive', note: 'a household' })
+        .expect(200);
+      expect(reported.body).to.deep.include({ recorded: 1 });
+      expect(reported.body.results.map((r: { ok: boolean }) => r.ok)).to.deep.equal([true, false]);
       const listed = (await a.get('/feedback?email=wire1@shop-mail.com').expect(200)).body.feedback;
       await admin.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'reported by mistake' }).expect(200);
     });
@@ -172,6 +177,15 @@ describe('console API: its wire', function () {
       const { cluster_id: clusterId } = (await a.get(`/events/${ring[2]}/cluster`).expect(200)).body;
       await a.get('/accounts/wire_2/cluster').expect(200);
       await a.get(`/clusters/${encodeURIComponent(clusterId)}`).expect(200);
+      const page = (await a.get(`/clusters/${encodeURIComponent(clusterId)}/members?limit=2`).expect(200)).body;
+      expect(page.members).to.have.length(2);
+      const rest = (await a.get(`/clusters/${encodeURIComponent(clusterId)}/members?cursor=${page.next_cursor}`).expect(200)).body;
+      expect(rest.members.map((m: { external_user_id: string }) => m.external_user_id)).not.to.include.members(
+        page.members.map((m: { external_user_id: string }) => m.external_user_id),
+      );
+      expect(page.members.length + rest.members.length).to.equal(page.accounts_total);
+      expect((await a.get(`/clusters/${encodeURIComponent(clusterId)}/evidence`).expect(200)).body.marks).to.not.be.empty;
+      expect((await a.get('/accounts/wire_2/evidence').expect(200)).body).to.include({ account: 'wire_2' });
       const hub = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}`).expect(200)).body;
       expect(hub.accounts_total).to.be.greaterThan(1);
       const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as {
@@ -216,6 +230,9 @@ describe('console API: its wire', function () {
       await a.get('/hubs?kind=phone&value=nobody').expect(404);
       await a.get('/hubs?kind=phone').expect(400);
       await a.get('/reviews?limit=500').expect(400);
+      await a.get('/clusters/nowhere/members').expect(404);
+      await a.get('/clusters/nowhere/members?cursor=not-a-cursor').expect(400);
+      await a.post('/feedback/many', { accounts: ['wire_0'], outcome: 'confirmed_abuse' }).expect(400);
       await a.post('/deliveries/dlv_nope/redeliver').expect(403);
     });
 

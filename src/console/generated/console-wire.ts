@@ -67,6 +67,17 @@ export type ResolveManyBody = {
   note?: string;
 };
 
+export type RingQuery = {
+  cursor?: string;
+  limit?: number;
+};
+
+export type FeedbackManyBody = {
+  accounts: string[];
+  outcome: 'confirmed_abuse' | 'false_positive';
+  note: string;
+};
+
 export type UndoMarksBody = {
   note: string;
 };
@@ -347,6 +358,56 @@ export type ResolveManyAnswer = {
   })[];
 };
 
+/** One answer per account, each recorded and audited in its own transaction. */
+export type FeedbackManyAnswer = {
+  /** Reports written (a report that already stood is audited, not written again). */
+  recorded: number;
+  results: ({
+    external_user_id: string;
+    ok: true;
+    duplicate?: true;
+  } | {
+    external_user_id: string;
+    ok: false;
+    error: 'not_found';
+    message: string;
+  })[];
+};
+
+/** One account of a cluster in the ring view. */
+export type RingMember = {
+  external_user_id: string;
+  first_seen_at: string;
+  verdicts: {
+    allow: number;
+    review: number;
+    block: number;
+  };
+  reviews: {
+    pending: number;
+    approved: number;
+    denied: number;
+  };
+  /** Its pending reviews, oldest first (the first 50; the count is in reviews.pending). */
+  pending_review_ids: string[];
+  /** Marks standing about it: feedback about the account, one of its events or one of its emails, and its resolved reviews whose marks were not undone. */
+  marks: {
+    confirmed_abuse: number;
+    false_positive: number;
+    chargeback: number;
+  };
+  /** The graph counts it as confirmed abuse (as the verdict reads it). */
+  confirmed: boolean;
+};
+
+/** A page of a cluster's accounts, in the order they were first seen. */
+export type RingMembers = {
+  cluster_id: string;
+  accounts_total: number;
+  members: RingMember[];
+  next_cursor?: string;
+};
+
 export type MarksUndone = {
   ok: true;
   marks_retracted_at: string;
@@ -440,30 +501,45 @@ export type ClusterId = {
   cluster_id: string;
 };
 
-/** A mark standing on a cluster, with who reported it and what they said. */
+/** A mark on a cluster, with who reported it and what they said; one taken back says so. */
 export type Mark = {
   feedback_id: string | null;
   outcome: Outcome;
   subject_kind: string;
   marked_at: string;
-  /** The identifiers between the event's account and the subject (null: no live path). */
+  /** The identifiers between the event or account explained and the subject (null: no live path). */
   via: string[] | null;
   /** The path's nodes as the cluster picture keys them (null: no live path). */
   path: string[] | null;
+  /** The mark's subject as the cluster picture keys it (event:, account: or id:). */
+  subject_key: string;
+  /** The account or identifier a path to the subject ends at, as the picture keys it (an event is reached through it). */
+  target_key: string | null;
   subject_value: string | null;
   note: string | null;
   reported_by: string;
   review_event_id?: string;
+  /** A review's mark: who resolved the review (they, or an admin, may undo its marks). */
+  resolved_by?: string;
+  /** The mark was taken back: when, by whom (an analyst, or an operator at the CLI), and why. */
+  retracted?: {
+    at: string;
+    by: string;
+    note: string | null;
+  };
 };
 
-/** Why an event's cluster is what it is: each mark standing on it, with its path and reporter. */
+/** Why a cluster is what it is: each mark on it (standing or taken back), with its path and reporter. */
 export type Evidence = {
-  event_id: string;
   cluster: {
     id: string;
     accounts: number;
   } | null;
   marks: Mark[];
+  /** Explained from this event: paths start at its account (or its identifiers). */
+  event_id?: string;
+  /** Explained from this account: paths start at it. */
+  account?: string;
 };
 
 /** The reviewed saved queries, then the tenant's own. */
@@ -704,6 +780,8 @@ export type ConsoleWire = {
   EventSearchQuery: EventSearchQuery;
   ReviewQueueQuery: ReviewQueueQuery;
   ResolveManyBody: ResolveManyBody;
+  RingQuery: RingQuery;
+  FeedbackManyBody: FeedbackManyBody;
   UndoMarksBody: UndoMarksBody;
   PageQuery: PageQuery;
   FeedbackSearchQuery: FeedbackSearchQuery;
@@ -738,6 +816,9 @@ export type ConsoleWire = {
   ReviewQueue: ReviewQueue;
   Resolved: Resolved;
   ResolveManyAnswer: ResolveManyAnswer;
+  FeedbackManyAnswer: FeedbackManyAnswer;
+  RingMember: RingMember;
+  RingMembers: RingMembers;
   MarksUndone: MarksUndone;
   FeedbackEntry: FeedbackEntry;
   FeedbackRecorded: FeedbackRecorded;
