@@ -477,7 +477,16 @@ describe("the analyst's working day in the console (Chromium)", function () {
     };
     const first = await open();
     expect(first.origin).to.deep.equal([`event:${convicted}`]);
-    expect(first.subject).to.have.length(1);
+    // Every standing mark's subject (and the account or identifier a path to it ends at) outlined.
+    const evidence = await page.evaluate((id) => fetch(`/console/api/events/${id}/evidence`).then((r) => r.json()), convicted);
+    const outlined = (evidence.marks as { retracted?: unknown; subject_key: string; target_key: string | null }[])
+      .filter((m) => !m.retracted)
+      .flatMap((m) => [m.subject_key, m.target_key])
+      .filter((k): k is string => k !== null && k in first.at);
+    expect(first.subject).to.have.members([...new Set(outlined)]);
+    expect(first.subject.length).to.be.greaterThan(1);
+    // Above 5 accounts the events are hidden at first.
+    expect(first.hidden).to.equal(first.events);
     // Each event square in its verdict's colour.
     const verdicts = await h.deps.db.query('SELECT id, verdict FROM events WHERE tenant_id = $1 AND id = ANY($2::text[])', [
       h.tenant.tenantId,
@@ -488,6 +497,8 @@ describe("the analyst's working day in the console (Chromium)", function () {
     expect(Object.keys(first.colours)).to.include(convicted);
     expect(await page.textContent('.cluster-page header')).to.contain(`${RING + 1} accounts`);
     await shoot(page, 'cluster');
+    await page.uncheck('input[name=hide-events]');
+    expect((await graph()).hidden).to.equal(0);
     await page.check('input[name=hide-events]');
     await page.waitForFunction(
       (n) => (document.querySelector('.graph') as unknown as { cy: Cy }).cy.nodes('.hidden-event').length === n,
