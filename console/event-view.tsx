@@ -5,7 +5,7 @@
 // event-feedback.tsx. Every value from an event is rendered as text (never as markup).
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { ageSince, plural, scalar, when } from './format';
+import { ageSince, money, plural, scalar, when } from './format';
 import { reasonWords } from './reason-words';
 import { FeedbackSection } from './event-feedback';
 import { ReviewActions, useResolution, type ResolvedNotice, type Resolver } from './review-actions';
@@ -29,17 +29,23 @@ export function Reasons({ reasons }: { reasons: EventRow['reasons'] }) {
 
 export const Verdict = ({ v }: { v: string }) => <span class={`verdict v-${v}`}>{v}</span>;
 
-// Nested data (signals, context, identity) as a definition list of text.
-export function Tree({ value }: { value: unknown }) {
+// Nested data (signals, context, identity) as a definition list of text. With `amounts` (the
+// signals, whose payment is the contract's), a payment's amount reads in its currency's units.
+export function Tree({ value, name, amounts }: { value: unknown; name?: string; amounts?: boolean }) {
   if (value === null || typeof value !== 'object') return <span class="val">{scalar(value)}</span>;
-  const entries = Object.entries(value as Record<string, unknown>);
+  const record = value as Record<string, unknown>;
+  const entries = Object.entries(record);
   if (entries.length === 0) return <span class="muted">empty</span>;
   return (
     <dl class="tree">
       {entries.map(([k, v]) => [
         <dt>{k}</dt>,
         <dd>
-          <Tree value={v} />
+          {amounts && name === 'payment' && k === 'amount' ? (
+            <span class="val amount">{money(v, record.currency)}</span>
+          ) : (
+            <Tree value={v} name={k} amounts={amounts} />
+          )}
         </dd>,
       ])}
     </dl>
@@ -156,7 +162,7 @@ export function EventView({
       <section>
         <h3>Signals the engine saw</h3>
         <div class="signals">
-          <Tree value={detail.signals} />
+          <Tree value={detail.signals} amounts />
         </div>
       </section>
     </article>
@@ -252,7 +258,8 @@ const markTimes = (reasons: EventRow['reasons']): Set<number> =>
     }),
   );
 
-// The payment as the event carried it; the card's fingerprint leads to its events.
+// The payment as the event carried it, its amount in the currency's units; the card's fingerprint
+// leads to its events.
 function Payment({ payment }: { payment: Record<string, unknown> }) {
   return (
     <div class="payment">
@@ -260,8 +267,14 @@ function Payment({ payment }: { payment: Record<string, unknown> }) {
       <dl class="facts">
         {Object.entries(payment).map(([k, v]) => [
           <dt>{k.replace(/_/g, ' ')}</dt>,
-          <dd>
-            {k === 'card_fingerprint' ? <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a> : scalar(v)}
+          <dd class={k === 'amount' ? 'amount' : undefined}>
+            {k === 'card_fingerprint' ? (
+              <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a>
+            ) : k === 'amount' ? (
+              money(v, payment.currency)
+            ) : (
+              scalar(v)
+            )}
           </dd>,
         ])}
       </dl>

@@ -52,3 +52,36 @@ export const useTitle = (page: string | null): void => {
 // Numbers a query returns that are times (epoch milliseconds in a column or key named like one).
 export const looksLikeTime = (key: string, v: unknown): v is number =>
   typeof v === 'number' && /(^at$|At$|_at$|^time$|[Tt]imestamp)/.test(key) && v > 946_684_800_000 && v < 4_102_444_800_000;
+
+// The currencies this browser knows (Intl's list, where it has one).
+const KNOWN_CURRENCIES: ReadonlySet<string> | null = (() => {
+  const list = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf;
+  return list ? new Set(list('currency')) : null;
+})();
+
+// The decimals of a currency's minor unit (USD 2, JPY 0, KWD 3), as Intl knows them; undefined for
+// a code it does not know (Intl would guess 2) or cannot take.
+function minorDigits(code: string): number | undefined {
+  if (!/^[A-Z]{3}$/.test(code) || (KNOWN_CURRENCIES && !KNOWN_CURRENCIES.has(code))) return undefined;
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits;
+  } catch {
+    return undefined;
+  }
+}
+
+// An amount as the contract carries it (an integer of minor units, the currency's ISO 4217 code in
+// any case) in the currency's own units: money(9900, 'usd') is "99.00 USD", money(500, 'JPY')
+// "500 JPY", money(1234, 'kwd') "1.234 KWD". The digits are split off the integer, never divided,
+// so no rounding shows. A currency it does not know, or no currency, leaves the minor units as given.
+export function money(amount: unknown, currency: unknown): string {
+  const code = typeof currency === 'string' ? currency.trim().toUpperCase() : '';
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0) return scalar(amount);
+  if (!code) return `${amount.toLocaleString('en')} minor units (no currency given)`;
+  const digits = minorDigits(code);
+  if (digits === undefined) return `${amount.toLocaleString('en')} minor units of ${code}`;
+  const unit = 10 ** digits;
+  const whole = (amount - (amount % unit)) / unit;
+  const part = String(amount % unit).padStart(digits, '0');
+  return `${whole.toLocaleString('en')}${digits > 0 ? `.${part}` : ''} ${code}`;
+}

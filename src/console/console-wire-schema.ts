@@ -396,7 +396,14 @@ export const CONSOLE_WIRE = {
         graph: { enum: ['ok', 'unavailable'], description: 'unavailable: the graph did not answer, so the reviews carry no cluster.' },
         reviews: list(ref('ReviewRow')),
       },
-      { next_cursor: str },
+      {
+        next_cursor: str,
+        matching: closed(
+          { count: int, complete: bool },
+          {},
+          'Under filters, on the first page (no cursor): how many pending reviews match them. A cluster filter counts the reviews its scan reached: complete is false when it stopped at its bound first, so at least count match.',
+        ),
+      },
       'Pending reviews, oldest first.',
     ),
     Resolved: closed({ ok: yes, final_verdict: ref('FinalVerdict'), resolved_at: time, delivery_id: str }),

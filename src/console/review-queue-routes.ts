@@ -73,7 +73,8 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
 
   // The queue, oldest first, with filters: one page of reviewQueuePage (review-queue-page.ts), each
   // review with its cluster's size and whether the cluster was confirmed as abuse since it was
-  // queued; where Postgres and the graph spent their time in Server-Timing.
+  // queued, the whole backlog and, under filters, how many match; where Postgres and the graph
+  // spent their time in Server-Timing.
   router.get('/reviews', async (req, res) => {
     const timings = new Timings();
     const started = performance.now();
@@ -88,6 +89,7 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
       graph: page.graph,
       reviews: page.reviews.map((queued) => reviewRow(queued, now)),
       ...(page.next && { next_cursor: encodeCursor(page.next) }),
+      ...(page.matching && { matching: page.matching }),
     } satisfies ReviewQueue);
   });
 

@@ -204,10 +204,10 @@ describe("the analyst's working day in the console (Chromium)", function () {
     await page.waitForSelector('.confirm');
     await page.keyboard.press('d');
     await page.waitForSelector(`.notice:text("Denied ${ring[2]}")`);
-    await page.click('.undo-notice button:text("Undo its marks")');
+    await page.click('.undo-notice button:text("Undo marks…")');
     await page.fill('.undo-notice input[name=undo-note]', 'pressed d on the wrong one');
-    await page.click('.undo-notice button:text("Take the marks back")');
-    await page.waitForSelector(`.undo-notice:text("Took back the marks of ${ring[2]}")`);
+    await page.click('.undo-notice button:text("Undo marks")');
+    await page.waitForSelector(`.undo-notice:text("Marks of ${ring[2]} undone")`);
     const { rows } = await h.deps.db.query(
       'SELECT status, marks_retracted_by, marks_retract_note FROM reviews WHERE tenant_id = $1 AND event_id = $2',
       [h.tenant.tenantId, ring[2]],

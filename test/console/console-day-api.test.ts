@@ -91,9 +91,7 @@ describe("console API: the analyst's working day", function () {
     expect((await a.post(`/reviews/${ring[1]}/undo-marks`, { note: 'pending' }).expect(409)).body.error).to.equal('conflict');
     expect((await a.post('/reviews/evt_nope/undo-marks', { note: 'x' }).expect(404)).body.error).to.equal('not_found');
     await a.post(`/reviews/${ring[0]}/undo-marks`, { note: 'wrong key' }).expect(200);
-    expect((await admin.post(`/reviews/${ring[0]}/undo-marks`, { note: 'again' }).expect(409)).body.message).to.contain(
-      'already taken back',
-    );
+    expect((await admin.post(`/reviews/${ring[0]}/undo-marks`, { note: 'again' }).expect(409)).body.message).to.contain('already undone');
     await h.graphSettled();
     const after = (await a.get(`/events/${ring[0]}`).expect(200)).body;
     expect(after.review).to.include({ status: 'denied', note: 'ring' });

@@ -333,6 +333,11 @@ export type ReviewQueue = {
   graph: 'ok' | 'unavailable';
   reviews: ReviewRow[];
   next_cursor?: string;
+  /** Under filters, on the first page (no cursor): how many pending reviews match them. A cluster filter counts the reviews its scan reached: complete is false when it stopped at its bound first, so at least count match. */
+  matching?: {
+    count: number;
+    complete: boolean;
+  };
 };
 
 export type Resolved = {
