@@ -1,6 +1,7 @@
 // The audit log (admins): who did what, newest first, both modes.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
+import { AuditDetail, AuditSubject } from './audit-detail';
 import { when } from './format';
 import type { AuditPage as Page } from './types';
 
@@ -38,9 +39,11 @@ export function AuditPage() {
                 <td>{e.mode}</td>
                 <td>{e.analyst}</td>
                 <td>{e.action}</td>
-                <td>{e.subject ?? '–'}</td>
                 <td>
-                  <code>{JSON.stringify(e.detail)}</code>
+                  <AuditSubject entry={e} />
+                </td>
+                <td class="detail">
+                  <AuditDetail entry={e} />
                 </td>
               </tr>
             ))}
