@@ -150,26 +150,28 @@ export function ResultView({ result, empty, picture = false }: { result: Result;
       ) : result.rows.length === 0 ? (
         <p class="empty">{empty}</p>
       ) : (
-        <table class="rows result">
-          <thead>
-            <tr>
-              {result.columns.map((c) => (
-                <th>{c}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {result.rows.map((r) => (
+        <div class="result-table">
+          <table class="rows result">
+            <thead>
               <tr>
                 {result.columns.map((c) => (
-                  <td>
-                    <Cell column={c} value={r[c]} row={r} />
-                  </td>
+                  <th>{c}</th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {result.rows.map((r) => (
+                <tr>
+                  {result.columns.map((c) => (
+                    <td>
+                      <Cell column={c} value={r[c]} row={r} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );
