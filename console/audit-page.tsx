@@ -24,7 +24,7 @@ export function AuditPage() {
         <table class="rows audit">
           <thead>
             <tr>
-              <th>When</th>
+              <th class="time">When</th>
               <th>Mode</th>
               <th>Analyst</th>
               <th>Action</th>
@@ -35,7 +35,7 @@ export function AuditPage() {
           <tbody>
             {entries.map((e) => (
               <tr>
-                <td>{when(e.at)}</td>
+                <td class="time">{when(e.at)}</td>
                 <td>{e.mode}</td>
                 <td>{e.analyst}</td>
                 <td>{e.action}</td>
