@@ -7,12 +7,14 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { ageSince, money, plural, scalar, when } from './format';
 import { reasonWords } from './reason-words';
+import { accountHref } from './links';
 import { FeedbackSection } from './event-feedback';
 import { ReviewActions, useResolution, type ResolvedNotice, type Resolver } from './review-actions';
 import { ClusterMarks } from './why-marks';
 import type { EventDetail, EventRow, Evidence, Me } from './types';
 
-export const accountHref = (id: string): string => `/console/accounts/${encodeURIComponent(id)}`;
+// The account's link lives with the console's other links; kept here too for the pages that import it from here.
+export { accountHref };
 
 export function Reasons({ reasons }: { reasons: EventRow['reasons'] }) {
   if (reasons.length === 0) return <span class="muted">no reasons</span>;

@@ -49,10 +49,6 @@ export const useTitle = (page: string | null): void => {
   }, [page]);
 };
 
-// Numbers a query returns that are times (epoch milliseconds in a column or key named like one).
-export const looksLikeTime = (key: string, v: unknown): v is number =>
-  typeof v === 'number' && /(^at$|At$|_at$|^time$|[Tt]imestamp)/.test(key) && v > 946_684_800_000 && v < 4_102_444_800_000;
-
 // The currencies this browser knows (Intl's list, where it has one).
 const KNOWN_CURRENCIES: ReadonlySet<string> | null = (() => {
   const list = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf;
@@ -85,3 +81,33 @@ export function money(amount: unknown, currency: unknown): string {
   const part = String(amount % unit).padStart(digits, '0');
   return `${whole.toLocaleString('en')}${digits > 0 ? `.${part}` : ''} ${code}`;
 }
+
+// A column or key named for a time: at, time, timestamp, …At, …_at, also as the last name of an
+// expression (a Cypher column l.firstSeenAt, min(l.firstSeenAt)).
+export const timeNamed = (key: string): boolean => {
+  const last = /([A-Za-z_]\w*)\W*$/.exec(key)?.[1] ?? '';
+  return /^(at|time|timestamp)$|[a-z0-9]At$|_at$|[a-z0-9]Time$|_time$|[a-z0-9]Timestamp$|_timestamp$/.test(last);
+};
+
+const EPOCH_MS = (n: number) => Number.isFinite(n) && n > 946_684_800_000 && n < 4_102_444_800_000;
+// An ISO date or instant as Postgres and Neo4j write them (Neo4j may add a [zone] name); one
+// without an offset is UTC, as every time the console shows.
+const ISO = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?)(Z|[+-]\d\d(?::?\d\d)?)?)?(?:\[[^\]]+\])?$/;
+
+// The instant (epoch ms) a value is, when its name says it is a time: epoch milliseconds (a number,
+// or its digits as text) between 2000 and 2100, or an ISO date or instant.
+export function timeOf(key: string, v: unknown): number | undefined {
+  if (!timeNamed(key)) return undefined;
+  if (typeof v === 'number') return EPOCH_MS(v) ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  if (/^\d{12,13}$/.test(v)) return EPOCH_MS(Number(v)) ? Number(v) : undefined;
+  const m = ISO.exec(v);
+  if (!m) return undefined;
+  const [, day, time, zone] = m;
+  const offset =
+    !zone || zone === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const t = Date.parse(time ? `${day}T${time}${offset}` : `${day}T00:00:00Z`);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+export const looksLikeTime = (key: string, v: unknown): boolean => timeOf(key, v) !== undefined;

@@ -381,7 +381,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
         .nodes()
         .map((n) => n.data('label')),
     );
-    expect(nodes).to.have.members(['ring_0', PHONE, 'ring_5']);
+    expect(nodes).to.have.members(['ring_0', `phone: ${PHONE}`, 'ring_5']);
     const at = await page.evaluate(() => {
       const graph = document.querySelector('.graph.small') as HTMLElement & {
         cy: { nodes(sel: string): { first(): { renderedPosition(): { x: number; y: number } } } };
@@ -395,7 +395,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
     expect(await page.getAttribute('.node-facts-view a', 'href')).to.equal('/console/accounts/ring_5');
     await shoot(page, 'links');
     await page.click('button:text("Show as table")');
-    expect(await page.textContent('table.result tbody tr td:nth-child(2)')).to.equal(`phone:${PHONE}`);
+    expect(await page.textContent('table.result tbody tr td:nth-child(2)')).to.equal(`phone ${PHONE}`);
     // Times a query returns read as times.
     await page.goto(`${site.origin}/console/cypher`);
     await page.waitForSelector('.cm-content');
