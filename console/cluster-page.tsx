@@ -13,6 +13,7 @@ import { plural, scalar, useTitle, when } from './format';
 import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
 import { HubDetails } from './hub-accounts';
+import { identifierHref } from './links';
 import { RingView } from './ring-members';
 import { pathWords, RetractedWords } from './why-marks';
 import type { ClusterId, ClusterPicture, Evidence, PictureNode } from './types';
@@ -350,6 +351,13 @@ function NodeFacts({ node }: { node: DrawNode }) {
       {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && (
         <p>
           <a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a>
+        </p>
+      )}
+      {node.group !== 'account' && node.group !== 'event' && f.kind !== 'email' && (
+        <p>
+          <a href={identifierHref(String(f.kind), String(f.value))}>
+            {f.kind === 'device' ? 'Accounts on this device' : `Events with this ${String(f.kind).replace(/^identity\./, '')}`}
+          </a>
         </p>
       )}
     </div>
