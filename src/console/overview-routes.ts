@@ -24,7 +24,7 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
     const scope = req.console!.scope;
     const since = new Date(deps.clock.now().getTime() - HOURS * 3_600_000);
     const [perHour, reasons, backlog, deliveries, failed, endpoint, changed] = await Promise.all([
-      verdictsPerHour(deps.db, scope, since),
+      verdictsPerHour(deps.db, scope, new Date(Math.floor(since.getTime() / 3_600_000) * 3_600_000)),
       topReasonCodes(deps.db, scope, since, 10),
       reviewBacklog(deps.db, scope),
       deliveryCounts(deps.db, scope, since),

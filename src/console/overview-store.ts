@@ -5,15 +5,17 @@ import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { ActivityCounts, Overview, VerdictCounts } from './generated/console-wire.js';
 
-export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date): Promise<Overview['verdicts_per_hour']> {
+// Each hour is a UTC hour whatever the session's time zone (a zone half an hour off UTC would
+// otherwise cut hours the chart and its links do not name), counted whole from the first.
+export async function verdictsPerHour(db: Queryable, scope: Scope, firstHour: Date): Promise<Overview['verdicts_per_hour']> {
   const { rows } = await db.query<{ hour: Date; allow: number; review: number; block: number }>(
-    `SELECT date_trunc('hour', created_at) AS hour,
+    `SELECT date_trunc('hour', created_at, 'UTC') AS hour,
             count(*) FILTER (WHERE verdict = 'allow')::int AS allow,
             count(*) FILTER (WHERE verdict = 'review')::int AS review,
             count(*) FILTER (WHERE verdict = 'block')::int AS block
        FROM events WHERE tenant_id = $1 AND mode = $2 AND created_at >= $3
       GROUP BY 1 ORDER BY 1`,
-    [scope.tenantId, scope.mode, since],
+    [scope.tenantId, scope.mode, firstHour],
   );
   return rows.map((r) => ({ hour: r.hour.toISOString(), allow: r.allow, review: r.review, block: r.block }));
 }
