@@ -26,15 +26,17 @@ const FIELDS = [
   'feedback',
   'feedback_from',
   'feedback_to',
+  'undone_from',
+  'undone_to',
 ] as const;
 type Field = (typeof FIELDS)[number];
 type Filters = Record<Field, string>;
 const TIMES = new Set<Field>(['from', 'to']);
 // Filters the overview's links set, which the form does not show: kept until cleared.
-const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to']);
+const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to', 'undone_from', 'undone_to']);
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
-  // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock.
+  // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock ("2026-11-24 22:03").
   const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Filters;
   const { events, cursor, error, search } = useEvents(filters);
   useTitle('Events');
@@ -218,6 +220,12 @@ function LinkedFilters({ filters }: { filters: Filters }) {
         <p class="muted linked-filter">
           Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}.{' '}
           <a href="/console/events">Clear</a>
+        </p>
+      )}
+      {(filters.undone_from || filters.undone_to) && (
+        <p class="muted linked-filter">
+          Reviews whose marks were undone from {when(filters.undone_from || null)} to {when(filters.undone_to || null)} (the resolution
+          stands; its mark on the cluster was taken back). <a href="/console/events">Clear</a>
         </p>
       )}
       {filters.feedback && (
