@@ -54,10 +54,13 @@ export function Tree({ value, name, amounts }: { value: unknown; name?: string; 
   );
 }
 
+// Short values (type, verdict, account) keep one line; the reason codes wrap between codes and take
+// what width is left (the email does, when no event on the page has a reason); a long address or
+// account id is cut short, whole in its title.
 export function EventTable({ events, empty }: { events: EventRow[]; empty: string }) {
   if (events.length === 0) return <p class="empty">{empty}</p>;
   return (
-    <table class="rows events">
+    <table class={`rows events${events.some((e) => e.reasons.length > 0) ? '' : ' no-reasons'}`}>
       <thead>
         <tr>
           <th class="time">Time (UTC)</th>
@@ -74,14 +77,26 @@ export function EventTable({ events, empty }: { events: EventRow[]; empty: strin
             <td class="time">
               <a href={`/console/events/${encodeURIComponent(e.id)}`}>{when(e.created_at).replace(' UTC', '')}</a>
             </td>
-            <td>{e.event_type}</td>
-            <td>
+            <td class="type">{e.event_type}</td>
+            <td class="verdict-cell">
               <Verdict v={e.verdict} />
               {e.review && <span class="muted"> {e.review.status}</span>}
             </td>
-            <td>{e.reasons.map((r) => r.code).join(', ')}</td>
-            <td>{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</td>
-            <td>{e.email ?? '–'}</td>
+            <td class="codes">{e.reasons.length === 0 ? <span class="muted">–</span> : e.reasons.map((r) => r.code).join(', ')}</td>
+            <td class="user">
+              {e.external_user_id ? (
+                <a class="cut" href={accountHref(e.external_user_id)} title={e.external_user_id}>
+                  {e.external_user_id}
+                </a>
+              ) : (
+                '–'
+              )}
+            </td>
+            <td class="email">
+              <span class="cut" title={e.email}>
+                {e.email ?? '–'}
+              </span>
+            </td>
           </tr>
         ))}
       </tbody>

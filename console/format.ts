@@ -23,17 +23,21 @@ export const scalar = (v: unknown): string => (v === null || v === undefined ? '
 // "1 account", "3 accounts"; irregular plurals are given.
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
-// The search forms' time inputs are UTC, labelled so: "2026-11-24T09:30" means 09:30 UTC
-// whatever the browser's zone. To an ISO instant, and back for the input's value.
+// The search forms' time inputs are UTC, labelled so, and read and shown as "2026-11-24 09:30"
+// (09:30 UTC whatever the browser's zone or locale; a T in place of the space, seconds, or a date
+// alone, its midnight, and the ISO form of the URL are read too). To an ISO instant, and back for the input's value.
+const UTC_INPUT = /^(\d{4}-\d\d-\d\d)(?:[ T](\d\d:\d\d)(:\d\d(?:\.\d{1,3})?)?)?(?: ?UTC| ?Z)?$/i;
 export const utcInputToIso = (v: string): string | undefined => {
-  if (!v) return undefined;
-  const d = new Date(/[zZ]|[+-]\d\d:\d\d$/.test(v) ? v : `${v.length === 16 ? `${v}:00` : v}Z`);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const m = UTC_INPUT.exec(v.trim());
+  if (!m) return undefined;
+  const d = new Date(`${m[1]}T${m[2] ?? '00:00'}${m[3] ?? ':00'}Z`);
+  // A date that rolls over (2026-02-30) is not the one typed.
+  return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== m[1] ? undefined : d.toISOString();
 };
 export const isoToUtcInput = (iso: string | null | undefined): string => {
   if (!iso) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toISOString().slice(0, 16);
+  return Number.isNaN(d.getTime()) ? '' : `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)}`;
 };
 
 // Every page names itself in the tab: "Review queue · Doorman".

@@ -130,6 +130,8 @@ export const CONSOLE_WIRE = {
         feedback: { enum: ['confirmed_abuse', 'false_positive', 'chargeback', 'retracted'] },
         feedback_from: time,
         feedback_to: time,
+        undone_from: time,
+        undone_to: time,
         event_type: eventTypeFilter,
         from: time,
         to: time,
@@ -175,6 +177,19 @@ export const CONSOLE_WIRE = {
         accounts: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(256) },
         outcome: { enum: ['confirmed_abuse', 'false_positive'] },
         note: text(2000),
+      },
+    },
+    ClusterChangesQuery: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to'],
+      properties: {
+        from: time,
+        to: time,
+        change: { enum: ['made', 'grown'] },
+        confirmed: { enum: ['1'] },
+        cursor: text(200),
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
       },
     },
     UndoMarksBody: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
@@ -627,7 +642,9 @@ export const CONSOLE_WIRE = {
     // ---- The overview and the audit log (overview-routes.ts, overview-store.ts). ----
     ActivityCounts: closed(
       Object.fromEntries(
-        ['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'policies'].map((k) => [k, int]),
+        ['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'marks_undone', 'policies'].map(
+          (k) => [k, int],
+        ),
       ),
     ),
     Delivery: closed({
@@ -653,14 +670,11 @@ export const CONSOLE_WIRE = {
           reasons: list(closed({ code: str, counts: byWindow(int) })),
           activity: byWindow(ref('ActivityCounts')),
           clusters: byWindow({
-            ...orNull(closed({ made: int, grown: int, capped: bool })),
+            ...orNull(closed({ made: int, grown: int, confirmed: int, capped: bool })),
             description: 'null: the graph did not answer.',
           }),
           publications: list(closed({ policy_version: str, published_at: time, note: orNull(str) })),
         }),
-        clusters_today: orNull(
-          closed({ made: list(closed({ id: str, accounts: int })), grown: list(closed({ id: str, accounts: int, fresh: int })) }),
-        ),
         backlog: closed({ pending: int, oldest_created_at: orNull(time) }),
         webhook: closed({
           endpoint: orNull(closed({ url: str, enabled: bool })),
@@ -670,6 +684,25 @@ export const CONSOLE_WIRE = {
       },
       {},
       "The selected mode's last 24 h, and what changed against the day before and last week.",
+    ),
+    ClusterChange: closed({
+      id: str,
+      accounts: int,
+      new_accounts: { type: 'integer', description: 'Of its accounts, those first seen in the window.' },
+      change: { enum: ['made', 'grown'], description: 'made: every account of it is new; grown: it has older accounts too.' },
+      confirmed_abuse: { type: 'boolean', description: 'A confirmed_abuse mark stands on it.' },
+    }),
+    ClusterChanges: closed(
+      {
+        from: time,
+        to: time,
+        counts: closed({ made: int, grown: int, confirmed: { type: 'integer', description: 'Of those made or grown.' } }),
+        capped: { type: 'boolean', description: 'More accounts were first seen in the window than were looked up in the graph.' },
+        total: { type: 'integer', description: 'The clusters that match the filter, on every page.' },
+        clusters: list(ref('ClusterChange')),
+      },
+      { next_cursor: str },
+      'The clusters new accounts made or grew in a window, largest first: every one the overview counts.',
     ),
     Redelivered: closed({ ok: yes, delivery_id: str }),
     AuditPage: closed(
@@ -741,6 +774,7 @@ export const CONSOLE_ROUTES = {
   'DELETE /cypher/saved/:id': { response: 'Ok' },
   'PUT /cypher/settings': { body: 'CypherSettingsBody', response: 'FreeFormRoles' },
   'GET /overview': { response: 'Overview' },
+  'GET /cluster-changes': { query: 'ClusterChangesQuery', response: 'ClusterChanges' },
   'POST /deliveries/:id/redeliver': { response: 'Redelivered' },
   'GET /audit': { query: 'PageQuery', response: 'AuditPage' },
 } as const satisfies Record<string, WireRoute>;

@@ -215,7 +215,7 @@ describe("console API: the analyst's working day", function () {
     expect((await a.get('/events/evt_nowhere').expect(404)).body.message).to.equal('No event evt_nowhere.');
   });
 
-  it('compares the last 24 h with the day before and last week, with the clusters new accounts made', async () => {
+  it('compares the last 24 h with the day before and last week, with the clusters new accounts made and the marks undone', async () => {
     const o = (await a.get('/overview').expect(200)).body;
     expect(o.windows.map((w: { name: string }) => w.name)).to.deep.equal(['today', 'yesterday', 'last_week']);
     expect(o.compare.verdicts.today).to.deep.equal({ allow: 1, review: 4, block: 0 });
@@ -227,14 +227,22 @@ describe("console API: the analyst's working day", function () {
       confirmed_abuse: 1,
       chargeback: 1,
       false_positive: 0,
+      marks_undone: 1,
     });
     expect(o.compare.reasons.find((r: { code: string }) => r.code === 'proxy_ip').counts).to.deep.equal({
       today: 4,
       yesterday: 0,
       last_week: 0,
     });
-    expect(o.compare.clusters.today).to.deep.equal({ made: 1, grown: 0, capped: false });
-    expect(o.clusters_today.made).to.deep.equal([{ id: (await a.get(`/events/${ring[0]}`)).body.cluster.id, accounts: 4 }]);
+    expect(o.compare.clusters.today).to.deep.equal({ made: 1, grown: 0, confirmed: 1, capped: false });
+    const today = o.windows[0];
+    const list = (await a.get(`/cluster-changes?from=${today.from}&to=${today.to}`).expect(200)).body;
+    expect(list.clusters).to.deep.equal([
+      { id: (await a.get(`/events/${ring[0]}`)).body.cluster.id, accounts: 4, new_accounts: 4, change: 'made', confirmed_abuse: true },
+    ]);
+    // The undone denial of ring_0 is counted, and its count leads to that review's event.
+    const undone = (await a.get(`/events?undone_from=${today.from}&undone_to=${today.to}`).expect(200)).body;
+    expect(undone.events.map((e: { id: string }) => e.id)).to.deep.equal([ring[0]]);
   });
 
   it("looks a saved query's email up as the graph keeps it, and says so", async () => {

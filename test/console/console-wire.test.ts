@@ -216,11 +216,14 @@ describe('console API: its wire', function () {
       await send(admin, 'delete', '/cypher/saved/wire-accounts').expect(200);
     });
 
-    it('answer the overview, a redelivery and the audit log as the wire says', async () => {
+    it('answer the overview, its list of clusters, a redelivery and the audit log as the wire says', async () => {
       await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [
         h.tenant.tenantId,
       ]);
-      const failed = (await a.get('/overview').expect(200)).body.webhook.failed;
+      const overview = (await a.get('/overview').expect(200)).body;
+      const failed = overview.webhook.failed;
+      const today = overview.windows[0];
+      expect((await a.get(`/cluster-changes?from=${today.from}&to=${today.to}&limit=1`).expect(200)).body.total).to.equal(1);
       await admin.post(`/deliveries/${failed[0].delivery_id}/redeliver`).expect(200);
       expect((await admin.get('/audit?limit=2').expect(200)).body.next_cursor).to.be.a('string');
     });

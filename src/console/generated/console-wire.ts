@@ -42,6 +42,8 @@ export type EventSearchQuery = {
   feedback?: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted';
   feedback_from?: string;
   feedback_to?: string;
+  undone_from?: string;
+  undone_to?: string;
   event_type?: 'signup' | 'trial_start' | 'trial_convert' | 'checkout_attempt' | 'login';
   from?: string;
   to?: string;
@@ -76,6 +78,15 @@ export type FeedbackManyBody = {
   accounts: string[];
   outcome: 'confirmed_abuse' | 'false_positive';
   note: string;
+};
+
+export type ClusterChangesQuery = {
+  from: string;
+  to: string;
+  change?: 'made' | 'grown';
+  confirmed?: '1';
+  cursor?: string;
+  limit?: number;
 };
 
 export type UndoMarksBody = {
@@ -646,6 +657,7 @@ export type ActivityCounts = {
   false_positive: number;
   chargeback: number;
   retracted: number;
+  marks_undone: number;
   policies: number;
 };
 
@@ -704,18 +716,21 @@ export type Overview = {
       today: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
       /** null: the graph did not answer. */
       yesterday: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
       /** null: the graph did not answer. */
       last_week: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
     };
@@ -725,17 +740,6 @@ export type Overview = {
       note: string | null;
     }[];
   };
-  clusters_today: {
-    made: {
-      id: string;
-      accounts: number;
-    }[];
-    grown: {
-      id: string;
-      accounts: number;
-      fresh: number;
-    }[];
-  } | null;
   backlog: {
     pending: number;
     oldest_created_at: string | null;
@@ -753,6 +757,35 @@ export type Overview = {
     };
     failed: Delivery[];
   };
+};
+
+export type ClusterChange = {
+  id: string;
+  accounts: number;
+  /** Of its accounts, those first seen in the window. */
+  new_accounts: number;
+  /** made: every account of it is new; grown: it has older accounts too. */
+  change: 'made' | 'grown';
+  /** A confirmed_abuse mark stands on it. */
+  confirmed_abuse: boolean;
+};
+
+/** The clusters new accounts made or grew in a window, largest first: every one the overview counts. */
+export type ClusterChanges = {
+  from: string;
+  to: string;
+  counts: {
+    made: number;
+    grown: number;
+    /** Of those made or grown. */
+    confirmed: number;
+  };
+  /** More accounts were first seen in the window than were looked up in the graph. */
+  capped: boolean;
+  /** The clusters that match the filter, on every page. */
+  total: number;
+  clusters: ClusterChange[];
+  next_cursor?: string;
 };
 
 export type Redelivered = {
@@ -787,6 +820,7 @@ export type ConsoleWire = {
   ResolveManyBody: ResolveManyBody;
   RingQuery: RingQuery;
   FeedbackManyBody: FeedbackManyBody;
+  ClusterChangesQuery: ClusterChangesQuery;
   UndoMarksBody: UndoMarksBody;
   PageQuery: PageQuery;
   FeedbackSearchQuery: FeedbackSearchQuery;
@@ -847,6 +881,8 @@ export type ConsoleWire = {
   ActivityCounts: ActivityCounts;
   Delivery: Delivery;
   Overview: Overview;
+  ClusterChange: ClusterChange;
+  ClusterChanges: ClusterChanges;
   Redelivered: Redelivered;
   AuditPage: AuditPage;
 };
