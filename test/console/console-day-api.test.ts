@@ -190,12 +190,11 @@ describe("console API: the analyst's working day", function () {
     const evidence = (await a.get(`/events/${ring[3]}/evidence`).expect(200)).body;
     // Standing: the API's chargeback, the console's email report, the approval of ring_1 (a false
     // positive) and the bulk denial of ring_2 (ring_0's denial was taken back).
-    const marks = evidence.marks.map((m: { outcome: string; reported_by: string; note: string; subject_value: string }) => [
-      m.outcome,
-      m.reported_by,
-      m.note,
-      m.subject_value,
-    ]);
+    type Mark = { outcome: string; reported_by: string; note: string; subject_value: string; retracted?: Record<string, unknown> };
+    const marks = (evidence.marks as Mark[]).filter((m) => !m.retracted).map((m) => [m.outcome, m.reported_by, m.note, m.subject_value]);
+    // The mark taken back stays listed, with who took it back and why.
+    const taken = (evidence.marks as Mark[]).filter((m) => m.retracted);
+    expect(taken.map((m) => [m.outcome, m.subject_value, m.retracted?.by])).to.deep.equal([['confirmed_abuse', 'ring_0', a.email]]);
     expect(marks).to.have.deep.members([
       ['chargeback', 'the API (POST /v1/feedback)', 'bank reversal', 'ring_3'],
       ['confirmed_abuse', `analyst ${a.email}`, 'same person', 'Ring.1+x@Gmail.com'],
