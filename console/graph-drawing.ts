@@ -141,6 +141,13 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
     layout: { name: 'preset' },
   });
   relayout(cy);
+  // A window made narrower (or wider) draws the whole picture again in its new size.
+  const resized = new ResizeObserver(() => {
+    cy.resize();
+    cy.fit(undefined, 20);
+  });
+  resized.observe(container);
+  cy.on('destroy', () => resized.disconnect());
   // Kept on its container, so the browser's devtools (and the browser tests) can reach the graph.
   (container as HTMLElement & { cy?: Core }).cy = cy;
   cy.on('tap', 'node', (e) => onSelect(e.target.id()));
