@@ -109,7 +109,7 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   // The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits.
   router.get('/hubs', async (req, res) => {
     const q = consoleValidated('HubQuery', { ...(req.query as Record<string, unknown>) }, 'query');
-    res.json((await hubAccounts(deps, req.console!.scope, q.kind, q.value)) satisfies HubAccounts);
+    res.json((await hubAccounts(deps, req.console!.scope, q.kind, q.value, { skip: q.skip, limit: q.limit })) satisfies HubAccounts);
   });
 
   // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).

@@ -339,7 +339,12 @@ export const CONSOLE_WIRE = {
       type: 'object',
       additionalProperties: false,
       required: ['kind', 'value'],
-      properties: { kind: text(64), value: text(512) },
+      properties: {
+        kind: text(64),
+        value: text(512),
+        skip: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+        limit: { type: 'integer', minimum: 1, maximum: 500, default: 500 },
+      },
     },
     HubAccount: closed({
       external_user_id: str,
@@ -359,8 +364,8 @@ export const CONSOLE_WIRE = {
         accounts: list(ref('HubAccount')),
         truncated: { type: 'boolean', description: 'More accounts link to it than are listed (the counts cover them all).' },
       },
-      {},
-      'The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review.',
+      { next_skip: { ...int, description: 'Where the next page of accounts starts (?skip=), when there is one.' } },
+      'The accounts behind one identifier (a hub), a page at a time: who shares it, who is confirmed, what waits for review.',
     ),
     AccountDetail: closed(
       {

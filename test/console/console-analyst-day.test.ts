@@ -11,20 +11,17 @@
 // favicon, plurals, the other mode's hint, no console error or warning). Screenshots of each at
 // 1440 and 1024 px go to test-output/console/ (and to docs/ with UPDATE_SCREENSHOTS=1).
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, shoot, watchConsole, welcome } from '../support/console-browser.js';
 import { bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
-const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console');
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', CONSOLE_SIGN_IN_PER_IP: '1000' };
 const RING = 8;
 const PHONE = '+15557770000';
@@ -46,18 +43,6 @@ describe("the analyst's working day in the console (Chromium)", function () {
   let convicted: string;
   let muleEvent: string;
   let muleReported: string;
-
-  // Both widths of every screenshot: the wide screen, and 1024 px (a small laptop).
-  async function shoot(p: Page, name: string): Promise<void> {
-    for (const width of [1440, 1024]) {
-      await p.setViewportSize({ width, height: 900 });
-      await p.waitForTimeout(150);
-      const file = width === 1440 ? `${name}.png` : `${name}-1024.png`;
-      await p.screenshot({ path: path.join(OUTPUT, file) });
-      if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(path.join(OUTPUT, file), path.join('docs', `console-${file}`));
-    }
-    await p.setViewportSize({ width: 1440, height: 900 });
-  }
 
   const watch = (ctx: BrowserContext) => watchConsole(ctx, noise);
 
@@ -110,7 +95,6 @@ describe("the analyst's working day in the console (Chromium)", function () {
     context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
     watch(context);
     page = await context.newPage();
-    fs.mkdirSync(OUTPUT, { recursive: true });
     email = `day-${Date.now()}@example.org`;
     const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
     await welcome(page, site.origin, link.signInUrl);

@@ -188,6 +188,14 @@ describe('console API: its wire', function () {
       expect((await a.get('/accounts/wire_2/evidence').expect(200)).body).to.include({ account: 'wire_2' });
       const hub = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}`).expect(200)).body;
       expect(hub.accounts_total).to.be.greaterThan(1);
+      // A page at a time: the second page starts where the first ended.
+      const first = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}&limit=2`).expect(200)).body;
+      expect(first).to.include({ truncated: true, next_skip: 2 });
+      const second = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}&limit=2&skip=2`).expect(200)).body;
+      expect(second).to.include({ truncated: false }).and.not.have.property('next_skip');
+      expect([...first.accounts, ...second.accounts].map((x: { external_user_id: string }) => x.external_user_id)).to.deep.equal(
+        hub.accounts.map((x: { external_user_id: string }) => x.external_user_id),
+      );
       const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as {
         feedback_id: string | null;
         review_event_id?: string;

@@ -5,13 +5,12 @@
 // word for undoing a resolution's marks ("Undo marks"), amounts in their currency's units, and the
 // analyst's email and role in the header at 1024 and at 1440 px.
 import { expect } from 'chai';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Deps } from '../../src/deps.js';
-import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
 import { anAnalyst, type ConsoleClient } from '../support/console-session.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, signedInAnalyst } from '../support/console-browser.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
@@ -24,7 +23,6 @@ describe('the queue counts what its filters match, says when none is left, and t
   this.timeout(180_000);
   let h: Harness;
   let chrome: LaunchedChromium;
-  let context: BrowserContext;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveApp>>;
   let worker: { close(): Promise<void> };
@@ -37,6 +35,7 @@ describe('the queue counts what its filters match, says when none is left, and t
   const betas: string[] = [];
   const payments: Record<string, string> = {};
   const noise: string[] = [];
+  const at = () => ({ origin: site.origin, deps: h.deps, tenantId: h.tenant.tenantId, noise });
 
   before(async function () {
     const chromium = await chromiumOrSkip(this);
@@ -68,13 +67,7 @@ describe('the queue counts what its filters match, says when none is left, and t
     }
     api = await anAnalyst(h.deps, h.app, h.tenant.tenantId, 'admin');
     chrome = await launchChromium(chromium);
-    context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(context, noise);
-    page = await context.newPage();
-    email = `qw-${Date.now()}@example.org`;
-    const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
-    await welcome(page, site.origin, link.signInUrl);
-    await page.waitForSelector('.queue');
+    ({ page, email } = await signedInAnalyst(chrome.browser, at(), { role: 'admin', prefix: 'qw', ready: '.queue' }));
   });
 
   after(async () => {
@@ -246,16 +239,11 @@ describe('the queue counts what its filters match, says when none is left, and t
 
   it("keeps the analyst's email and role in the header at 1024 and at 1440 px, for an admin and an analyst with a long address", async () => {
     // An address longer than the bar has room for at 1024 px.
-    const analystEmail = `an-analyst-with-a-long-address-${Date.now()}@example.org`;
-    const plain = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(plain, noise);
-    const other = await plain.newPage();
-    await welcome(
-      other,
-      site.origin,
-      (await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email: analystEmail, role: 'analyst' })).signInUrl,
-    );
-    await other.waitForSelector('.queue');
+    const {
+      context: plain,
+      page: other,
+      email: analystEmail,
+    } = await signedInAnalyst(chrome.browser, at(), { role: 'analyst', prefix: 'an-analyst-with-a-long-address', ready: '.queue' });
     const overlap = (a: Box, b: Box) =>
       a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
     for (const [p, who, role] of [

@@ -6,20 +6,16 @@
 // the retraction of the mark from the Why panel, which then lists it struck through with who, when
 // and why. No console error or warning.
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
-import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, shoot, signedInAnalyst } from '../support/console-browser.js';
 import { bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
-const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console');
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', CONSOLE_SIGN_IN_PER_IP: '1000' };
 const RING = 12;
 const member = (i: number) => `ring12_${i}`;
@@ -37,7 +33,6 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
   this.timeout(180_000);
   let h: Harness;
   let chrome: LaunchedChromium;
-  let context: BrowserContext;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveApp>>;
   let worker: { close(): Promise<void> };
@@ -45,17 +40,7 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
   let email: string;
   let blocked: string;
   const noise: string[] = [];
-
-  async function shoot(p: Page, name: string): Promise<void> {
-    for (const width of [1440, 1024]) {
-      await p.setViewportSize({ width, height: 900 });
-      await p.waitForTimeout(150);
-      const file = width === 1440 ? `${name}.png` : `${name}-1024.png`;
-      await p.screenshot({ path: path.join(OUTPUT, file), fullPage: true });
-      if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(path.join(OUTPUT, file), path.join('docs', `console-${file}`));
-    }
-    await p.setViewportSize({ width: 1440, height: 900 });
-  }
+  const at = () => ({ origin: site.origin, deps: h.deps, tenantId: h.tenant.tenantId, noise });
 
   // The pairs of drawn labels whose boxes overlap, in the picture's own coordinates.
   const overlappingLabels = () =>
@@ -110,14 +95,7 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
     expect(last.body.verdict, JSON.stringify(last.body.reasons)).to.equal('block');
     blocked = last.body.id;
     chrome = await launchChromium(chromium);
-    context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(context, noise);
-    page = await context.newPage();
-    fs.mkdirSync(OUTPUT, { recursive: true });
-    email = `ring-${Date.now()}@example.org`;
-    const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
-    await welcome(page, site.origin, link.signInUrl);
-    await page.waitForSelector('.queue');
+    ({ page, email } = await signedInAnalyst(chrome.browser, at(), { role: 'admin', prefix: 'ring', ready: '.queue' }));
   });
 
   after(async () => {
@@ -163,7 +141,7 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
       expect(new Set(heights).size, `rows of one height at ${width} px`).to.equal(1);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
-    await shoot(page, 'ring');
+    await shoot(page, 'ring', { fullPage: true });
   });
 
   it('denies the pending reviews of a selection, saying what it will do first; each resolution audited', async () => {
@@ -257,7 +235,7 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
       expect(await overlappingLabels(), `labels overlapping at ${width} px`).to.deep.equal([]);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
-    await shoot(page, 'ring-cluster');
+    await shoot(page, 'ring-cluster', { fullPage: true });
     // Shown, the events' labels too stand clear of every other.
     await page.uncheck('input[name=hide-events]');
     expect(await page.$eval('.graph', (el) => (el as HTMLElement & { cy: Cy }).cy.nodes('.hidden-event').length)).to.equal(0);
@@ -293,20 +271,11 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
     await h.graphSettled();
     await page.reload();
     await page.locator('.why .taken-back li.retracted', { hasText: `on account ${member(0)}` }).waitFor();
-    await shoot(page, 'why-retracted');
+    await shoot(page, 'why-retracted', { fullPage: true });
   });
 
   it("an analyst who is not an admin may neither retract a report nor undo another's review", async () => {
-    const other = await context.browser()!.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(other, noise);
-    const p = await other.newPage();
-    const link = await addAnalyst(h.deps, {
-      tenantId: h.tenant.tenantId,
-      email: `ring-analyst-${Date.now()}@example.org`,
-      role: 'analyst',
-    });
-    await welcome(p, site.origin, link.signInUrl);
-    await p.waitForSelector('.queue');
+    const { context: other, page: p } = await signedInAnalyst(chrome.browser, at(), { role: 'analyst', prefix: 'ring-analyst' });
     await p.goto(`${site.origin}/console/events/${blocked}`);
     await p.waitForSelector('.why .mark');
     // The standing marks: reports by the admin, and the admin's denials.

@@ -7,10 +7,9 @@
 // 1024 px nothing scrolls sideways and the browser's console stays quiet.
 import { expect } from 'chai';
 import request from 'supertest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
+import type { Page } from 'playwright-core';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, signedInAnalyst } from '../support/console-browser.js';
 import { bearer } from '../support/fixtures.js';
 import { aCheckout, aSignup, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
@@ -24,7 +23,6 @@ describe('typed query results and audit detail in the console (Chromium)', funct
   this.timeout(180_000);
   let h: Harness;
   let chrome: LaunchedChromium;
-  let context: BrowserContext;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveApp>>;
   let device: string;
@@ -101,12 +99,11 @@ describe('typed query results and audit detail in the console (Chromium)', funct
     );
     device = records[0]!.get('device') as string;
     chrome = await launchChromium(chromium);
-    context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(context, noise);
-    page = await context.newPage();
-    const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email: `typed-${Date.now()}@example.org`, role: 'admin' });
-    await welcome(page, site.origin, link.signInUrl);
-    await page.waitForSelector('.top nav');
+    ({ page } = await signedInAnalyst(
+      chrome.browser,
+      { origin: site.origin, deps: h.deps, tenantId: h.tenant.tenantId, noise },
+      { role: 'admin', prefix: 'typed' },
+    ));
   });
 
   after(async () => {

@@ -276,6 +276,8 @@ export type Identifier = {
 export type HubQuery = {
   kind: string;
   value: string;
+  skip?: number;
+  limit?: number;
 };
 
 export type HubAccount = {
@@ -288,7 +290,7 @@ export type HubAccount = {
   pending_reviews: number;
 };
 
-/** The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review. */
+/** The accounts behind one identifier (a hub), a page at a time: who shares it, who is confirmed, what waits for review. */
 export type HubAccounts = {
   kind: string;
   value: string;
@@ -300,6 +302,8 @@ export type HubAccounts = {
   accounts: HubAccount[];
   /** More accounts link to it than are listed (the counts cover them all). */
   truncated: boolean;
+  /** Where the next page of accounts starts (?skip=), when there is one. */
+  next_skip?: number;
 };
 
 /** One account (external user id) on its page. */
