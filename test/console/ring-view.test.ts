@@ -204,7 +204,10 @@ describe('the ring view: a ring of twelve from one blocked member (Chromium)', f
   it('draws the picture from the account: convicted subjects outlined, the evidence path, events hidden above 5 accounts, no label over another', async () => {
     await h.graphSettled();
     await page.goto(`${site.origin}/console/accounts/${member(11)}/cluster`);
-    await page.waitForFunction(() => ((document.querySelector('.graph') as unknown as { cy?: Cy }).cy?.edges('.evidence').length ?? 0) > 0);
+    // The page draws once the session is known: until then there is no picture to ask.
+    await page.waitForFunction(
+      () => ((document.querySelector('.graph') as unknown as { cy?: Cy } | null)?.cy?.edges('.evidence').length ?? 0) > 0,
+    );
     const seen = await page.$eval('.graph', (el) => {
       const cy = (el as HTMLElement & { cy: Cy }).cy;
       return {
