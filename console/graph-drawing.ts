@@ -203,13 +203,16 @@ export function relayout(cy: Core): void {
 }
 
 // The force layout keeps nodes apart, not their labels: nodes whose boxes (the node with its
-// label) overlap are pushed apart along the shorter way out, a few rounds, until no two drawn
-// boxes overlap. Deterministic (no randomness), so the same picture comes out on every load.
+// label) overlap are pushed apart along the shorter way out, round after round, until no two drawn
+// boxes overlap (or, unsettled after `rounds`, stacked apart downwards). Deterministic (no randomness), so the same picture comes out on every load.
 // Hidden nodes (events, when hidden) have no box and are left where they are.
-export function separateLabels(cy: Core, rounds = 60, gap = 3): void {
+export function separateLabels(cy: Core, rounds = 100, gap = 3): void {
+  // The style of events just shown or hidden is applied first (cytoscape applies it lazily), so
+  // their boxes are measured as drawn.
+  cy.style().update();
   const nodes: NodeSingular[] = cy
     .nodes()
-    .filter((n) => n.visible())
+    .filter((n) => !n.hasClass('hidden-event'))
     .toArray() as NodeSingular[];
   for (let round = 0; round < rounds; round++) {
     const boxes = nodes.map((n) => ({ n, b: n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false }) }));
@@ -239,6 +242,26 @@ export function separateLabels(cy: Core, rounds = 60, gap = 3): void {
         b.b = b.n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false });
       }
     if (!moved) return;
+  }
+  // Not settled in as many rounds (a crowd around one node): each box, top to bottom, moves down
+  // below every earlier box it still overlaps. Boxes only move down, so this ends, with none over
+  // another.
+  const box = (n: NodeSingular) => n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false });
+  const order = [...nodes].sort((a, b) => box(a).y1 - box(b).y1 || a.id().localeCompare(b.id()));
+  const placed: NodeSingular[] = [];
+  for (const n of order) {
+    for (let clash = true; clash; ) {
+      clash = false;
+      const b = box(n);
+      for (const p of placed) {
+        const o = box(p);
+        if (Math.min(b.x2, o.x2) - Math.max(b.x1, o.x1) + gap > 0 && Math.min(b.y2, o.y2) - Math.max(b.y1, o.y1) + gap > 0) {
+          n.position({ x: n.position().x, y: n.position().y + (o.y2 - b.y1) + gap });
+          clash = true;
+        }
+      }
+    }
+    placed.push(n);
   }
 }
 
