@@ -7,6 +7,7 @@ import { plural, useTitle, when } from './format';
 import { EventTable } from './event-view';
 import { RecordedFeedback } from './event-feedback';
 import { HubDetails } from './hub-accounts';
+import { RingView } from './ring-members';
 import type { AccountDetail } from './types';
 
 // The events search that finds the events which used an identifier.
@@ -45,6 +46,9 @@ export function AccountPage({ id }: { id: string }) {
         <AccountCluster account={account} />
         <AccountIdentifiers identifiers={account.identifiers} />
       </div>
+      {account.cluster && account.cluster !== 'unavailable' && account.cluster.accounts > 1 && (
+        <RingView clusterId={account.cluster.id} self={account.external_user_id} />
+      )}
       <RecordedFeedback event={{ external_user_id: account.external_user_id }} />
       <AccountEvents account={account} />
     </div>

@@ -1,6 +1,7 @@
 // The audit log (admins): who did what, newest first, both modes.
 import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
+import { AuditDetail, AuditSubject } from './audit-detail';
 import { when } from './format';
 import type { AuditPage as Page } from './types';
 
@@ -23,7 +24,7 @@ export function AuditPage() {
         <table class="rows audit">
           <thead>
             <tr>
-              <th>When</th>
+              <th class="time">When</th>
               <th>Mode</th>
               <th>Analyst</th>
               <th>Action</th>
@@ -34,13 +35,15 @@ export function AuditPage() {
           <tbody>
             {entries.map((e) => (
               <tr>
-                <td>{when(e.at)}</td>
+                <td class="time">{when(e.at)}</td>
                 <td>{e.mode}</td>
                 <td>{e.analyst}</td>
                 <td>{e.action}</td>
-                <td>{e.subject ?? '–'}</td>
                 <td>
-                  <code>{JSON.stringify(e.detail)}</code>
+                  <AuditSubject entry={e} />
+                </td>
+                <td class="detail">
+                  <AuditDetail entry={e} />
                 </td>
               </tr>
             ))}

@@ -1,9 +1,11 @@
 // The cluster picture: an event's, an account's or a cluster's identity cluster drawn as a graph
 // (accounts, identifiers by kind, events in their verdict's colour; hubs shown as hubs and not
 // expanded), a page of members at a time with "draw more", laid out the same way on every load.
-// The event it was opened from and the subject a mark convicted are highlighted, with the path
-// between them; events can be hidden; a cluster whose accounts are joined only through a hub (or
-// an identifier that no longer links) says so. A click on a node shows its facts and where it leads.
+// Every subject a standing mark convicted is outlined, and the evidence path is drawn from the event
+// or the account it was opened for; events are hidden at first above 5 accounts, and can be shown
+// or hidden; a cluster whose accounts are joined only through a hub (or an identifier that no
+// longer links) says so. A click on a node shows its facts and where it leads. Below the picture,
+// the ring view lists its accounts and acts on them (ring-members.tsx).
 import type { Core } from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
@@ -11,6 +13,9 @@ import { plural, scalar, useTitle, when } from './format';
 import { draw, elements, hideEvents, highlightPath, relayout, type DrawEdge, type DrawNode } from './graph-drawing';
 import { navigate } from './router';
 import { HubDetails } from './hub-accounts';
+import { identifierHref } from './links';
+import { RingView } from './ring-members';
+import { pathWords, RetractedWords } from './why-marks';
 import type { ClusterId, ClusterPicture, Evidence, PictureNode } from './types';
 
 const groupOf = (n: PictureNode) =>
@@ -23,7 +28,7 @@ const nodeLabel = (n: PictureNode) => {
   return n.hub ? `hub ${n.kind}: ${shown}` : `${n.kind}: ${shown}`;
 };
 
-function toDraw(p: ClusterPicture, origin?: string): { nodes: DrawNode[]; edges: DrawEdge[] } {
+function toDraw(p: ClusterPicture, from: { event?: string; account?: string }): { nodes: DrawNode[]; edges: DrawEdge[] } {
   return {
     nodes: [
       ...p.nodes.map((n) => ({
@@ -31,6 +36,7 @@ function toDraw(p: ClusterPicture, origin?: string): { nodes: DrawNode[]; edges:
         label: nodeLabel(n),
         group: groupOf(n),
         facts: { ...n, ...(n.kind === 'email' && { normalised: n.value }) },
+        classes: n.label === 'account' && n.value === from.account ? ['origin'] : [],
       })),
       ...p.events.map((e) => ({
         id: e.key,
@@ -38,7 +44,7 @@ function toDraw(p: ClusterPicture, origin?: string): { nodes: DrawNode[]; edges:
         group: 'event',
         facts: e,
         verdict: e.verdict ?? undefined,
-        classes: e.id === origin ? ['origin'] : [],
+        classes: e.id === from.event ? ['origin'] : [],
       })),
     ],
     edges: p.edges,
@@ -69,11 +75,14 @@ export function heldByHub(p: ClusterPicture): { groups: number; through: Picture
   return { groups, through };
 }
 
+// Above this many accounts, the events are hidden until asked for: the identifiers are the ring.
+const EVENTS_SHOWN_UP_TO = 5;
+
 export function ClusterPage({ from }: { from: { cluster?: string; event?: string; account?: string } }) {
   const { clusterId, error, setError } = useClusterId(from);
   useTitle(`Cluster${clusterId ? ` ${clusterId}` : ''}`);
-  const evidence = useEvidence(from.event);
-  const drawing = useClusterDrawing(clusterId, from.event, evidence, setError);
+  const evidence = useEvidence(from, clusterId);
+  const drawing = useClusterDrawing(clusterId, from, evidence, setError);
   if (error)
     return (
       <div class="empty">
@@ -99,7 +108,11 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
           </p>
         )}
         {picture && more <= 0 && <HubWarning held={heldByHub(picture)} />}
-        <Legend origin={Boolean(from.event)} eventsHidden={drawing.eventsHidden} onHideEvents={drawing.hideEventsNow} />
+        <Legend
+          origin={from.event ? 'event' : from.account ? 'account' : null}
+          eventsHidden={drawing.eventsHidden}
+          onHideEvents={drawing.hideEventsNow}
+        />
       </header>
       <div class="cluster-body">
         <div class="graph" ref={drawing.box} aria-label="cluster picture" />
@@ -118,8 +131,9 @@ export function ClusterPage({ from }: { from: { cluster?: string; event?: string
           )}
         </aside>
       </div>
-      {/* Below the picture: it arrives after the picture and must not move it. */}
+      {/* Below the picture: they arrive after the picture and must not move it. */}
       {evidence && evidence.marks.length > 0 && <EvidenceList evidence={evidence} />}
+      {clusterId && <RingView clusterId={clusterId} self={from.account} />}
     </div>
   );
 }
@@ -141,23 +155,32 @@ function useClusterId(from: { cluster?: string; event?: string; account?: string
   return { clusterId, error, setError };
 }
 
-// The marks on the cluster of the event it was opened from, with their paths.
-function useEvidence(event: string | undefined): Evidence | null {
+// The marks on the cluster, with their paths from the event or the account it was opened for (a
+// cluster opened by its id has no start: its marks' subjects are outlined, with no path).
+function useEvidence(from: { cluster?: string; event?: string; account?: string }, clusterId: string | undefined): Evidence | null {
   const [evidence, setEvidence] = useState<Evidence | null>(null);
+  const path = from.event
+    ? `/events/${encodeURIComponent(from.event)}/evidence`
+    : from.account
+      ? `/accounts/${encodeURIComponent(from.account)}/evidence`
+      : clusterId
+        ? `/clusters/${encodeURIComponent(clusterId)}/evidence`
+        : null;
   useEffect(() => {
-    if (event) api<Evidence>(`/events/${encodeURIComponent(event)}/evidence`).then(setEvidence, () => setEvidence(null));
-  }, []);
+    if (path) api<Evidence>(path).then(setEvidence, () => setEvidence(null));
+  }, [path]);
   return evidence;
 }
 
-// The path of the first mark (the earliest) drawn as evidence, once its nodes are drawn.
+// The subjects of the marks standing (and the account or identifier a path to each ends at)
+// outlined, and the path of the first mark (the earliest) with one drawn as evidence, once their
+// nodes are drawn.
 function showPath(cy: Core | null, evidence: Evidence | null): void {
-  const path = evidence?.marks.find((m) => m.path)?.path;
-  if (cy && path) {
-    highlightPath(cy, path);
-    // The convicted subject: the path's far end.
-    cy.getElementById(path[path.length - 1]!).addClass('subject');
-  }
+  if (!cy || !evidence) return;
+  const standing = evidence.marks.filter((m) => !m.retracted);
+  for (const m of standing) for (const key of [m.subject_key, m.target_key]) if (key) cy.getElementById(key).addClass('subject');
+  const path = standing.find((m) => m.path)?.path;
+  if (path) highlightPath(cy, path);
 }
 
 // The drawing in `box`, a page of members at a time: the first page draws it, later ones add what
@@ -165,14 +188,15 @@ function showPath(cy: Core | null, evidence: Evidence | null): void {
 // is drawn when the evidence arrives after the picture, or a page of the picture after the evidence.
 function useClusterDrawing(
   clusterId: string | undefined,
-  origin: string | undefined,
+  from: { event?: string; account?: string },
   evidence: Evidence | null,
   setError: (message: string) => void,
 ) {
   const [picture, setPicture] = useState<ClusterPicture | null>(null);
   const [drawn, setDrawn] = useState<Map<string, DrawNode>>(new Map());
   const [selected, setSelected] = useState<DrawNode | null>(null);
-  const [eventsHidden, setEventsHidden] = useState(false);
+  // Null until the analyst chooses: then hidden above 5 accounts.
+  const [eventsChosen, setEventsChosen] = useState<boolean | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
   const evidenceRef = useRef<Evidence | null>(null);
@@ -183,7 +207,7 @@ function useClusterDrawing(
   const loadPage = async (skip: number) => {
     try {
       const p = await api<ClusterPicture>(`/clusters/${encodeURIComponent(clusterId!)}?skip=${skip}`);
-      const d = toDraw(p, origin);
+      const d = toDraw(p, from);
       setDrawn((old) => new Map([...old, ...d.nodes.map((n) => [n.id, n] as const)]));
       setPicture((old) => (old ? { ...p, drawnMembers: old.drawnMembers + p.drawnMembers } : p));
       if (!cy.current) {
@@ -195,7 +219,7 @@ function useClusterDrawing(
         cy.current.add(fresh);
         relayout(cy.current);
       }
-      hideEvents(cy.current, eventsHiddenRef.current);
+      hideEvents(cy.current, eventsHiddenRef.current ?? p.cluster.accounts > EVENTS_SHOWN_UP_TO);
       showEvidence();
     } catch (e) {
       setError((e as Error).message);
@@ -203,15 +227,16 @@ function useClusterDrawing(
   };
   const drawnRef = useRef(drawn);
   drawnRef.current = drawn;
-  const eventsHiddenRef = useRef(eventsHidden);
-  eventsHiddenRef.current = eventsHidden;
+  const eventsHidden = eventsChosen ?? (picture ? picture.cluster.accounts > EVENTS_SHOWN_UP_TO : false);
+  const eventsHiddenRef = useRef(eventsChosen);
+  eventsHiddenRef.current = eventsChosen;
   useEffect(() => {
     if (clusterId) void loadPage(0);
     return () => cy.current?.destroy();
   }, [clusterId]);
   // At once on the drawing; later pages read the ref.
   const hideEventsNow = (hidden: boolean) => {
-    setEventsHidden(hidden);
+    setEventsChosen(hidden);
     if (cy.current) hideEvents(cy.current, hidden);
   };
   return { picture, selected, eventsHidden, box, loadPage, hideEventsNow };
@@ -236,7 +261,7 @@ function Legend({
   eventsHidden,
   onHideEvents,
 }: {
-  origin: boolean;
+  origin: 'event' | 'account' | null;
   eventsHidden: boolean;
   onHideEvents: (hidden: boolean) => void;
 }) {
@@ -252,8 +277,9 @@ function Legend({
       <span class="k allow">allow</span>
       <span class="k review">review</span>
       <span class="k block">block</span>
-      {origin && <span class="k origin">the event opened</span>}
+      {origin && <span class="k origin">the {origin} opened</span>}
       <span class="k subject">convicted subject</span>
+      <span class="k evidence">evidence path</span>
       <label class="check">
         <input type="checkbox" name="hide-events" checked={eventsHidden} onChange={(e) => onHideEvents(e.currentTarget.checked)} /> hide
         events
@@ -262,18 +288,23 @@ function Legend({
   );
 }
 
-// "Why is this account here?": every mark on the cluster, the path from the event to its subject,
-// and who reported it.
+// "Why is this account here?": every mark on the cluster, the path from the event or account to
+// its subject, and who reported it; a mark taken back is struck through, with who, when and why.
 function EvidenceList({ evidence }: { evidence: Evidence }) {
   return (
     <section class="evidence">
-      <h2>Why is this account here?</h2>
+      <h2>Why is this {evidence.event_id ? 'event' : 'account'} here?</h2>
       <ul>
         {evidence.marks.map((m) => (
-          <li>
-            {m.outcome} on {m.subject_kind === 'account' ? 'an account' : m.subject_kind}
-            {m.subject_value ? ` ${m.subject_value}` : ''}, {when(m.marked_at)},{' '}
-            {m.via === null ? 'no live path yet' : m.via.length === 0 ? 'this account itself' : `via ${m.via.join(' → ')}`}
+          <li class={m.retracted ? 'retracted' : ''}>
+            <span class="mark-text">
+              {m.outcome.replace('_', ' ')} on{' '}
+              {m.review_event_id
+                ? `a reviewed event of account ${m.subject_value ?? '–'}`
+                : `${m.subject_kind === 'account' ? 'an account' : m.subject_kind}${m.subject_value ? ` ${m.subject_value}` : ''}`}
+              , {when(m.marked_at)},{' '}
+              {m.via === null ? (evidence.event_id || evidence.account ? 'no live path yet' : 'on this cluster') : pathWords(m)}
+            </span>
             {m.feedback_id ? (
               <span class="muted"> ({m.feedback_id})</span>
             ) : m.review_event_id ? (
@@ -283,6 +314,7 @@ function EvidenceList({ evidence }: { evidence: Evidence }) {
               ; by {m.reported_by}
               {m.note ? `: “${m.note}”` : ''}
             </span>
+            {m.retracted && <RetractedWords r={m.retracted} />}
           </li>
         ))}
       </ul>
@@ -319,6 +351,13 @@ function NodeFacts({ node }: { node: DrawNode }) {
       {(node.group === 'email' || (node.group === 'hub' && f.kind === 'email')) && (
         <p>
           <a href={`/console/events?email=${encodeURIComponent(String(f.value))}`}>Events with this email</a>
+        </p>
+      )}
+      {node.group !== 'account' && node.group !== 'event' && f.kind !== 'email' && (
+        <p>
+          <a href={identifierHref(String(f.kind), String(f.value))}>
+            {f.kind === 'device' ? 'Accounts on this device' : `Events with this ${String(f.kind).replace(/^identity\./, '')}`}
+          </a>
         </p>
       )}
     </div>

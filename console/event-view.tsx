@@ -5,13 +5,16 @@
 // event-feedback.tsx. Every value from an event is rendered as text (never as markup).
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { ageSince, plural, scalar, when } from './format';
+import { ageSince, money, plural, scalar, when } from './format';
 import { reasonWords } from './reason-words';
+import { accountHref } from './links';
 import { FeedbackSection } from './event-feedback';
 import { ReviewActions, useResolution, type ResolvedNotice, type Resolver } from './review-actions';
+import { ClusterMarks } from './why-marks';
 import type { EventDetail, EventRow, Evidence, Me } from './types';
 
-export const accountHref = (id: string): string => `/console/accounts/${encodeURIComponent(id)}`;
+// The account's link lives with the console's other links; kept here too for the pages that import it from here.
+export { accountHref };
 
 export function Reasons({ reasons }: { reasons: EventRow['reasons'] }) {
   if (reasons.length === 0) return <span class="muted">no reasons</span>;
@@ -28,27 +31,36 @@ export function Reasons({ reasons }: { reasons: EventRow['reasons'] }) {
 
 export const Verdict = ({ v }: { v: string }) => <span class={`verdict v-${v}`}>{v}</span>;
 
-// Nested data (signals, context, identity) as a definition list of text.
-export function Tree({ value }: { value: unknown }) {
+// Nested data (signals, context, identity) as a definition list of text. With `amounts` (the
+// signals, whose payment is the contract's), a payment's amount reads in its currency's units.
+export function Tree({ value, name, amounts }: { value: unknown; name?: string; amounts?: boolean }) {
   if (value === null || typeof value !== 'object') return <span class="val">{scalar(value)}</span>;
-  const entries = Object.entries(value as Record<string, unknown>);
+  const record = value as Record<string, unknown>;
+  const entries = Object.entries(record);
   if (entries.length === 0) return <span class="muted">empty</span>;
   return (
     <dl class="tree">
       {entries.map(([k, v]) => [
         <dt>{k}</dt>,
         <dd>
-          <Tree value={v} />
+          {amounts && name === 'payment' && k === 'amount' ? (
+            <span class="val amount">{money(v, record.currency)}</span>
+          ) : (
+            <Tree value={v} name={k} amounts={amounts} />
+          )}
         </dd>,
       ])}
     </dl>
   );
 }
 
+// Short values (type, verdict, account) keep one line; the reason codes wrap between codes and take
+// what width is left (the email does, when no event on the page has a reason); a long address or
+// account id is cut short, whole in its title.
 export function EventTable({ events, empty }: { events: EventRow[]; empty: string }) {
   if (events.length === 0) return <p class="empty">{empty}</p>;
   return (
-    <table class="rows events">
+    <table class={`rows events${events.some((e) => e.reasons.length > 0) ? '' : ' no-reasons'}`}>
       <thead>
         <tr>
           <th class="time">Time (UTC)</th>
@@ -65,14 +77,26 @@ export function EventTable({ events, empty }: { events: EventRow[]; empty: strin
             <td class="time">
               <a href={`/console/events/${encodeURIComponent(e.id)}`}>{when(e.created_at).replace(' UTC', '')}</a>
             </td>
-            <td>{e.event_type}</td>
-            <td>
+            <td class="type">{e.event_type}</td>
+            <td class="verdict-cell">
               <Verdict v={e.verdict} />
               {e.review && <span class="muted"> {e.review.status}</span>}
             </td>
-            <td>{e.reasons.map((r) => r.code).join(', ')}</td>
-            <td>{e.external_user_id ? <a href={accountHref(e.external_user_id)}>{e.external_user_id}</a> : '–'}</td>
-            <td>{e.email ?? '–'}</td>
+            <td class="codes">{e.reasons.length === 0 ? <span class="muted">–</span> : e.reasons.map((r) => r.code).join(', ')}</td>
+            <td class="user">
+              {e.external_user_id ? (
+                <a class="cut" href={accountHref(e.external_user_id)} title={e.external_user_id}>
+                  {e.external_user_id}
+                </a>
+              ) : (
+                '–'
+              )}
+            </td>
+            <td class="email">
+              <span class="cut" title={e.email}>
+                {e.email ?? '–'}
+              </span>
+            </td>
           </tr>
         ))}
       </tbody>
@@ -144,7 +168,7 @@ export function EventView({
         </p>
       </header>
       {detail.review && <ReviewActions detail={detail} resolving={resolving} error={error} me={me} onChanged={() => void load(id)} />}
-      <WhyPanel detail={detail} />
+      <WhyPanel detail={detail} me={me} />
       <EventFacts event={e} />
       <FeedbackSection event={e} />
       <section>
@@ -155,7 +179,7 @@ export function EventView({
       <section>
         <h3>Signals the engine saw</h3>
         <div class="signals">
-          <Tree value={detail.signals} />
+          <Tree value={detail.signals} amounts />
         </div>
       </section>
     </article>
@@ -204,9 +228,6 @@ function EarlierEvents({ earlier }: { earlier: EventDetail['earlier'] }) {
   );
 }
 
-// The marks the panel lists at most; the cluster picture lists them all.
-const MARKS_SHOWN = 5;
-
 const CLUSTER_CODES = new Set([
   'cluster_confirmed_abuse',
   'hub_confirmed_abuse',
@@ -218,12 +239,13 @@ const CLUSTER_CODES = new Set([
 // "Why was this decided?": each reason in words with its numbers; for the cluster's reasons, the
 // marks on it (subject, outcome, when, who reported it and their note, and the path to it, drawn
 // in the cluster picture); the payment.
-function WhyPanel({ detail }: { detail: EventDetail }) {
+function WhyPanel({ detail, me }: { detail: EventDetail; me?: Me | null }) {
   const e = detail.event;
   const [evidence, setEvidence] = useState<Evidence | null | 'unavailable'>(null);
   const clusterReason = e.reasons.some((r) => CLUSTER_CODES.has(r.code));
+  const load = () => api<Evidence>(`/events/${encodeURIComponent(e.id)}/evidence`).then(setEvidence, () => setEvidence('unavailable'));
   useEffect(() => {
-    if (clusterReason) api<Evidence>(`/events/${encodeURIComponent(e.id)}/evidence`).then(setEvidence, () => setEvidence('unavailable'));
+    if (clusterReason) void load();
   }, [e.id]);
   const payment = e.payment as Record<string, unknown> | null;
   return (
@@ -234,71 +256,27 @@ function WhyPanel({ detail }: { detail: EventDetail }) {
         (evidence === 'unavailable' ? (
           <p class="error">The identity graph did not answer for the cluster's marks.</p>
         ) : (
-          evidence && <ClusterMarks eventId={e.id} evidence={evidence} />
+          evidence && (
+            <ClusterMarks eventId={e.id} evidence={evidence} behind={markTimes(e.reasons)} me={me} onChanged={() => void load()} />
+          )
         ))}
       {payment && <Payment payment={payment} />}
     </section>
   );
 }
 
-// The marks on the event's cluster now, the first few of them, with the path from the event to each.
-function ClusterMarks({ eventId, evidence }: { eventId: string; evidence: Evidence }) {
-  return (
-    <div class="marks">
-      <h4>
-        Marks on its cluster now{' '}
-        {evidence.cluster && <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>(show the path in the picture)</a>}
-      </h4>
-      {evidence.marks.length === 0 ? (
-        <p class="muted">None stand now (taken back, or the cluster split since).</p>
-      ) : (
-        <ul>
-          {evidence.marks.slice(0, MARKS_SHOWN).map((m) => (
-            <li class="mark">
-              <strong>{m.outcome.replace('_', ' ')}</strong>{' '}
-              {m.review_event_id
-                ? ['on a reviewed event', m.subject_value && [' of account ', <a href={accountHref(m.subject_value)}>{m.subject_value}</a>]]
-                : [
-                    'on ',
-                    m.subject_kind === 'account' ? 'account ' : `${m.subject_kind} `,
-                    m.subject_value &&
-                      (m.subject_kind === 'account' ? (
-                        <a href={accountHref(m.subject_value)}>{m.subject_value}</a>
-                      ) : (
-                        <code>{m.subject_value}</code>
-                      )),
-                  ]}
-              , {when(m.marked_at)}, by {m.reported_by}
-              {m.note && <span class="note">: “{m.note}”</span>}
-              <br />
-              <span class="muted">
-                {m.via === null
-                  ? 'no live path from this event yet'
-                  : m.via.length === 0
-                    ? 'this account itself'
-                    : `path: this account → ${m.via.join(' → ')} → the subject`}
-              </span>
-              {m.review_event_id && (
-                <span>
-                  {' '}
-                  · <a href={`/console/events/${encodeURIComponent(m.review_event_id)}`}>the review</a>
-                </span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {evidence.marks.length > MARKS_SHOWN && (
-        <p class="muted">
-          and {plural(evidence.marks.length - MARKS_SHOWN, 'more mark')}: all of them in{' '}
-          <a href={`/console/events/${encodeURIComponent(eventId)}/cluster`}>the cluster picture</a>.
-        </p>
-      )}
-    </div>
+// The times of the marks the verdict's cluster reasons name (their detail's marked_at): the marks
+// behind this verdict, which the panel lists first.
+const markTimes = (reasons: EventRow['reasons']): Set<number> =>
+  new Set(
+    reasons.flatMap((r) => {
+      const at = r.detail?.marked_at;
+      return CLUSTER_CODES.has(r.code) && typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? [Date.parse(at)] : [];
+    }),
   );
-}
 
-// The payment as the event carried it; the card's fingerprint leads to its events.
+// The payment as the event carried it, its amount in the currency's units; the card's fingerprint
+// leads to its events.
 function Payment({ payment }: { payment: Record<string, unknown> }) {
   return (
     <div class="payment">
@@ -306,8 +284,14 @@ function Payment({ payment }: { payment: Record<string, unknown> }) {
       <dl class="facts">
         {Object.entries(payment).map(([k, v]) => [
           <dt>{k.replace(/_/g, ' ')}</dt>,
-          <dd>
-            {k === 'card_fingerprint' ? <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a> : scalar(v)}
+          <dd class={k === 'amount' ? 'amount' : undefined}>
+            {k === 'card_fingerprint' ? (
+              <a href={`/console/events?card=${encodeURIComponent(String(v))}`}>{scalar(v)}</a>
+            ) : k === 'amount' ? (
+              money(v, payment.currency)
+            ) : (
+              scalar(v)
+            )}
           </dd>,
         ])}
       </dl>

@@ -26,15 +26,17 @@ const FIELDS = [
   'feedback',
   'feedback_from',
   'feedback_to',
+  'undone_from',
+  'undone_to',
 ] as const;
 type Field = (typeof FIELDS)[number];
 type Filters = Record<Field, string>;
 const TIMES = new Set<Field>(['from', 'to']);
 // Filters the overview's links set, which the form does not show: kept until cleared.
-const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to']);
+const LINKED = new Set<Field>(['resolved_from', 'resolved_to', 'feedback', 'feedback_from', 'feedback_to', 'undone_from', 'undone_to']);
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
-  // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock.
+  // Times in the URL are ISO instants (UTC); the inputs show them as UTC wall-clock ("2026-11-24 22:03").
   const filters = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Filters;
   const { events, cursor, error, search } = useEvents(filters);
   useTitle('Events');
@@ -89,33 +91,52 @@ function useEvents(filters: Filters) {
 }
 
 // The search form: searching navigates to the events with the form's filters in the URL, keeping
-// the linked filters, which the form does not show.
+// the linked filters, which the form does not show. A time it cannot read is said, not dropped.
 function EventsFilters({ filters }: { filters: Filters }) {
+  const [unread, setUnread] = useState('');
   const submit = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const value = (f: Field) => {
-      const v = String(form.get(f) ?? '').trim();
-      return TIMES.has(f) ? (utcInputToIso(v) ?? '') : v;
-    };
-    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, LINKED.has(f) ? filters[f] : value(f)])))}`);
+    const value = (f: Field) => String(form.get(f) ?? '').trim();
+    const bad = [...TIMES].find((f) => value(f) && !utcInputToIso(value(f)));
+    setUnread(bad ? `${bad === 'from' ? 'From' : 'To'} (UTC): write the time as 2026-11-24 22:03 (a date alone is its midnight).` : '');
+    if (bad) return;
+    const sent = (f: Field) => (LINKED.has(f) ? filters[f] : TIMES.has(f) ? (utcInputToIso(value(f)) ?? '') : value(f));
+    navigate(`/console/events${qs(Object.fromEntries(FIELDS.map((f) => [f, sent(f)])))}`);
   };
   return (
     <form class="search" onSubmit={submit}>
       <TextFilters filters={filters} />
       <ChoiceFilters filters={filters} />
-      <label>
-        From (UTC)
-        <input type="datetime-local" name="from" value={isoToUtcInput(filters.from)} />
-      </label>
-      <label>
-        To (UTC)
-        <input type="datetime-local" name="to" value={isoToUtcInput(filters.to)} />
-      </label>
+      <UtcTime name="from" label="From (UTC)" iso={filters.from} />
+      <UtcTime name="to" label="To (UTC)" iso={filters.to} />
       <button type="submit">Search</button>
+      {unread && (
+        <p class="error" role="alert">
+          {unread}
+        </p>
+      )}
     </form>
   );
 }
+
+// A time typed and shown in UTC as "2026-11-24 22:03": a text box, since the browser's own date
+// box shows the browser's locale ("11/24/2026, 10:03 PM") whatever its label says.
+const UtcTime = ({ name, label, iso }: { name: Field; label: string; iso: string }) => (
+  <label>
+    {label}
+    <input
+      class="utc-time"
+      name={name}
+      value={isoToUtcInput(iso)}
+      placeholder="2026-11-24 22:03"
+      inputMode="numeric"
+      spellcheck={false}
+      autoComplete="off"
+      title="UTC, as YYYY-MM-DD HH:MM"
+    />
+  </label>
+);
 
 // The form's text fields: the event id, the account, its email, IP, card fingerprint and identity,
 // and a reason code.
@@ -199,6 +220,12 @@ function LinkedFilters({ filters }: { filters: Filters }) {
         <p class="muted linked-filter">
           Reviews resolved from {when(filters.resolved_from || null)} to {when(filters.resolved_to || null)}.{' '}
           <a href="/console/events">Clear</a>
+        </p>
+      )}
+      {(filters.undone_from || filters.undone_to) && (
+        <p class="muted linked-filter">
+          Reviews whose marks were undone from {when(filters.undone_from || null)} to {when(filters.undone_to || null)} (the resolution
+          stands; its mark on the cluster was taken back). <a href="/console/events">Clear</a>
         </p>
       )}
       {filters.feedback && (

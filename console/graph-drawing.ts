@@ -2,7 +2,7 @@
 // Labels are painted on a canvas, never parsed as markup. The layout is seeded: each node starts
 // where its id puts it and the force layout draws its random numbers from a generator seeded by
 // the drawing, so the same cluster is drawn the same way on every load.
-import type { Core, ElementDefinition } from 'cytoscape';
+import type { Core, ElementDefinition, NodeSingular } from 'cytoscape';
 
 export interface DrawNode {
   id: string;
@@ -131,6 +131,7 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
           color: '#1d2330',
         },
       },
+      { selector: 'node.origin[kind = "account"]', style: { width: 28, height: 28 } },
       {
         selector: 'node.subject',
         style: { 'border-width': 5, 'border-color': '#c62828', 'border-style': 'double', 'font-weight': 'bold' },
@@ -140,6 +141,13 @@ export async function draw(container: HTMLElement, els: ElementDefinition[], onS
     layout: { name: 'preset' },
   });
   relayout(cy);
+  // A window made narrower (or wider) draws the whole picture again in its new size.
+  const resized = new ResizeObserver(() => {
+    cy.resize();
+    cy.fit(undefined, 20);
+  });
+  resized.observe(container);
+  cy.on('destroy', () => resized.disconnect());
   // Kept on its container, so the browser's devtools (and the browser tests) can reach the graph.
   (container as HTMLElement & { cy?: Core }).cy = cy;
   cy.on('tap', 'node', (e) => onSelect(e.target.id()));
@@ -178,14 +186,92 @@ export function relayout(cy: Core): void {
     cy.nodes().forEach((n) => {
       n.position(startAt(n.id()));
     });
-    cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20 }).run();
+    cy.layout({
+      name: 'cose',
+      animate: false,
+      randomize: false,
+      nodeDimensionsIncludeLabels: true,
+      nodeRepulsion: () => 9000,
+      idealEdgeLength: () => 60,
+      padding: 20,
+    }).run();
   } finally {
     Math.random = random;
+  }
+  separateLabels(cy);
+  cy.fit(undefined, 20);
+}
+
+// The force layout keeps nodes apart, not their labels: nodes whose boxes (the node with its
+// label) overlap are pushed apart along the shorter way out, round after round, until no two drawn
+// boxes overlap (or, unsettled after `rounds`, stacked apart downwards). Deterministic (no randomness), so the same picture comes out on every load.
+// Hidden nodes (events, when hidden) have no box and are left where they are.
+export function separateLabels(cy: Core, rounds = 100, gap = 3): void {
+  // The style of events just shown or hidden is applied first (cytoscape applies it lazily), so
+  // their boxes are measured as drawn.
+  cy.style().update();
+  const nodes: NodeSingular[] = cy
+    .nodes()
+    .filter((n) => !n.hasClass('hidden-event'))
+    .toArray() as NodeSingular[];
+  for (let round = 0; round < rounds; round++) {
+    const boxes = nodes.map((n) => ({ n, b: n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false }) }));
+    let moved = false;
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!;
+        const b = boxes[j]!;
+        const dx = Math.min(a.b.x2, b.b.x2) - Math.max(a.b.x1, b.b.x1) + gap;
+        const dy = Math.min(a.b.y2, b.b.y2) - Math.max(a.b.y1, b.b.y1) + gap;
+        if (dx <= 0 || dy <= 0) continue;
+        moved = true;
+        const pa = a.n.position();
+        const pb = b.n.position();
+        // Apart along the axis that frees them with the smaller move, each half of it; a tie in
+        // position is broken by the nodes' order.
+        if (dx < dy) {
+          const sign = pa.x < pb.x || (pa.x === pb.x && i < j) ? -1 : 1;
+          a.n.position({ x: pa.x + (sign * dx) / 2, y: pa.y });
+          b.n.position({ x: pb.x - (sign * dx) / 2, y: pb.y });
+        } else {
+          const sign = pa.y < pb.y || (pa.y === pb.y && i < j) ? -1 : 1;
+          a.n.position({ x: pa.x, y: pa.y + (sign * dy) / 2 });
+          b.n.position({ x: pb.x, y: pb.y - (sign * dy) / 2 });
+        }
+        a.b = a.n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false });
+        b.b = b.n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false });
+      }
+    if (!moved) return;
+  }
+  // Not settled in as many rounds (a crowd around one node): each box, top to bottom, moves down
+  // below every earlier box it still overlaps. Boxes only move down, so this ends, with none over
+  // another.
+  const box = (n: NodeSingular) => n.boundingBox({ includeLabels: true, includeNodes: true, includeEdges: false });
+  const order = [...nodes].sort((a, b) => box(a).y1 - box(b).y1 || a.id().localeCompare(b.id()));
+  const placed: NodeSingular[] = [];
+  for (const n of order) {
+    for (let clash = true; clash; ) {
+      clash = false;
+      const b = box(n);
+      for (const p of placed) {
+        const o = box(p);
+        if (Math.min(b.x2, o.x2) - Math.max(b.x1, o.x1) + gap > 0 && Math.min(b.y2, o.y2) - Math.max(b.y1, o.y1) + gap > 0) {
+          n.position({ x: n.position().x, y: n.position().y + (o.y2 - b.y1) + gap });
+          clash = true;
+        }
+      }
+    }
+    placed.push(n);
   }
 }
 
 // Events hidden or shown (their squares and edges), to read the identifiers alone.
+// Shown again, they are moved clear of the labels around them.
 export function hideEvents(cy: Core, hidden: boolean): void {
   const events = cy.nodes('[kind = "event"]');
   events.union(events.connectedEdges()).toggleClass('hidden-event', hidden);
+  if (!hidden) {
+    separateLabels(cy);
+    cy.fit(undefined, 20);
+  }
 }

@@ -20,6 +20,15 @@ export function HubDetails({ kind, value }: { kind: string; value: string }) {
   const [hub, setHub] = useState<HubAccounts | null>(null);
   const [error, setError] = useState('');
   const [open, setOpen] = useState(false);
+  // Later pages of the accounts behind it, asked for with "Show more".
+  const more = async (skip: number) => {
+    try {
+      const next = await api<HubAccounts>(`/hubs${qs({ kind, value, skip })}`);
+      setHub((h) => h && { ...h, accounts: [...h.accounts, ...next.accounts], truncated: next.truncated, next_skip: next.next_skip });
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
   useEffect(() => {
     setHub(null);
     setOpen(false);
@@ -75,7 +84,12 @@ export function HubDetails({ kind, value }: { kind: string; value: string }) {
             <tfoot>
               <tr>
                 <td colSpan={4} class="muted">
-                  The first {plural(hub.accounts.length, 'account')} of {hub.accounts_total.toLocaleString('en')}, in the order they linked.
+                  The first {plural(hub.accounts.length, 'account')} of {hub.accounts_total.toLocaleString('en')}, in the order they linked.{' '}
+                  {hub.next_skip !== undefined && (
+                    <button type="button" class="link more" onClick={() => void more(hub.next_skip!)}>
+                      Show {Math.min(500, hub.accounts_total - hub.accounts.length).toLocaleString('en')} more
+                    </button>
+                  )}
                 </td>
               </tr>
             </tfoot>

@@ -1,4 +1,5 @@
-// The frame of every signed-in page: navigation, the tenant, the live/test switch, sign-out.
+// The frame of every signed-in page: navigation, the tenant, the live/test switch, who is signed in
+// (their email and role, at every width) and sign-out.
 import type { ComponentChildren } from 'preact';
 import { api } from './api';
 import { navigate } from './router';
@@ -49,12 +50,14 @@ export function Layout({ me, path, onChanged, children }: { me: Me; path: string
             </button>
           ))}
         </div>
-        <span class="who">
-          {me.email} · {me.role}
-        </span>
-        <button type="button" class="link" title={`Signed in as ${me.email} (${me.role})`} onClick={() => void signOut()}>
-          Sign out
-        </button>
+        <div class="account" title={`Signed in as ${me.email} (${me.role})`}>
+          <span class="who">
+            <span class="email">{me.email}</span> <span class="role">{me.role}</span>
+          </span>
+          <button type="button" class="link sign-out" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
       </header>
       {me.mode === 'live' ? null : (
         <div class="test-banner">Test mode: you are looking at test data (events screened with sk_test_ keys).</div>

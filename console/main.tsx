@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api';
 import { AccountPage } from './account-page';
 import { AuditPage } from './audit-page';
+import { ClusterChangesPage } from './cluster-changes-page';
 import { ClusterPage } from './cluster-page';
 import { CypherPage } from './cypher-page';
 import { EventPage, EventsPage } from './events-page';
@@ -30,7 +31,7 @@ function Page({ path, query, me }: { path: string; query: URLSearchParams; me: M
       if (id && sub === 'cluster') return <ClusterPage from={{ account: id }} />;
       return id ? <AccountPage id={id} /> : <NotFound />;
     case 'clusters':
-      return id ? <ClusterPage from={{ cluster: id }} /> : <NotFound />;
+      return id ? <ClusterPage from={{ cluster: id }} /> : <ClusterChangesPage query={query} />;
     case 'queries':
       return <QueriesPage selected={id} query={query} />;
     case 'cypher':

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { ResultView, type Result } from './query-results';
 import { useTitle } from './format';
+import { queryHref } from './links';
 import type { QueryList, QueryResult } from './types';
 
 // A reviewed query, or the tenant's own (saved from the Cypher page) with its text and author.
@@ -56,7 +57,8 @@ export function QueriesPage({ selected, query: url }: { selected?: string; query
 }
 
 // Parameters may come in the URL (links from the account page: ?account=…); a query whose
-// parameters are all given runs at once.
+// parameters are all given runs at once. A run puts its parameters in the URL (both accounts of
+// what-links-accounts), so a reload or a shared link shows the same result.
 function QueryRun({ query, given }: { query: Query; given: URLSearchParams }) {
   const initial = Object.fromEntries(query.parameters.flatMap((p) => (given.get(p.name) ? [[p.name, given.get(p.name)!]] : [])));
   const [params, setParams] = useState<Record<string, string>>(initial);
@@ -68,6 +70,8 @@ function QueryRun({ query, given }: { query: Query; given: URLSearchParams }) {
   const run = async (e?: Event) => {
     e?.preventDefault();
     setError('');
+    // The page stays as it is: only its address changes (no navigation, no new history entry).
+    history.replaceState(null, '', queryHref(query.id, params));
     try {
       setResult(await api<QueryResult>(`/queries/${query.id}/run`, { body: params }));
     } catch (err) {

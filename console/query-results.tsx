@@ -2,77 +2,56 @@
 // relationships or paths, and CSV with formula cells neutralised.
 import type { Core } from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ComponentChildren } from 'preact';
-import { looksLikeTime, plural, scalar, when } from './format';
+import { plural } from './format';
 import { draw, elements, type DrawEdge, type DrawNode } from './graph-drawing';
+import { kindOf, nameOfNode, nodeHref, TypedValue, type GraphNode, type GraphRel } from './typed-value';
 import type { QueryResult } from './types';
 
 // What a saved query's run and a free-form one have in common (a saved query's answer may also
 // name the parameters the server normalised: an $email, as the graph keeps addresses).
 export type Result = Pick<QueryResult, 'columns' | 'rows' | 'truncated' | 'ms' | 'normalised'>;
 
-// Columns whose text values are accounts (external user ids) or clusters, by their names.
-const ACCOUNT_COLUMN = /^(account|accounts|other|others|external_?user_?id|externalId|user)$/i;
-const CLUSTER_COLUMN = /^(cluster|clusters|cluster_?id)$/i;
+// A result's value typed by what it is (typed-value.tsx): a time in UTC, a node with its kind and
+// its page, an id as a link.
+export const Cell = ({ column, value, row = {} }: { column: string; value: unknown; row?: Record<string, unknown> }) => (
+  <TypedValue name={column} value={value} source="graph" row={row} />
+);
 
-// A result's value leads somewhere: an account to its page, a cluster to its picture, an event to
-// its page, a node to what it is; a time (epoch ms) reads as one.
-export function Cell({ column, value, row = {} }: { column: string; value: unknown; row?: Record<string, unknown> }): ComponentChildren {
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    return value.map((v, i) => [i > 0 && ', ', <Cell column={column} value={v} />]);
-  }
-  // A row that says what its value is (the saved queries' label/kind columns): an account's value
-  // is its external id.
-  if (typeof value === 'string' && column === 'value' && (row.kind === 'account' || row.label === 'Account')) {
-    return <a href={`/console/accounts/${encodeURIComponent(value)}`}>{value}</a>;
-  }
-  if (looksLikeTime(column, value)) return <span title={String(value)}>{when(value)}</span>;
-  if (typeof value === 'string') {
-    if (/^evt_[A-Za-z0-9]+$/.test(value)) return <a href={`/console/events/${encodeURIComponent(value)}`}>{value}</a>;
-    if (CLUSTER_COLUMN.test(column)) return <a href={`/console/clusters/${encodeURIComponent(value)}`}>{value}</a>;
-    if (ACCOUNT_COLUMN.test(column)) return <a href={`/console/accounts/${encodeURIComponent(value)}`}>{value}</a>;
-  }
-  if (value && typeof value === 'object' && '$node' in value) {
-    const n = (value as { $node: GraphNode }).$node;
-    if (n.labels.includes('Account') && typeof n.properties.externalId === 'string')
-      return <a href={`/console/accounts/${encodeURIComponent(n.properties.externalId)}`}>{cellText(value)}</a>;
-    if (n.labels.includes('Event') && typeof n.properties.id === 'string')
-      return <a href={`/console/events/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
-    if (n.labels.includes('Cluster') && typeof n.properties.id === 'string')
-      return <a href={`/console/clusters/${encodeURIComponent(n.properties.id)}`}>{cellText(value)}</a>;
-  }
-  return cellText(value);
-}
-
-// A node of a query's picture, clicked: its labels and properties (times readable), and where it leads.
+// A node of a query's picture, clicked: its kind, its properties (times readable, ids linked), and
+// where it leads.
 export function NodeFactsView({ node }: { node: DrawNode }) {
-  const f = node.facts as Record<string, unknown>;
-  const rows = Object.entries(f).filter(([k, v]) => !['key', 'label', 'tenantId', 'mode'].includes(k) && v !== null && v !== undefined);
+  const n = node.facts as unknown as GraphNode;
+  const rows = Object.entries(n.properties).filter(([k, v]) => !['key', 'tenantId', 'mode'].includes(k) && v !== null && v !== undefined);
+  const href = nodeHref(n);
   return (
     <div class="node-facts-view">
       <h3>{node.label}</h3>
-      <dl class="facts">{rows.map(([k, v]) => [<dt>{k}</dt>, <dd>{looksLikeTime(k, v) ? when(v) : scalar(v)}</dd>])}</dl>
-      {node.group === 'account' && typeof f.externalId === 'string' && (
+      {!n.labels.includes('Identifier') && <p class="muted kind-line">{kindOf(n)}</p>}
+      <dl class="facts">
+        {rows.map(([k, v]) => [
+          <dt>{k}</dt>,
+          <dd>
+            <TypedValue name={k} value={v} source="graph" />
+          </dd>,
+        ])}
+      </dl>
+      {href && (
         <p>
-          <a href={`/console/accounts/${encodeURIComponent(f.externalId)}`}>Open the account</a>
-        </p>
-      )}
-      {node.group === 'event' && typeof f.id === 'string' && (
-        <p>
-          <a href={`/console/events/${encodeURIComponent(f.id)}`}>Open the event</a>
-        </p>
-      )}
-      {node.group === 'email' && typeof f.value === 'string' && (
-        <p>
-          <a href={`/console/events?email=${encodeURIComponent(f.value)}`}>Events with this email</a>
+          <a href={href}>{OPEN[kindOf(n)] ?? 'What the graph knows of it'}</a>
         </p>
       )}
     </div>
   );
 }
 
-type GraphNode = { id: string; labels: string[]; properties: Record<string, unknown> };
-type GraphRel = { id: string; type: string; start: string; end: string };
+const OPEN: Record<string, string> = {
+  Account: 'Open the account',
+  Event: 'Open the event',
+  Cluster: 'Open the cluster',
+  Email: 'Its cluster (linked-to-email)',
+  Card: 'Events with this card',
+  Device: 'Accounts on this device',
+};
 
 // Every node and relationship anywhere in the rows (paths included).
 export function collectGraph(rows: Record<string, unknown>[]): { nodes: DrawNode[]; edges: DrawEdge[] } {
@@ -96,12 +75,10 @@ export function collectGraph(rows: Record<string, unknown>[]): { nodes: DrawNode
               : n.labels.includes('Identifier')
                 ? 'identifier'
                 : 'node';
-      nodes.set(n.id, {
-        id: n.id,
-        label: String(p.externalId ?? p.value ?? p.id ?? n.labels[0]),
-        group,
-        facts: { labels: n.labels.join(', '), ...p },
-      });
+      // An identifier is drawn with its kind, as the cluster picture draws it ("phone: +1555…").
+      const name = nameOfNode(n) || n.labels[0]!;
+      const label = n.labels.includes('Identifier') ? `${p.hub ? 'hub ' : ''}${kindOf(n).toLowerCase()}: ${name}` : name;
+      nodes.set(n.id, { id: n.id, label, group, facts: n });
     } else if (o.$rel) {
       const r = o.$rel as GraphRel;
       edges.push({ from: r.start, to: r.end, type: r.type });
@@ -114,17 +91,6 @@ export function collectGraph(rows: Record<string, unknown>[]): { nodes: DrawNode
   rows.forEach(visit);
   return { nodes: [...nodes.values()], edges };
 }
-
-export const cellText = (v: unknown): string => {
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, { labels?: string[]; properties?: Record<string, unknown>; nodes?: unknown[] }>;
-    if (o.$node)
-      return `(${o.$node.labels!.join(':')} ${scalar(o.$node.properties!.externalId ?? o.$node.properties!.value ?? o.$node.properties!.id)})`;
-    if (o.$path) return `path of ${o.$path.nodes!.length} nodes`;
-    if (o.$rel) return '[relationship]';
-  }
-  return scalar(v);
-};
 
 // A spreadsheet must not run what a cell says: cells that start like a formula get a quote (as the
 // server's CSV of saved queries does).
@@ -184,26 +150,28 @@ export function ResultView({ result, empty, picture = false }: { result: Result;
       ) : result.rows.length === 0 ? (
         <p class="empty">{empty}</p>
       ) : (
-        <table class="rows result">
-          <thead>
-            <tr>
-              {result.columns.map((c) => (
-                <th>{c}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {result.rows.map((r) => (
+        <div class="result-table">
+          <table class="rows result">
+            <thead>
               <tr>
                 {result.columns.map((c) => (
-                  <td>
-                    <Cell column={c} value={r[c]} row={r} />
-                  </td>
+                  <th>{c}</th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {result.rows.map((r) => (
+                <tr>
+                  {result.columns.map((c) => (
+                    <td>
+                      <Cell column={c} value={r[c]} row={r} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

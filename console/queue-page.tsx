@@ -6,7 +6,7 @@
 // n note, o open the event's page.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
-import { age, plural, useTitle } from './format';
+import { age, ageSince, plural, useTitle } from './format';
 import { navigate } from './router';
 import { EventView } from './event-view';
 import { confirmAt, setConfirmAt, type ResolvedNotice, type Resolver } from './review-actions';
@@ -18,9 +18,12 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   const { queue, setQueue, error, index, setIndex, load } = useQueue(filters, query);
   const [notice, setNotice] = useState<ResolvedNotice | null>(null);
   const [message, setMessage] = useState('');
+  // Whether a review was resolved here under these filters (the empty pane then says none is left).
+  const [resolvedHere, setResolvedHere] = useState(false);
   const resolver = useRef<Resolver | null>(null);
   useTitle('Review queue');
   useEffect(() => {
+    setResolvedHere(false);
     void load();
   }, [FILTERS.map((f) => filters[f]).join('\u0000')]);
   const reviews = queue?.reviews ?? [];
@@ -30,17 +33,25 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   useEffect(() => {
     document.querySelector('.queue li.selected')?.scrollIntoView({ block: 'nearest' });
   }, [index, queue]);
+  // The reviews loaded so far all resolved while more may match: the next ones are loaded.
+  useEffect(() => {
+    if (queue && reviews.length === 0 && queue.next_cursor) void load(queue.next_cursor);
+  }, [queue]);
 
-  // A resolved review leaves the queue; the next one (now at the same place) is selected.
-  const gone = (ids: string[]) =>
+  // A resolved review leaves the queue (and the count of those that match); the next one, now at
+  // the same place, is selected.
+  const gone = (ids: string[]) => {
+    setResolvedHere(true);
     setQueue(
       (q) =>
         q && {
           ...q,
-          pending: q.pending - ids.length,
+          pending: Math.max(0, q.pending - ids.length),
+          ...(q.matching && { matching: { ...q.matching, count: Math.max(0, q.matching.count - ids.length) } }),
           reviews: q.reviews.filter((r) => !ids.includes(r.event_id)),
         },
     );
+  };
   const resolved = (n: ResolvedNotice) => {
     setNotice(n);
     setMessage('');
@@ -63,15 +74,18 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
     );
   if (!queue) return <p class="loading">Loading the queue…</p>;
   const confirmed = reviews.filter((r) => r.cluster?.confirmed_since_queued_at);
+  const filtered = FILTERS.some((f) => filters[f]);
+  // Under filters the oldest that matches is the first of the list (oldest first).
+  const oldest = filtered ? reviews[0]?.created_at : queue.oldest_created_at;
   return (
     <div class="queue-page">
       <section class="queue">
         <h1>
-          Review queue <span class="count">{queue.pending} pending</span>
+          Review queue <QueueCount queue={queue} filtered={filtered} />
         </h1>
         <p class="muted">
-          Oldest waits {queue.oldest_created_at ? age(Math.round((Date.now() - Date.parse(queue.oldest_created_at)) / 1000)) : '–'}. Keys:{' '}
-          <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.
+          {filtered ? 'Oldest that matches waits' : 'Oldest waits'} {oldest ? ageSince(oldest) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move,{' '}
+          <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.
         </p>
         <QueueFilters filters={filters} />
         {queue.graph === 'unavailable' && (
@@ -84,12 +98,8 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
           </p>
         )}
         {confirmed.length > 0 && <BulkResolve reviews={confirmed} onDone={bulkResolved} />}
-        {reviews.length === 0 ? (
-          <EmptyQueue filtered={FILTERS.some((f) => filters[f])} me={me} />
-        ) : (
-          <QueueList reviews={reviews} selected={selected} onSelect={setIndex} />
-        )}
-        {queue.next_cursor && (
+        {reviews.length > 0 && <QueueList reviews={reviews} selected={selected} onSelect={setIndex} />}
+        {queue.next_cursor && reviews.length > 0 && (
           <button type="button" onClick={() => void load(queue.next_cursor)}>
             Load 50 more
           </button>
@@ -97,7 +107,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
         <ConfirmSetting />
       </section>
       <section class="detail">
-        {selected && (
+        {selected ? (
           <EventView
             id={selected.event_id}
             me={me}
@@ -106,6 +116,8 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
               resolver.current = r;
             }}
           />
+        ) : (
+          <EmptyQueue filtered={filtered} left={resolvedHere} pending={queue.pending} me={me} />
         )}
       </section>
     </div>
@@ -122,7 +134,10 @@ function useQueue(filters: Filters, query: URLSearchParams) {
     setError('');
     try {
       const page = await api<ReviewQueue>(`/reviews${queueRequest(filters, cursor)}`);
-      setQueue((q) => (cursor && q ? { ...page, reviews: [...q.reviews, ...page.reviews] } : page));
+      // A later page carries no count: the first page's stands.
+      setQueue((q) =>
+        cursor && q ? { ...page, ...(q.matching && { matching: q.matching }), reviews: [...q.reviews, ...page.reviews] } : page,
+      );
       if (!cursor) {
         // Back from an event: the review you were on, where it still waits.
         const at = query.get('at');
@@ -136,14 +151,33 @@ function useQueue(filters: Filters, query: URLSearchParams) {
   return { queue, setQueue, error, index, setIndex, load };
 }
 
-// The selected review in the URL (replaced, not pushed: moving in the list is not navigation).
+// The selected review in the URL (replaced, not pushed: moving in the list is not navigation); with
+// none left, the URL names none.
 function useSelectedInUrl(eventId: string | undefined) {
   useEffect(() => {
-    if (!eventId) return;
     const q = new URLSearchParams(location.search);
-    q.set('at', eventId);
-    history.replaceState(null, '', `${location.pathname}?${q}`);
+    if (eventId) q.set('at', eventId);
+    else q.delete('at');
+    const search = q.toString();
+    history.replaceState(null, '', `${location.pathname}${search && `?${search}`}`);
   }, [eventId]);
+}
+
+// "12 pending"; under filters, how many of them match ("3 of 12 pending match", "at least 50 of
+// 900" when a cluster filter's scan stopped at its bound).
+function QueueCount({ queue, filtered }: { queue: ReviewQueue; filtered: boolean }) {
+  const all = queue.pending.toLocaleString('en');
+  if (!filtered || !queue.matching) return <span class="count">{all} pending</span>;
+  const { count, complete } = queue.matching;
+  return (
+    <span
+      class="count"
+      title={complete ? undefined : 'A cluster filter looks at a bounded number of queued reviews per request; more may match.'}
+    >
+      {complete ? '' : 'at least '}
+      {count.toLocaleString('en')} of {all} pending match
+    </span>
+  );
 }
 
 // The queue's keys (see the top of this file); a key typed into a field stays there, and Escape
@@ -219,19 +253,27 @@ function QueueList({
   );
 }
 
-// Nothing waits: under filters, the way to clear them; otherwise where else to look.
-function EmptyQueue({ filtered, me }: { filtered: boolean; me: Me }) {
+// Nothing (or nothing more: `left`, after resolving here) waits, said in the detail pane: under
+// filters, the way to clear them and how many wait without them; otherwise where else to look.
+function EmptyQueue({ filtered, left, pending, me }: { filtered: boolean; left: boolean; pending: number; me: Me }) {
   const other = me.mode === 'live' ? 'test' : 'live';
   return (
-    <div class="empty">
+    <div class="empty queue-empty">
       {filtered ? (
-        <p>
-          No pending reviews match these filters. <a href="/console/queue">Clear the filters</a>.
-        </p>
+        <div>
+          <p class="said">{left ? 'No review left that matches these filters.' : 'No pending reviews match these filters.'}</p>
+          <p>
+            <a href="/console/queue" class="button clear-filters">
+              Clear the filters
+            </a>{' '}
+            {pending > 0 ? `${plural(pending, 'review')} pending without them.` : `No review is pending in ${me.mode} mode at all.`}
+          </p>
+        </div>
       ) : (
         <div>
-          <p>
-            No pending reviews in {me.mode} mode. A review appears here when a verdict is <code>review</code>; nothing waits on you.
+          <p class="said">
+            {left ? `No review left in ${me.mode} mode.` : `No pending reviews in ${me.mode} mode.`} A review appears here when a verdict is{' '}
+            <code>review</code>; nothing waits on you.
           </p>
           <p>
             {me.mode === 'live'
@@ -248,8 +290,8 @@ function EmptyQueue({ filtered, me }: { filtered: boolean; me: Me }) {
   );
 }
 
-// After a resolution: what happened, and the undo of its marks (the resolution and its webhook
-// stand; the graph mark is taken back through the retraction).
+// After a resolution: what happened, and "Undo marks" (the resolution and its webhook stand; the
+// graph mark is taken back through the retraction).
 function UndoNotice({ notice }: { notice: ResolvedNotice }) {
   const [why, setWhy] = useState('');
   const [state, setState] = useState<'idle' | 'asking' | 'done'>('idle');
@@ -262,7 +304,7 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
       });
       setState('done');
       setText(
-        `Took back the marks of ${notice.eventId} (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`,
+        `Marks of ${notice.eventId} undone (${notice.resolution === 'denied' ? 'the denial' : 'the approval'} and its webhook stand).`,
       );
     } catch (err) {
       setText((err as Error).message);
@@ -273,7 +315,7 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
       {text}
       {state === 'idle' && (
         <button type="button" class="link" onClick={() => setState('asking')}>
-          Undo its marks
+          Undo marks…
         </button>
       )}
       {state === 'asking' && (
@@ -285,7 +327,7 @@ function UndoNotice({ notice }: { notice: ResolvedNotice }) {
             maxLength={2000}
             onInput={(e) => setWhy(e.currentTarget.value)}
           />
-          <button type="submit">Take the marks back</button>
+          <button type="submit">Undo marks</button>
         </form>
       )}
     </div>

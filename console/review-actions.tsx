@@ -1,6 +1,6 @@
 // An event's review as the event view shows it: while it is pending, the note and what each key
 // does to the event and its cluster, said before it acts (a large cluster asks first); once it is
-// resolved, who resolved it and the undo of its marks. The queue drives the keys through a Resolver.
+// resolved, who resolved it and "Undo marks". The queue drives the keys through a Resolver.
 import { useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import { plural, when } from './format';
@@ -191,8 +191,8 @@ function PendingActions({ detail, resolving, error }: { detail: EventDetail; res
   );
 }
 
-// Who resolved it, and the undo of its marks: the resolver or an admin takes the resolution's
-// graph mark back (the resolution and its webhook stand).
+// Who resolved it, and "Undo marks": the resolver or an admin takes the resolution's graph mark
+// back (the resolution and its webhook stand).
 function ResolvedReview({
   eventId,
   review,
@@ -211,7 +211,7 @@ function ResolvedReview({
     ev.preventDefault();
     try {
       await api<MarksUndone>(`/reviews/${encodeURIComponent(eventId)}/undo-marks`, { body: { note: why } satisfies UndoMarksBody });
-      setNotice('Marks taken back: later verdicts no longer carry them once the graph writer has applied it.');
+      setNotice('Marks undone: later verdicts no longer carry them once the graph writer has applied it.');
       onChanged();
     } catch (e) {
       setNotice((e as Error).message);
@@ -225,12 +225,12 @@ function ResolvedReview({
       </p>
       {review.marks_retracted ? (
         <p class="muted marks-retracted">
-          Its marks were taken back by {review.marks_retracted.by} at {when(review.marks_retracted.at)}: “{review.marks_retracted.note}”.
+          Marks undone by {review.marks_retracted.by} at {when(review.marks_retracted.at)}: “{review.marks_retracted.note}”.
         </p>
       ) : may ? (
         <form class="inline undo" onSubmit={undo}>
           <label>
-            Undo its marks (the {review.status === 'denied' ? 'denial' : 'approval'} and its webhook stand); why
+            Undo marks (the {review.status === 'denied' ? 'denial' : 'approval'} and its webhook stand); why
             <input name="undo-note" required maxLength={2000} value={why} onInput={(e) => setWhy(e.currentTarget.value)} />
           </label>
           <button type="submit">Undo marks</button>

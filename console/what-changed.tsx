@@ -1,8 +1,9 @@
 // "What changed?" on the overview: the last 24 h against the 24 h before and the same 24 h a week
-// earlier, for verdicts, each reason, reviews opened and resolved, feedback, clusters made and
-// grown, and policy publications, every count a link to the events behind it.
+// earlier, for verdicts, each reason, reviews opened and resolved, resolutions' marks undone,
+// feedback, clusters made and grown (and of those, confirmed abuse), and policy publications,
+// every count a link to the events or the clusters behind it.
 import { qs } from './api';
-import { plural, when } from './format';
+import { when } from './format';
 import type { Overview, WindowName } from './types';
 
 const WINDOWS: { name: WindowName; label: string }[] = [
@@ -24,6 +25,10 @@ export function WhatChanged({ data }: { data: Overview }) {
     `/console/events${qs({ review, resolved_from: win[name].from, resolved_to: win[name].to })}`;
   const about = (name: WindowName, feedback: string) =>
     `/console/events${qs({ feedback, feedback_from: win[name].from, feedback_to: win[name].to })}`;
+  const undone = (name: WindowName) => `/console/events${qs({ undone_from: win[name].from, undone_to: win[name].to })}`;
+  // The full list of the window's clusters (cluster-changes-page.tsx), whose counts are these.
+  const clusters = (name: WindowName, filter: Record<string, string>) =>
+    `/console/clusters${qs({ from: win[name].from, to: win[name].to, ...filter })}`;
   type Row = { label: string; get: (n: WindowName) => number; href?: (n: WindowName) => string | undefined };
   const rows: Row[] = [
     ...(['allow', 'review', 'block'] as const).map((v) => ({
@@ -38,13 +43,16 @@ export function WhatChanged({ data }: { data: Overview }) {
     { label: 'feedback: false positive', get: (n) => c.activity[n]?.false_positive ?? 0, href: (n) => about(n, 'false_positive') },
     { label: 'feedback: chargeback', get: (n) => c.activity[n]?.chargeback ?? 0, href: (n) => about(n, 'chargeback') },
     { label: 'feedback retracted', get: (n) => c.activity[n]?.retracted ?? 0, href: (n) => about(n, 'retracted') },
-    // The last 24 h's clusters and publications are listed below the table (each a link).
+    // A resolution's graph mark taken back (the review and its webhook stand).
+    { label: 'review marks undone', get: (n) => c.activity[n]?.marks_undone ?? 0, href: undone },
+    { label: 'clusters made (2+ new accounts)', get: (n) => c.clusters[n]?.made ?? 0, href: (n) => clusters(n, { change: 'made' }) },
+    { label: 'clusters grown', get: (n) => c.clusters[n]?.grown ?? 0, href: (n) => clusters(n, { change: 'grown' }) },
     {
-      label: 'clusters made (2+ new accounts)',
-      get: (n) => c.clusters[n]?.made ?? 0,
-      href: (n) => (n === 'today' ? '#clusters-today' : undefined),
+      label: 'clusters made or grown: confirmed abuse',
+      get: (n) => c.clusters[n]?.confirmed ?? 0,
+      href: (n) => clusters(n, { confirmed: '1' }),
     },
-    { label: 'clusters grown', get: (n) => c.clusters[n]?.grown ?? 0, href: (n) => (n === 'today' ? '#clusters-today' : undefined) },
+    // The publications are listed below the table.
     { label: 'policy versions published', get: (n) => c.activity[n]?.policies ?? 0, href: () => '#publications' },
   ];
   return (
@@ -111,19 +119,8 @@ export function WhatChanged({ data }: { data: Overview }) {
       {Object.values(c.clusters).some((x) => x === null) && (
         <p class="muted">The identity graph did not answer for some windows: their cluster counts show 0.</p>
       )}
-      {data.clusters_today && (data.clusters_today.made.length > 0 || data.clusters_today.grown.length > 0) && (
-        <p id="clusters-today">
-          Clusters in the last 24 h:{' '}
-          {[
-            ...data.clusters_today.made.map((m) => ({ ...m, what: 'new' })),
-            ...data.clusters_today.grown.map((g) => ({ ...g, what: `+${g.fresh}` })),
-          ].map((x, i) => [
-            i > 0 && ', ',
-            <a href={`/console/clusters/${encodeURIComponent(x.id)}`}>
-              {plural(x.accounts, 'account')} ({x.what})
-            </a>,
-          ])}
-        </p>
+      {Object.values(c.clusters).some((x) => x?.capped) && (
+        <p class="muted">More accounts were first seen in some windows than the graph was asked about: their cluster counts may be low.</p>
       )}
       {c.publications.length > 0 && (
         <p id="publications">

@@ -6,6 +6,10 @@ import type { CliKit } from './cli-kit.js';
 
 const manage = () => import('../console/auth/manage-analysts.js');
 
+// A link is tagged under the master key (src/console/auth/link-tokens.ts): without it, a new
+// analyst's first use would count against a client address that others may have spent.
+const linkOptions = { needsSecretsKey: true };
+
 const linkText = async (email: string, url: string) =>
   `Sign-in link for ${email} (one-time, valid ${(await manage()).SIGN_IN_LINK_HOURS} h; it sets the password):\n  ${url}`;
 
@@ -22,13 +26,17 @@ export function addAnalystCommands(program: Command, { print, withDeps }: CliKit
         .makeOptionMandatory(),
     )
     .action(
-      withDeps(['db', 'clock'], async (deps, opts: { tenant: string; email: string; role: Role }) => {
-        const link = await (await manage()).addAnalyst(deps, { tenantId: opts.tenant, email: opts.email, role: opts.role });
-        print(
-          { analyst_id: link.analystId, sign_in_url: link.signInUrl, expires_at: link.expiresAt.toISOString() },
-          await linkText(opts.email, link.signInUrl),
-        );
-      }),
+      withDeps(
+        ['db', 'clock'],
+        async (deps, opts: { tenant: string; email: string; role: Role }) => {
+          const link = await (await manage()).addAnalyst(deps, { tenantId: opts.tenant, email: opts.email, role: opts.role });
+          print(
+            { analyst_id: link.analystId, sign_in_url: link.signInUrl, expires_at: link.expiresAt.toISOString() },
+            await linkText(opts.email, link.signInUrl),
+          );
+        },
+        linkOptions,
+      ),
     );
   analyst
     .command('link')
@@ -36,13 +44,17 @@ export function addAnalystCommands(program: Command, { print, withDeps }: CliKit
     .requiredOption('--tenant <id>', 'tenant id')
     .requiredOption('--email <email>', "the analyst's email address")
     .action(
-      withDeps(['db', 'clock'], async (deps, opts: { tenant: string; email: string }) => {
-        const link = await (await manage()).newSignInLink(deps, { tenantId: opts.tenant, email: opts.email });
-        print(
-          { analyst_id: link.analystId, sign_in_url: link.signInUrl, expires_at: link.expiresAt.toISOString() },
-          await linkText(opts.email, link.signInUrl),
-        );
-      }),
+      withDeps(
+        ['db', 'clock'],
+        async (deps, opts: { tenant: string; email: string }) => {
+          const link = await (await manage()).newSignInLink(deps, { tenantId: opts.tenant, email: opts.email });
+          print(
+            { analyst_id: link.analystId, sign_in_url: link.signInUrl, expires_at: link.expiresAt.toISOString() },
+            await linkText(opts.email, link.signInUrl),
+          );
+        },
+        linkOptions,
+      ),
     );
   analyst
     .command('remove')

@@ -11,8 +11,9 @@ import { AppError } from '../errors.js';
 import type { Scope } from '../scope.js';
 
 type Action = (...args: unknown[]) => Promise<void>;
-// A command that seals or opens stored secrets as a matter of course refuses to start without the
-// master key (needsSecretsKey); a server keeps its deps open after the action returns (keepOpen).
+// A command that seals or opens stored secrets as a matter of course, or tags a sign-in link under
+// it, refuses to start without the master key (needsSecretsKey); a server keeps its deps open
+// after the action returns (keepOpen).
 export interface RunOptions {
   keepOpen?: boolean;
   needsSecretsKey?: boolean;

@@ -84,9 +84,9 @@ export function addGraphCommands(graph: Command, { print, withDeps, withAllDeps 
     withDeps(['db', 'graph', 'cypher'], async (deps, eventId: string, opts: ScopeOptions) => {
       const { explainCluster } = await import('../graph/explain-cluster.js');
       const scope = await scopeOf(deps, opts);
-      const explained = await explainCluster(deps, scope, eventId);
-      // The operations table's shape (the path's node keys are the console's).
-      const x = { ...explained, marks: explained.marks.map(({ path: _path, ...m }) => m) };
+      const explained = await explainCluster(deps, scope, { eventId });
+      // The operations table's shape (the path's and the subjects' node keys are the console's).
+      const x = { ...explained, marks: explained.marks.map(({ path: _path, subject_key: _s, target_key: _t, ...m }) => m) };
       const lines = x.marks.map(
         (m) =>
           `  ${m.outcome} on ${m.subject_kind} at ${m.marked_at}, via ${m.via === null ? '(no live path)' : m.via.length ? m.via.join(' > ') : '(the account itself)'}${m.feedback_id ? ` [${m.feedback_id}]` : ''}`,

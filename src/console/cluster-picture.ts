@@ -85,17 +85,28 @@ export async function reviewClusters(
   );
 }
 
-// The clusters the accounts first seen in a window made (every account new) or grew.
-export async function clusterGrowth(
-  deps: GraphDeps,
-  scope: Scope,
-  accounts: string[],
-): Promise<{ made: { id: string; accounts: number }[]; grown: { id: string; accounts: number; fresh: number }[] }> {
-  if (accounts.length === 0) return { made: [], grown: [] };
+// A cluster the accounts first seen in a window made (every account new) or grew, with how many
+// of its accounts are new and whether a confirmed abuse mark stands on it.
+export interface ClusterGrowth {
+  id: string;
+  accounts: number;
+  fresh: number;
+  change: 'made' | 'grown';
+  confirmedAbuse: boolean;
+}
+
+// The clusters the accounts first seen in a window made or grew.
+export async function clusterGrowth(deps: GraphDeps, scope: Scope, accounts: string[]): Promise<ClusterGrowth[]> {
+  if (accounts.length === 0) return [];
   const rows = await read(deps, 'console/cluster-growth', { ...scope, accounts });
-  const all = rows.map((r) => ({ id: r.clusterId as string, accounts: Number(r.accounts), fresh: Number(r.fresh) }));
-  return {
-    made: all.filter((c) => c.fresh >= c.accounts).map(({ id, accounts: n }) => ({ id, accounts: n })),
-    grown: all.filter((c) => c.fresh < c.accounts),
-  };
+  return rows.map((r) => {
+    const [n, fresh] = [Number(r.accounts), Number(r.fresh)];
+    return {
+      id: r.clusterId as string,
+      accounts: n,
+      fresh,
+      change: fresh >= n ? 'made' : 'grown',
+      confirmedAbuse: r.confirmedAbuse === true,
+    };
+  });
 }

@@ -1,5 +1,5 @@
 // /console/api/events: search (event id, external user id, email, ip, card, identity value,
-// reason, review state, verdict, type, time range; newest first, keyset-paged) and one event's
+// reason, review state, verdict, type, time range, when a review was resolved or its marks undone; newest first, keyset-paged) and one event's
 // detail. HTTP only.
 import { Router } from 'express';
 import type { ConsoleDeps } from './console-deps.js';
@@ -49,6 +49,8 @@ export function consoleEventRoutes(deps: ConsoleDeps): Router {
       reviewStatus: q.review,
       resolvedFrom: q.resolved_from ? new Date(q.resolved_from) : undefined,
       resolvedTo: q.resolved_to ? new Date(q.resolved_to) : undefined,
+      marksUndoneFrom: q.undone_from ? new Date(q.undone_from) : undefined,
+      marksUndoneTo: q.undone_to ? new Date(q.undone_to) : undefined,
       ...(q.feedback && { feedback: { outcome: q.feedback, from: new Date(q.feedback_from!), to: new Date(q.feedback_to!) } }),
       from: q.from ? new Date(q.from) : undefined,
       to: q.to ? new Date(q.to) : undefined,

@@ -1,5 +1,5 @@
-// /console/api/clusters/… (the cluster picture, by cluster, event or account), /console/api/hubs
-// (the accounts behind one identifier) and
+// /console/api/clusters/… (the cluster picture, by cluster, event or account; its members for the
+// ring view; the evidence of its marks), /console/api/hubs (the accounts behind one identifier) and
 // /console/api/queries/… (saved graph queries: list, run, CSV). HTTP only; query runs are audited.
 import { Router, type Request } from 'express';
 import { stringify } from 'csv-stringify/sync';
@@ -10,6 +10,7 @@ import { findEvents } from '../events/event-store.js';
 import { actorOf, audit } from '../audit/audit-store.js';
 import { markEvidence } from './mark-evidence.js';
 import { hubAccounts } from './hub-accounts.js';
+import { ringMembers } from './ring-members.js';
 import { emailIdentity } from '../signals/email/normalize-email.js';
 import { accountClusterId, clusterPicture, eventClusterId } from './cluster-picture.js';
 import { consoleValidated } from './console-schemas.js';
@@ -17,7 +18,15 @@ import { runSavedQuery, savedQueries } from '../graph-queries/saved-queries.js';
 import type { QueryResult } from '../graph-queries/read-graph-query.js';
 import { runAnalystCypher } from '../graph-queries/run-analyst-cypher.js';
 import { findTenantQuery, listTenantQueries } from '../graph-queries/tenant-query-store.js';
-import type { ClusterId, ClusterPicture, Evidence, HubAccounts, QueryList, QueryResult as WireResult } from './generated/console-wire.js';
+import type {
+  ClusterId,
+  ClusterPicture,
+  Evidence,
+  HubAccounts,
+  QueryList,
+  QueryResult as WireResult,
+  RingMembers,
+} from './generated/console-wire.js';
 
 const noCluster = (what: string) =>
   new AppError('not_found', `No identity cluster for ${what} in this tenant and mode (it linked nothing yet).`);
@@ -63,6 +72,17 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
     } satisfies ClusterPicture);
   });
 
+  // The ring view: a page of the cluster's accounts with their verdicts, reviews and marks.
+  router.get('/clusters/:id/members', async (req, res) => {
+    const q = consoleValidated('RingQuery', { ...(req.query as Record<string, unknown>) }, 'query');
+    res.json((await ringMembers(deps, req.console!.scope, String(req.params.id), q)) satisfies RingMembers);
+  });
+
+  // The marks on a cluster, without paths: the picture outlines their subjects.
+  router.get('/clusters/:id/evidence', async (req, res) => {
+    res.json((await markEvidence(deps, req.console!.scope, { clusterId: String(req.params.id) })) satisfies Evidence);
+  });
+
   router.get('/events/:id/cluster', async (req, res) => {
     const id = await eventClusterId(deps, req.console!.scope, String(req.params.id));
     if (!id) throw noCluster(`event ${String(req.params.id)}`);
@@ -72,7 +92,7 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
   // Why this event's cluster is what it is: every mark on it with the path from the event to its
   // subject, which the cluster picture highlights ("why is this account here?").
   router.get('/events/:id/evidence', async (req, res) => {
-    res.json((await markEvidence(deps, req.console!.scope, String(req.params.id))) satisfies Evidence);
+    res.json((await markEvidence(deps, req.console!.scope, { eventId: String(req.params.id) })) satisfies Evidence);
   });
 
   router.get('/accounts/:externalId/cluster', async (req, res) => {
@@ -81,10 +101,15 @@ export function consoleGraphRoutes(deps: ConsoleDeps): Router {
     res.json({ cluster_id: id } satisfies ClusterId);
   });
 
+  // The marks on an account's cluster, with the path from the account to each subject.
+  router.get('/accounts/:externalId/evidence', async (req, res) => {
+    res.json((await markEvidence(deps, req.console!.scope, { account: String(req.params.externalId) })) satisfies Evidence);
+  });
+
   // The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits.
   router.get('/hubs', async (req, res) => {
     const q = consoleValidated('HubQuery', { ...(req.query as Record<string, unknown>) }, 'query');
-    res.json((await hubAccounts(deps, req.console!.scope, q.kind, q.value)) satisfies HubAccounts);
+    res.json((await hubAccounts(deps, req.console!.scope, q.kind, q.value, { skip: q.skip, limit: q.limit })) satisfies HubAccounts);
   });
 
   // The reviewed files, then the tenant's own (saved from the Cypher page; run through the guard).

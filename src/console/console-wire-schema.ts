@@ -130,6 +130,8 @@ export const CONSOLE_WIRE = {
         feedback: { enum: ['confirmed_abuse', 'false_positive', 'chargeback', 'retracted'] },
         feedback_from: time,
         feedback_to: time,
+        undone_from: time,
+        undone_to: time,
         event_type: eventTypeFilter,
         from: time,
         to: time,
@@ -160,6 +162,34 @@ export const CONSOLE_WIRE = {
         event_ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(100) },
         resolution: ref('Resolution'),
         note: text(2000, 0),
+      },
+    },
+    RingQuery: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { cursor: text(1200), limit: { type: 'integer', minimum: 1, maximum: 100, default: 100 } },
+    },
+    FeedbackManyBody: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['accounts', 'outcome', 'note'],
+      properties: {
+        accounts: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: text(256) },
+        outcome: { enum: ['confirmed_abuse', 'false_positive'] },
+        note: text(2000),
+      },
+    },
+    ClusterChangesQuery: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to'],
+      properties: {
+        from: time,
+        to: time,
+        change: { enum: ['made', 'grown'] },
+        confirmed: { enum: ['1'] },
+        cursor: text(200),
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
       },
     },
     UndoMarksBody: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: text(2000) } },
@@ -309,7 +339,12 @@ export const CONSOLE_WIRE = {
       type: 'object',
       additionalProperties: false,
       required: ['kind', 'value'],
-      properties: { kind: text(64), value: text(512) },
+      properties: {
+        kind: text(64),
+        value: text(512),
+        skip: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+        limit: { type: 'integer', minimum: 1, maximum: 500, default: 500 },
+      },
     },
     HubAccount: closed({
       external_user_id: str,
@@ -329,8 +364,8 @@ export const CONSOLE_WIRE = {
         accounts: list(ref('HubAccount')),
         truncated: { type: 'boolean', description: 'More accounts link to it than are listed (the counts cover them all).' },
       },
-      {},
-      'The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review.',
+      { next_skip: { ...int, description: 'Where the next page of accounts starts (?skip=), when there is one.' } },
+      'The accounts behind one identifier (a hub), a page at a time: who shares it, who is confirmed, what waits for review.',
     ),
     AccountDetail: closed(
       {
@@ -381,7 +416,14 @@ export const CONSOLE_WIRE = {
         graph: { enum: ['ok', 'unavailable'], description: 'unavailable: the graph did not answer, so the reviews carry no cluster.' },
         reviews: list(ref('ReviewRow')),
       },
-      { next_cursor: str },
+      {
+        next_cursor: str,
+        matching: closed(
+          { count: int, complete: bool },
+          {},
+          'Under filters, on the first page (no cursor): how many pending reviews match them. A cluster filter counts the reviews its scan reached: complete is false when it stopped at its bound first, so at least count match.',
+        ),
+      },
       'Pending reviews, oldest first.',
     ),
     Resolved: closed({ ok: yes, final_verdict: ref('FinalVerdict'), resolved_at: time, delivery_id: str }),
@@ -397,6 +439,44 @@ export const CONSOLE_WIRE = {
       },
       {},
       'One answer per review: one resolved meanwhile is reported, not an error for the rest.',
+    ),
+    FeedbackManyAnswer: closed(
+      {
+        recorded: { type: 'integer', description: 'Reports written (a report that already stood is audited, not written again).' },
+        results: list({
+          anyOf: [
+            closed({ external_user_id: str, ok: yes }, { duplicate: yes }),
+            closed({ external_user_id: str, ok: { const: false }, error: { enum: ['not_found'] }, message: str }),
+          ],
+        }),
+      },
+      {},
+      'One answer per account, each recorded and audited in its own transaction.',
+    ),
+    RingMember: closed(
+      {
+        external_user_id: str,
+        first_seen_at: time,
+        verdicts: closed({ allow: int, review: int, block: int }),
+        reviews: closed({ pending: int, approved: int, denied: int }),
+        pending_review_ids: {
+          ...list(str),
+          description: 'Its pending reviews, oldest first (the first 50; the count is in reviews.pending).',
+        },
+        marks: {
+          ...closed({ confirmed_abuse: int, false_positive: int, chargeback: int }),
+          description:
+            'Marks standing about it: feedback about the account, one of its events or one of its emails, and its resolved reviews whose marks were not undone.',
+        },
+        confirmed: { type: 'boolean', description: 'The graph counts it as confirmed abuse (as the verdict reads it).' },
+      },
+      {},
+      'One account of a cluster in the ring view.',
+    ),
+    RingMembers: closed(
+      { cluster_id: str, accounts_total: int, members: list(ref('RingMember')) },
+      { next_cursor: str },
+      "A page of a cluster's accounts, in the order they were first seen.",
     ),
     MarksUndone: closed({ ok: yes, marks_retracted_at: time }),
     FeedbackEntry: closed({
@@ -472,23 +552,40 @@ export const CONSOLE_WIRE = {
         outcome: ref('Outcome'),
         subject_kind: str,
         marked_at: time,
-        via: { ...orNull(list(str)), description: "The identifiers between the event's account and the subject (null: no live path)." },
+        via: {
+          ...orNull(list(str)),
+          description: 'The identifiers between the event or account explained and the subject (null: no live path).',
+        },
         path: { ...orNull(list(str)), description: "The path's nodes as the cluster picture keys them (null: no live path)." },
+        subject_key: { ...str, description: "The mark's subject as the cluster picture keys it (event:, account: or id:)." },
+        target_key: {
+          ...orNull(str),
+          description: 'The account or identifier a path to the subject ends at, as the picture keys it (an event is reached through it).',
+        },
         subject_value: orNull(str),
         note: orNull(str),
         reported_by: str,
       },
-      { review_event_id: str },
-      'A mark standing on a cluster, with who reported it and what they said.',
+      {
+        review_event_id: str,
+        resolved_by: { ...str, description: "A review's mark: who resolved the review (they, or an admin, may undo its marks)." },
+        retracted: {
+          ...closed({ at: time, by: str, note: orNull(str) }),
+          description: 'The mark was taken back: when, by whom (an analyst, or an operator at the CLI), and why.',
+        },
+      },
+      'A mark on a cluster, with who reported it and what they said; one taken back says so.',
     ),
     Evidence: closed(
       {
-        event_id: str,
         cluster: orNull(closed({ id: str, accounts: int })),
         marks: list(ref('Mark')),
       },
-      {},
-      "Why an event's cluster is what it is: each mark standing on it, with its path and reporter.",
+      {
+        event_id: { ...str, description: 'Explained from this event: paths start at its account (or its identifiers).' },
+        account: { ...str, description: 'Explained from this account: paths start at it.' },
+      },
+      'Why a cluster is what it is: each mark on it (standing or taken back), with its path and reporter.',
     ),
     QueryList: closed(
       {
@@ -550,7 +647,9 @@ export const CONSOLE_WIRE = {
     // ---- The overview and the audit log (overview-routes.ts, overview-store.ts). ----
     ActivityCounts: closed(
       Object.fromEntries(
-        ['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'policies'].map((k) => [k, int]),
+        ['opened', 'approved', 'denied', 'confirmed_abuse', 'false_positive', 'chargeback', 'retracted', 'marks_undone', 'policies'].map(
+          (k) => [k, int],
+        ),
       ),
     ),
     Delivery: closed({
@@ -576,14 +675,11 @@ export const CONSOLE_WIRE = {
           reasons: list(closed({ code: str, counts: byWindow(int) })),
           activity: byWindow(ref('ActivityCounts')),
           clusters: byWindow({
-            ...orNull(closed({ made: int, grown: int, capped: bool })),
+            ...orNull(closed({ made: int, grown: int, confirmed: int, capped: bool })),
             description: 'null: the graph did not answer.',
           }),
           publications: list(closed({ policy_version: str, published_at: time, note: orNull(str) })),
         }),
-        clusters_today: orNull(
-          closed({ made: list(closed({ id: str, accounts: int })), grown: list(closed({ id: str, accounts: int, fresh: int })) }),
-        ),
         backlog: closed({ pending: int, oldest_created_at: orNull(time) }),
         webhook: closed({
           endpoint: orNull(closed({ url: str, enabled: bool })),
@@ -593,6 +689,25 @@ export const CONSOLE_WIRE = {
       },
       {},
       "The selected mode's last 24 h, and what changed against the day before and last week.",
+    ),
+    ClusterChange: closed({
+      id: str,
+      accounts: int,
+      new_accounts: { type: 'integer', description: 'Of its accounts, those first seen in the window.' },
+      change: { enum: ['made', 'grown'], description: 'made: every account of it is new; grown: it has older accounts too.' },
+      confirmed_abuse: { type: 'boolean', description: 'A confirmed_abuse mark stands on it.' },
+    }),
+    ClusterChanges: closed(
+      {
+        from: time,
+        to: time,
+        counts: closed({ made: int, grown: int, confirmed: { type: 'integer', description: 'Of those made or grown.' } }),
+        capped: { type: 'boolean', description: 'More accounts were first seen in the window than were looked up in the graph.' },
+        total: { type: 'integer', description: 'The clusters that match the filter, on every page.' },
+        clusters: list(ref('ClusterChange')),
+      },
+      { next_cursor: str },
+      'The clusters new accounts made or grew in a window, largest first: every one the overview counts.',
     ),
     Redelivered: closed({ ok: yes, delivery_id: str }),
     AuditPage: closed(
@@ -649,6 +764,10 @@ export const CONSOLE_ROUTES = {
   'GET /events/:id/cluster': { response: 'ClusterId' },
   'GET /events/:id/evidence': { response: 'Evidence' },
   'GET /accounts/:externalId/cluster': { response: 'ClusterId' },
+  'GET /accounts/:externalId/evidence': { response: 'Evidence' },
+  'GET /clusters/:id/evidence': { response: 'Evidence' },
+  'GET /clusters/:id/members': { query: 'RingQuery', response: 'RingMembers' },
+  'POST /feedback/many': { body: 'FeedbackManyBody', response: 'FeedbackManyAnswer' },
   'GET /hubs': { query: 'HubQuery', response: 'HubAccounts' },
   'GET /queries': { response: 'QueryList' },
   'POST /queries/:id/run': { body: 'QueryParams', response: 'QueryResult' },
@@ -660,6 +779,7 @@ export const CONSOLE_ROUTES = {
   'DELETE /cypher/saved/:id': { response: 'Ok' },
   'PUT /cypher/settings': { body: 'CypherSettingsBody', response: 'FreeFormRoles' },
   'GET /overview': { response: 'Overview' },
+  'GET /cluster-changes': { query: 'ClusterChangesQuery', response: 'ClusterChanges' },
   'POST /deliveries/:id/redeliver': { response: 'Redelivered' },
   'GET /audit': { query: 'PageQuery', response: 'AuditPage' },
 } as const satisfies Record<string, WireRoute>;

@@ -8,18 +8,17 @@ import type { Scope } from '../scope.js';
 import { AppError } from '../errors.js';
 import type { HubAccounts } from './generated/console-wire.js';
 
-// The accounts listed; the counts cover every account.
-const LISTED = 500;
-
 export async function hubAccounts(
   deps: Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config'>,
   scope: Scope,
   kind: string,
   value: string,
+  page: { skip: number; limit: number } = { skip: 0, limit: 500 },
 ): Promise<HubAccounts> {
+  const { skip, limit } = page;
   const { records } = await deps.graph.executeQuery(
     deps.cypher.get('console/hub-accounts'),
-    { ...scope, kind, value, limit: neo4j.int(LISTED) },
+    { ...scope, kind, value, skip: neo4j.int(skip), limit: neo4j.int(limit) },
     { routing: neo4j.routing.READ, transactionConfig: { timeout: deps.config.consoleQueryTimeoutMs } },
   );
   const row = records[0]?.toObject() as
@@ -56,6 +55,7 @@ export async function hubAccounts(
     // The reviews pending on accounts not confirmed: what the confirmed ones tie to them.
     pending_reviews: accounts.filter((a) => !a.confirmed).reduce((n, a) => n + a.pending_reviews, 0),
     accounts,
-    truncated: Number(row.accounts) > accounts.length,
+    truncated: Number(row.accounts) > skip + accounts.length,
+    ...(Number(row.accounts) > skip + accounts.length && { next_skip: skip + accounts.length }),
   };
 }

@@ -1,5 +1,6 @@
 // /console/api/overview (verdicts per hour, top reason codes, review backlog, webhook health,
-// and "what changed?": the last 24 h against the day before and the same day a week earlier),
+// and "what changed?": the last 24 h against the day before and the same day a week earlier), the
+// full list of the clusters made or grown in a window (/cluster-changes, which its counts lead to),
 // redelivery of a webhook through the existing use case (admins), and the audit log (admins).
 // HTTP only.
 import { Router } from 'express';
@@ -13,7 +14,8 @@ import { requireRole } from './auth/console-guard.js';
 import { consoleValidated } from './console-schemas.js';
 import { deliveryCounts, topReasonCodes, verdictsPerHour } from './overview-store.js';
 import { whatChanged } from './what-changed.js';
-import type { AuditPage, Overview, Redelivered } from './generated/console-wire.js';
+import { clusterChanges } from './cluster-changes.js';
+import type { AuditPage, ClusterChanges, Overview, Redelivered } from './generated/console-wire.js';
 
 const HOURS = 24;
 
@@ -24,7 +26,7 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
     const scope = req.console!.scope;
     const since = new Date(deps.clock.now().getTime() - HOURS * 3_600_000);
     const [perHour, reasons, backlog, deliveries, failed, endpoint, changed] = await Promise.all([
-      verdictsPerHour(deps.db, scope, since),
+      verdictsPerHour(deps.db, scope, new Date(Math.floor(since.getTime() / 3_600_000) * 3_600_000)),
       topReasonCodes(deps.db, scope, since, 10),
       reviewBacklog(deps.db, scope),
       deliveryCounts(deps.db, scope, since),
@@ -41,6 +43,11 @@ export function overviewRoutes(deps: ConsoleDeps): Router {
       backlog: { pending: backlog.pending, oldest_created_at: backlog.oldest?.toISOString() ?? null },
       webhook: { endpoint: endpoint ? { url: endpoint.url, enabled: endpoint.enabled } : null, last_24h: deliveries, failed },
     } satisfies Overview);
+  });
+
+  router.get('/cluster-changes', async (req, res) => {
+    const q = consoleValidated('ClusterChangesQuery', { ...(req.query as Record<string, unknown>) }, 'query');
+    res.json((await clusterChanges(deps, req.console!.scope, q)) satisfies ClusterChanges);
   });
 
   router.post('/deliveries/:id/redeliver', requireRole('admin'), async (req, res) => {

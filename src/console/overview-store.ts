@@ -5,15 +5,17 @@ import type { Queryable } from '../db/queryable.js';
 import type { Scope } from '../scope.js';
 import type { ActivityCounts, Overview, VerdictCounts } from './generated/console-wire.js';
 
-export async function verdictsPerHour(db: Queryable, scope: Scope, since: Date): Promise<Overview['verdicts_per_hour']> {
+// Each hour is a UTC hour whatever the session's time zone (a zone half an hour off UTC would
+// otherwise cut hours the chart and its links do not name), counted whole from the first.
+export async function verdictsPerHour(db: Queryable, scope: Scope, firstHour: Date): Promise<Overview['verdicts_per_hour']> {
   const { rows } = await db.query<{ hour: Date; allow: number; review: number; block: number }>(
-    `SELECT date_trunc('hour', created_at) AS hour,
+    `SELECT date_trunc('hour', created_at, 'UTC') AS hour,
             count(*) FILTER (WHERE verdict = 'allow')::int AS allow,
             count(*) FILTER (WHERE verdict = 'review')::int AS review,
             count(*) FILTER (WHERE verdict = 'block')::int AS block
        FROM events WHERE tenant_id = $1 AND mode = $2 AND created_at >= $3
       GROUP BY 1 ORDER BY 1`,
-    [scope.tenantId, scope.mode, since],
+    [scope.tenantId, scope.mode, firstHour],
   );
   return rows.map((r) => ({ hour: r.hour.toISOString(), allow: r.allow, review: r.review, block: r.block }));
 }
@@ -96,7 +98,8 @@ export async function reasonsByWindow(
     .slice(0, limit);
 }
 
-// Reviews opened, approved and denied, feedback by outcome and retractions, policy publications.
+// Reviews opened, approved and denied, feedback by outcome and retractions, resolutions whose marks
+// were undone (taken back: the review stands), policy publications.
 export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]): Promise<Record<string, ActivityCounts>> {
   const w = windowsSql(ws, 3);
   const { rows } = await db.query<{ name: string } & ActivityCounts>(
@@ -108,6 +111,7 @@ export async function activityByWindow(db: Queryable, scope: Scope, ws: Window[]
             (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'false_positive' AND created_at >= w.f AND created_at < w.t)::int AS false_positive,
             (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND outcome = 'chargeback' AND created_at >= w.f AND created_at < w.t)::int AS chargeback,
             (SELECT count(*) FROM feedback WHERE tenant_id = $1 AND mode = $2 AND retracted_at >= w.f AND retracted_at < w.t)::int AS retracted,
+            (SELECT count(*) FROM reviews WHERE tenant_id = $1 AND mode = $2 AND marks_retracted_at >= w.f AND marks_retracted_at < w.t)::int AS marks_undone,
             (SELECT count(*) FROM policy_versions WHERE tenant_id = $1 AND mode = $2 AND published_at >= w.f AND published_at < w.t)::int AS policies
        FROM (VALUES ${w.values}) AS w(name, f, t)`,
     [scope.tenantId, scope.mode, ...w.params],
@@ -130,7 +134,7 @@ export async function publications(db: Queryable, scope: Scope, since: Date): Pr
 export async function accountsFirstSeen(
   db: Queryable,
   scope: Scope,
-  w: Window,
+  w: Pick<Window, 'from' | 'to'>,
   cap: number,
 ): Promise<{ accounts: string[]; capped: boolean }> {
   const { rows } = await db.query<{ external_user_id: string }>(

@@ -2,7 +2,9 @@
 // identity cluster's size and whether the cluster was confirmed as abuse since the review was
 // queued. Postgres answers the queue's own filters; the graph answers the cluster filters (at least
 // so many accounts, confirmed since queued), which scan at most SCAN_PAGES pages of SCAN_PAGE
-// queued reviews per request and say where they stopped. Without the graph the queue still works,
+// queued reviews per request and say where they stopped. Under filters the first page says how
+// many reviews match: Postgres counts its own filters; a cluster filter counts what its scan
+// reached, scanning on past a full page within the same bound. Without the graph the queue still works,
 // with `graph: 'unavailable'` and no clusters; a cluster filter then cannot be answered. Reads only.
 // A read model of the console's, beside the cluster reads it joins (cluster-picture.ts).
 import type { Scope } from '../scope.js';
@@ -39,6 +41,9 @@ export interface QueuedReview {
 
 export interface ReviewQueuePage {
   backlog: { pending: number; oldest: Date | null };
+  // Under filters, on the first page: how many pending reviews match them. A cluster filter counts
+  // what its scan reached; `complete` is false when the scan stopped at its bound first.
+  matching?: { count: number; complete: boolean };
   graph: 'ok' | 'unavailable';
   reviews: QueuedReview[];
   // Present when more reviews may match after this page.
@@ -47,45 +52,67 @@ export interface ReviewQueuePage {
 
 type QueueDeps = Pick<ConsoleDeps, 'db' | 'graph' | 'cypher' | 'config' | 'logger'>;
 
+const cursorOf = (r: PendingReview): QueueCursor => ({ createdAt: r.createdAt, id: r.eventId });
+
 // The timings of Postgres ('db') and the graph ('graph') go into `timings`, for the route's
-// Server-Timing header.
+// Server-Timing header. A cluster filter's first page goes on scanning past a full page, within the
+// same bound, to count the matches.
 export async function reviewQueuePage(deps: QueueDeps, scope: Scope, query: QueueQuery, timings = new Timings()): Promise<ReviewQueuePage> {
   const byGraph = query.minAccounts !== undefined || query.confirmedSinceQueued === true;
+  const filtered = byGraph || Object.values(query.filter).some((v) => v !== undefined && v !== '');
+  const counting = byGraph && !query.after;
   const size = byGraph ? SCAN_PAGE : query.limit;
   const kept: QueuedReview[] = [];
   let after = query.after;
   let graph: ReviewQueuePage['graph'] = 'ok';
-  let more = false;
-  let backlog: ReviewQueuePage['backlog'] | undefined;
-  for (let scanned = 0; scanned < (byGraph ? SCAN_PAGES : 1); scanned++) {
-    const [reviews, b] = await timings.time(
+  // What the scan saw: every match, whether it read to the end of the reviews, and whether a review
+  // came after a full page (a match, when counting; any review, when not).
+  let matched = 0;
+  let toTheEnd = false;
+  let unread = false;
+  const [backlog, matchingBacklog] = await timings.time(
+    'db',
+    Promise.all([
+      reviewBacklog(deps.db, scope),
+      filtered && !byGraph && !query.after ? reviewBacklog(deps.db, scope, query.filter) : Promise.resolve(undefined),
+    ]),
+  );
+  scan: for (let scanned = 0; scanned < (byGraph ? SCAN_PAGES : 1); scanned++) {
+    const reviews = await timings.time(
       'db',
-      Promise.all([
-        listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, query.filter),
-        backlog ? Promise.resolve(backlog) : reviewBacklog(deps.db, scope),
-      ]),
+      listPendingReviews(deps.db, scope, size + 1, after && { createdAt: after.createdAt, eventId: after.id }, query.filter),
     );
-    backlog = b;
     const page = reviews.slice(0, size);
     const clusters = await clustersOf(deps, scope, page, byGraph, timings);
     if (!clusters) graph = 'unavailable';
-    more = reviews.length > size;
     for (const review of page) {
+      if (kept.length === query.limit && !counting) {
+        unread = true;
+        break scan;
+      }
       const cluster = clusters?.get(review.eventId);
       if (!fits(query, cluster)) continue;
-      kept.push({ review, ...(cluster && { cluster }) });
-      if (kept.length === query.limit) break;
+      matched += 1;
+      if (kept.length < query.limit) kept.push({ review, ...(cluster && { cluster }) });
+      else unread = true;
     }
-    // A full page ends at its last review kept; otherwise the scan goes on after the page it read.
-    const last = kept.length === query.limit ? kept.at(-1)!.review : page.at(-1);
-    if (last) after = { createdAt: last.createdAt, id: last.eventId };
-    if (kept.length === query.limit) {
-      more = more || last !== page.at(-1);
+    if (page.length > 0) after = cursorOf(page.at(-1)!);
+    if (reviews.length <= size) {
+      toTheEnd = true;
       break;
     }
-    if (!more) break;
+    if (kept.length === query.limit && !counting) {
+      unread = true;
+      break;
+    }
   }
-  return { backlog: backlog!, graph, reviews: kept, ...(more && after && { next: after }) };
+  // A full page ends at its last review kept; otherwise the scan goes on after the page it read.
+  const full = kept.length === query.limit;
+  const next = full ? (unread || !toTheEnd ? cursorOf(kept.at(-1)!.review) : undefined) : toTheEnd ? undefined : after;
+  const matching = counting
+    ? { count: matched, complete: toTheEnd }
+    : matchingBacklog && { count: matchingBacklog.pending, complete: true };
+  return { backlog, ...(matching && { matching }), graph, reviews: kept, ...(next && { next }) };
 }
 
 // Each review's cluster, or undefined when the graph did not answer (an error when a cluster filter

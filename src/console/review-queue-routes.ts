@@ -20,6 +20,7 @@ import { actorOf } from '../audit/audit-store.js';
 import { consoleValidated, type ValidatedQuery } from './console-schemas.js';
 import type {
   FeedbackList,
+  FeedbackManyAnswer,
   FeedbackRecorded,
   FeedbackRetracted,
   MarksUndone,
@@ -72,7 +73,8 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
 
   // The queue, oldest first, with filters: one page of reviewQueuePage (review-queue-page.ts), each
   // review with its cluster's size and whether the cluster was confirmed as abuse since it was
-  // queued; where Postgres and the graph spent their time in Server-Timing.
+  // queued, the whole backlog and, under filters, how many match; where Postgres and the graph
+  // spent their time in Server-Timing.
   router.get('/reviews', async (req, res) => {
     const timings = new Timings();
     const started = performance.now();
@@ -87,6 +89,7 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
       graph: page.graph,
       reviews: page.reviews.map((queued) => reviewRow(queued, now)),
       ...(page.next && { next_cursor: encodeCursor(page.next) }),
+      ...(page.matching && { matching: page.matching }),
     } satisfies ReviewQueue);
   });
 
@@ -154,6 +157,30 @@ export function reviewQueueRoutes(deps: ConsoleDeps, validator: RequestValidator
     const session = req.console!;
     const recorded = await recordFeedback(deps, session.scope, body, actorOf(session));
     res.json(feedbackAnswer(recorded) satisfies FeedbackRecorded);
+  });
+
+  // The ring view's report about several accounts at once (confirmed abuse or a false positive,
+  // with one note): each through recordFeedback, each audited in its own transaction, one at a
+  // time; an account with no events is reported, not an error for the rest.
+  router.post('/feedback/many', ...jsonBody(BODY_LIMIT), async (req, res) => {
+    const body = consoleValidated('FeedbackManyBody', req.body);
+    const session = req.console!;
+    const results: FeedbackManyAnswer['results'] = [];
+    for (const account of body.accounts) {
+      try {
+        const done = await recordFeedback(
+          deps,
+          session.scope,
+          { subject: { kind: 'external_user_id', value: account }, outcome: body.outcome, note: body.note },
+          actorOf(session),
+        );
+        results.push({ external_user_id: account, ...feedbackAnswer(done) });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+        results.push({ external_user_id: account, ok: false, error: 'not_found', message: err.message });
+      }
+    }
+    res.json({ recorded: results.filter((r) => r.ok && !('duplicate' in r)).length, results } satisfies FeedbackManyAnswer);
   });
 
   // The feedback recorded about an account, an email or an event (newest 100), with ids and

@@ -4,13 +4,11 @@
 // Reads only; the overview's route sends it with the rest of the overview.
 import type { Scope } from '../scope.js';
 import type { ConsoleDeps } from './console-deps.js';
-import { accountsFirstSeen, activityByWindow, publications, reasonsByWindow, verdictsByWindow, type Window } from './overview-store.js';
-import { clusterGrowth } from './cluster-picture.js';
+import { activityByWindow, publications, reasonsByWindow, verdictsByWindow, type Window } from './overview-store.js';
+import { changeCounts, clustersChangedIn } from './cluster-changes.js';
 import type { Overview, WindowName } from './generated/console-wire.js';
 
 const DAY = 86_400_000;
-// Accounts first seen in a window looked up in the graph, at most.
-const NEW_ACCOUNTS_CAP = 5_000;
 
 // The store answers for the windows it is given; the wire names the three.
 const byWindow = <T>(values: Record<string, T>): Record<WindowName, T> => ({
@@ -22,17 +20,17 @@ const byWindow = <T>(values: Record<string, T>): Record<WindowName, T> => ({
 export async function whatChanged(
   deps: Pick<ConsoleDeps, 'db' | 'clock' | 'graph' | 'cypher' | 'config' | 'logger'>,
   scope: Scope,
-): Promise<Pick<Overview, 'windows' | 'compare' | 'clusters_today'>> {
+): Promise<Pick<Overview, 'windows' | 'compare'>> {
   const now = deps.clock.now().getTime();
   const windows: (Window & { name: WindowName })[] = [
     { name: 'today', from: new Date(now - DAY), to: new Date(now) },
     { name: 'yesterday', from: new Date(now - 2 * DAY), to: new Date(now - DAY) },
     { name: 'last_week', from: new Date(now - 8 * DAY), to: new Date(now - 7 * DAY) },
   ];
+  // The same reading as the list each count leads to (cluster-changes.ts), so the two agree.
   const growthIn = async (w: Window) => {
-    const first = await accountsFirstSeen(deps.db, scope, w, NEW_ACCOUNTS_CAP);
     try {
-      return { growth: await clusterGrowth(deps, scope, first.accounts), capped: first.capped };
+      return await clustersChangedIn(deps, scope, w);
     } catch (err) {
       deps.logger.warn({ err: String(err) }, 'console: cluster growth unavailable');
       return null;
@@ -48,10 +46,9 @@ export async function whatChanged(
   const clusters = Object.fromEntries(
     windows.map((w, i) => {
       const g = growth[i];
-      return [w.name, g ? { made: g.growth.made.length, grown: g.growth.grown.length, capped: g.capped } : null];
+      return [w.name, g ? { ...changeCounts(g.clusters), capped: g.capped } : null];
     }),
   );
-  const newest = growth[0]?.growth ?? null;
   return {
     windows: windows.map((w) => ({ name: w.name, from: w.from.toISOString(), to: w.to.toISOString() })),
     compare: {
@@ -61,6 +58,5 @@ export async function whatChanged(
       clusters: byWindow(clusters),
       publications: published,
     },
-    clusters_today: newest && { made: newest.made.slice(0, 10), grown: newest.grown.slice(0, 10) },
   };
 }

@@ -118,6 +118,9 @@ export interface ListFilter {
   // When the review was resolved (the overview's "resolved" counts link here).
   resolvedFrom?: Date;
   resolvedTo?: Date;
+  // When the resolution's marks were undone (the overview's "marks undone" count links here).
+  marksUndoneFrom?: Date;
+  marksUndoneTo?: Date;
   // The events feedback was about (its subject: the event, the account's events, the email's
   // events), reported (or, for 'retracted', retracted) in a window: the overview's feedback counts.
   feedback?: { outcome: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted'; from: Date; to: Date };
@@ -159,6 +162,8 @@ export async function listEvents(db: Queryable, scope: Scope, f: ListFilter): Pr
   }
   if (f.resolvedFrom) where.push(`r.resolved_at >= $${params.push(f.resolvedFrom)}`);
   if (f.resolvedTo) where.push(`r.resolved_at < $${params.push(f.resolvedTo)}`);
+  if (f.marksUndoneFrom) where.push(`r.marks_retracted_at >= $${params.push(f.marksUndoneFrom)}`);
+  if (f.marksUndoneTo) where.push(`r.marks_retracted_at < $${params.push(f.marksUndoneTo)}`);
   if (f.from) where.push(`e.created_at >= $${params.push(f.from)}`);
   if (f.to) where.push(`e.created_at < $${params.push(f.to)}`);
   if (f.after) {

@@ -43,18 +43,7 @@ export async function listPendingReviews(
   f: QueueFilter = {},
 ): Promise<PendingReview[]> {
   const params: unknown[] = [scope.tenantId, scope.mode, limit, after?.createdAt ?? null, after?.eventId ?? null];
-  const where: string[] = [];
-  if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
-  if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
-  if (f.queuedBefore) where.push(`r.created_at < $${params.push(f.queuedBefore)}`);
-  if (f.queuedAfter) where.push(`r.created_at >= $${params.push(f.queuedAfter)}`);
-  if (f.text) {
-    const start = params.push(likePrefix(f.text));
-    const whole = params.push(f.text.toLowerCase().replace(/^@/, ''));
-    where.push(
-      `(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`,
-    );
-  }
+  const where = filterSql(f, params);
   const { rows } = await db.query<{
     event_id: string;
     event_type: string;
@@ -155,11 +144,34 @@ export async function markResolved(
 }
 
 // The queue's size and its oldest entry (the partial index on pending reviews answers both).
-export async function reviewBacklog(db: Queryable, scope: Scope): Promise<{ pending: number; oldest: Date | null }> {
+// The conditions of the queue's filters on `r` (reviews) and `e` (events), their values added to
+// `params`.
+function filterSql(f: QueueFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  if (f.eventType) where.push(`e.event_type = $${params.push(f.eventType)}`);
+  if (f.reason) where.push(`e.reasons @> $${params.push(JSON.stringify([{ code: f.reason }]))}::jsonb`);
+  if (f.queuedBefore) where.push(`r.created_at < $${params.push(f.queuedBefore)}`);
+  if (f.queuedAfter) where.push(`r.created_at >= $${params.push(f.queuedAfter)}`);
+  if (f.text) {
+    const start = params.push(likePrefix(f.text));
+    const whole = params.push(f.text.toLowerCase().replace(/^@/, ''));
+    where.push(
+      `(lower(e.external_user_id) LIKE $${start} OR lower(e.email) LIKE $${start} OR lower(split_part(e.email, '@', 2)) = $${whole})`,
+    );
+  }
+  return where;
+}
+
+// How many reviews wait and since when; under the queue's filters, those that match them.
+export async function reviewBacklog(db: Queryable, scope: Scope, f: QueueFilter = {}): Promise<{ pending: number; oldest: Date | null }> {
+  const params: unknown[] = [scope.tenantId, scope.mode];
+  const where = filterSql(f, params);
   const { rows } = await db.query<{ pending: number; oldest: Date | null }>(
-    `SELECT count(*)::int AS pending, min(created_at) AS oldest FROM reviews
-      WHERE tenant_id = $1 AND mode = $2 AND status = 'pending'`,
-    [scope.tenantId, scope.mode],
+    `SELECT count(*)::int AS pending, min(r.created_at) AS oldest FROM reviews r${
+      where.length ? '\n       JOIN events e ON e.tenant_id = r.tenant_id AND e.mode = r.mode AND e.id = r.event_id' : ''
+    }
+      WHERE r.tenant_id = $1 AND r.mode = $2 AND r.status = 'pending'${where.map((w) => `\n        AND ${w}`).join('')}`,
+    params,
   );
   return { pending: rows[0]?.pending ?? 0, oldest: rows[0]?.oldest ?? null };
 }

@@ -1,4 +1,4 @@
-// Use case: undo a resolution's marks (the console's "Undo"). The review stays resolved: its
+// Use case: undo a resolution's marks (the console's "Undo marks"). The review stays resolved: its
 // webhook was sent and the caller may have acted. What is taken back is the graph mark the
 // resolution made (a denial's confirmed_abuse on the event's cluster, an approval's false
 // positive), through the same retraction as feedback (docs/graph.md, "Undo"): the review row
@@ -26,11 +26,11 @@ export async function undoReviewMarks(
     if (input.role !== 'admin' && review.resolvedBy !== input.actor.analystEmail) {
       throw new AppError(
         'forbidden',
-        `The review of ${input.eventId} was resolved by ${review.resolvedBy ?? 'someone else'}; only they or an admin can undo its marks.`,
+        `The review of ${input.eventId} was resolved by ${review.resolvedBy ?? 'someone else'}; only they or an admin can undo marks.`,
       );
     }
     if (!(await markReviewMarksRetracted(tx, scope, input.eventId, at, input.actor.analystEmail, input.note))) {
-      throw new AppError('conflict', `The marks of the review of ${input.eventId} were already taken back.`);
+      throw new AppError('conflict', `The marks of the review of ${input.eventId} were already undone.`);
     }
     await deps.graphOutbox.retract(tx, scope, reviewMarkKey(input.eventId), at);
     await audit(tx, input.actor, 'review.undo_marks', input.eventId, { resolution: review.status, note: input.note });

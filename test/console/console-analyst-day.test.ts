@@ -11,20 +11,17 @@
 // favicon, plurals, the other mode's hint, no console error or warning). Screenshots of each at
 // 1440 and 1024 px go to test-output/console/ (and to docs/ with UPDATE_SCREENSHOTS=1).
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, shoot, watchConsole, welcome } from '../support/console-browser.js';
 import { bearer } from '../support/fixtures.js';
 import { testDeps } from '../support/test-deps.js';
 import { aCheckout, aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
-const OUTPUT = path.join(process.env.TEST_OUTPUT_DIR ?? 'test-output', 'console');
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_UNIT_MS: '10', CONSOLE_SIGN_IN_PER_IP: '1000' };
 const RING = 8;
 const PHONE = '+15557770000';
@@ -46,18 +43,6 @@ describe("the analyst's working day in the console (Chromium)", function () {
   let convicted: string;
   let muleEvent: string;
   let muleReported: string;
-
-  // Both widths of every screenshot: the wide screen, and 1024 px (a small laptop).
-  async function shoot(p: Page, name: string): Promise<void> {
-    for (const width of [1440, 1024]) {
-      await p.setViewportSize({ width, height: 900 });
-      await p.waitForTimeout(150);
-      const file = width === 1440 ? `${name}.png` : `${name}-1024.png`;
-      await p.screenshot({ path: path.join(OUTPUT, file) });
-      if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(path.join(OUTPUT, file), path.join('docs', `console-${file}`));
-    }
-    await p.setViewportSize({ width: 1440, height: 900 });
-  }
 
   const watch = (ctx: BrowserContext) => watchConsole(ctx, noise);
 
@@ -110,7 +95,6 @@ describe("the analyst's working day in the console (Chromium)", function () {
     context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
     watch(context);
     page = await context.newPage();
-    fs.mkdirSync(OUTPUT, { recursive: true });
     email = `day-${Date.now()}@example.org`;
     const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email, role: 'admin' });
     await welcome(page, site.origin, link.signInUrl);
@@ -204,10 +188,10 @@ describe("the analyst's working day in the console (Chromium)", function () {
     await page.waitForSelector('.confirm');
     await page.keyboard.press('d');
     await page.waitForSelector(`.notice:text("Denied ${ring[2]}")`);
-    await page.click('.undo-notice button:text("Undo its marks")');
+    await page.click('.undo-notice button:text("Undo marks…")');
     await page.fill('.undo-notice input[name=undo-note]', 'pressed d on the wrong one');
-    await page.click('.undo-notice button:text("Take the marks back")');
-    await page.waitForSelector(`.undo-notice:text("Took back the marks of ${ring[2]}")`);
+    await page.click('.undo-notice button:text("Undo marks")');
+    await page.waitForSelector(`.undo-notice:text("Marks of ${ring[2]} undone")`);
     const { rows } = await h.deps.db.query(
       'SELECT status, marks_retracted_by, marks_retract_note FROM reviews WHERE tenant_id = $1 AND event_id = $2',
       [h.tenant.tenantId, ring[2]],
@@ -333,7 +317,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
       expect(new URL(p.url()).searchParams.get('from')).to.equal(`${hourAgo}:00.000Z`);
       await p.waitForSelector('table.rows.events tbody tr');
       counts[timezoneId] = await p.locator('table.rows.events tbody tr').count();
-      expect(await p.inputValue('input[name=from]')).to.equal(hourAgo);
+      expect(await p.inputValue('input[name=from]')).to.equal(hourAgo.replace('T', ' '));
       expect(await p.textContent('table.rows.events th.time')).to.equal('Time (UTC)');
       await ctx.close();
     }
@@ -381,7 +365,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
         .nodes()
         .map((n) => n.data('label')),
     );
-    expect(nodes).to.have.members(['ring_0', PHONE, 'ring_5']);
+    expect(nodes).to.have.members(['ring_0', `phone: ${PHONE}`, 'ring_5']);
     const at = await page.evaluate(() => {
       const graph = document.querySelector('.graph.small') as HTMLElement & {
         cy: { nodes(sel: string): { first(): { renderedPosition(): { x: number; y: number } } } };
@@ -395,7 +379,7 @@ describe("the analyst's working day in the console (Chromium)", function () {
     expect(await page.getAttribute('.node-facts-view a', 'href')).to.equal('/console/accounts/ring_5');
     await shoot(page, 'links');
     await page.click('button:text("Show as table")');
-    expect(await page.textContent('table.result tbody tr td:nth-child(2)')).to.equal(`phone:${PHONE}`);
+    expect(await page.textContent('table.result tbody tr td:nth-child(2)')).to.equal(`phone ${PHONE}`);
     // Times a query returns read as times.
     await page.goto(`${site.origin}/console/cypher`);
     await page.waitForSelector('.cm-content');
@@ -477,7 +461,16 @@ describe("the analyst's working day in the console (Chromium)", function () {
     };
     const first = await open();
     expect(first.origin).to.deep.equal([`event:${convicted}`]);
-    expect(first.subject).to.have.length(1);
+    // Every standing mark's subject (and the account or identifier a path to it ends at) outlined.
+    const evidence = await page.evaluate((id) => fetch(`/console/api/events/${id}/evidence`).then((r) => r.json()), convicted);
+    const outlined = (evidence.marks as { retracted?: unknown; subject_key: string; target_key: string | null }[])
+      .filter((m) => !m.retracted)
+      .flatMap((m) => [m.subject_key, m.target_key])
+      .filter((k): k is string => k !== null && k in first.at);
+    expect(first.subject).to.have.members([...new Set(outlined)]);
+    expect(first.subject.length).to.be.greaterThan(1);
+    // Above 5 accounts the events are hidden at first.
+    expect(first.hidden).to.equal(first.events);
     // Each event square in its verdict's colour.
     const verdicts = await h.deps.db.query('SELECT id, verdict FROM events WHERE tenant_id = $1 AND id = ANY($2::text[])', [
       h.tenant.tenantId,
@@ -488,6 +481,8 @@ describe("the analyst's working day in the console (Chromium)", function () {
     expect(Object.keys(first.colours)).to.include(convicted);
     expect(await page.textContent('.cluster-page header')).to.contain(`${RING + 1} accounts`);
     await shoot(page, 'cluster');
+    await page.uncheck('input[name=hide-events]');
+    expect((await graph()).hidden).to.equal(0);
     await page.check('input[name=hide-events]');
     await page.waitForFunction(
       (n) => (document.querySelector('.graph') as unknown as { cy: Cy }).cy.nodes('.hidden-event').length === n,

@@ -226,7 +226,7 @@ describe('the analyst console in Debian Chromium', function () {
     await page.goto(`${site.origin}/console/events/${reviews[3]}/cluster`);
     await page.waitForSelector('section.evidence li');
     expect(await page.textContent('section.evidence li')).to.match(
-      /confirmed_abuse on event ring_1, .* via phone \(review of .*; by review by lead-/,
+      /confirmed abuse on a reviewed event of account ring_1, .* via phone \S+ \(review of .*; by review by lead-/,
     );
     await page.waitForFunction(
       () =>

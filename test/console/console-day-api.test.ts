@@ -91,9 +91,7 @@ describe("console API: the analyst's working day", function () {
     expect((await a.post(`/reviews/${ring[1]}/undo-marks`, { note: 'pending' }).expect(409)).body.error).to.equal('conflict');
     expect((await a.post('/reviews/evt_nope/undo-marks', { note: 'x' }).expect(404)).body.error).to.equal('not_found');
     await a.post(`/reviews/${ring[0]}/undo-marks`, { note: 'wrong key' }).expect(200);
-    expect((await admin.post(`/reviews/${ring[0]}/undo-marks`, { note: 'again' }).expect(409)).body.message).to.contain(
-      'already taken back',
-    );
+    expect((await admin.post(`/reviews/${ring[0]}/undo-marks`, { note: 'again' }).expect(409)).body.message).to.contain('already undone');
     await h.graphSettled();
     const after = (await a.get(`/events/${ring[0]}`).expect(200)).body;
     expect(after.review).to.include({ status: 'denied', note: 'ring' });
@@ -192,12 +190,11 @@ describe("console API: the analyst's working day", function () {
     const evidence = (await a.get(`/events/${ring[3]}/evidence`).expect(200)).body;
     // Standing: the API's chargeback, the console's email report, the approval of ring_1 (a false
     // positive) and the bulk denial of ring_2 (ring_0's denial was taken back).
-    const marks = evidence.marks.map((m: { outcome: string; reported_by: string; note: string; subject_value: string }) => [
-      m.outcome,
-      m.reported_by,
-      m.note,
-      m.subject_value,
-    ]);
+    type Mark = { outcome: string; reported_by: string; note: string; subject_value: string; retracted?: Record<string, unknown> };
+    const marks = (evidence.marks as Mark[]).filter((m) => !m.retracted).map((m) => [m.outcome, m.reported_by, m.note, m.subject_value]);
+    // The mark taken back stays listed, with who took it back and why.
+    const taken = (evidence.marks as Mark[]).filter((m) => m.retracted);
+    expect(taken.map((m) => [m.outcome, m.subject_value, m.retracted?.by])).to.deep.equal([['confirmed_abuse', 'ring_0', a.email]]);
     expect(marks).to.have.deep.members([
       ['chargeback', 'the API (POST /v1/feedback)', 'bank reversal', 'ring_3'],
       ['confirmed_abuse', `analyst ${a.email}`, 'same person', 'Ring.1+x@Gmail.com'],
@@ -217,7 +214,7 @@ describe("console API: the analyst's working day", function () {
     expect((await a.get('/events/evt_nowhere').expect(404)).body.message).to.equal('No event evt_nowhere.');
   });
 
-  it('compares the last 24 h with the day before and last week, with the clusters new accounts made', async () => {
+  it('compares the last 24 h with the day before and last week, with the clusters new accounts made and the marks undone', async () => {
     const o = (await a.get('/overview').expect(200)).body;
     expect(o.windows.map((w: { name: string }) => w.name)).to.deep.equal(['today', 'yesterday', 'last_week']);
     expect(o.compare.verdicts.today).to.deep.equal({ allow: 1, review: 4, block: 0 });
@@ -229,14 +226,22 @@ describe("console API: the analyst's working day", function () {
       confirmed_abuse: 1,
       chargeback: 1,
       false_positive: 0,
+      marks_undone: 1,
     });
     expect(o.compare.reasons.find((r: { code: string }) => r.code === 'proxy_ip').counts).to.deep.equal({
       today: 4,
       yesterday: 0,
       last_week: 0,
     });
-    expect(o.compare.clusters.today).to.deep.equal({ made: 1, grown: 0, capped: false });
-    expect(o.clusters_today.made).to.deep.equal([{ id: (await a.get(`/events/${ring[0]}`)).body.cluster.id, accounts: 4 }]);
+    expect(o.compare.clusters.today).to.deep.equal({ made: 1, grown: 0, confirmed: 1, capped: false });
+    const today = o.windows[0];
+    const list = (await a.get(`/cluster-changes?from=${today.from}&to=${today.to}`).expect(200)).body;
+    expect(list.clusters).to.deep.equal([
+      { id: (await a.get(`/events/${ring[0]}`)).body.cluster.id, accounts: 4, new_accounts: 4, change: 'made', confirmed_abuse: true },
+    ]);
+    // The undone denial of ring_0 is counted, and its count leads to that review's event.
+    const undone = (await a.get(`/events?undone_from=${today.from}&undone_to=${today.to}`).expect(200)).body;
+    expect(undone.events.map((e: { id: string }) => e.id)).to.deep.equal([ring[0]]);
   });
 
   it("looks a saved query's email up as the graph keeps it, and says so", async () => {

@@ -7,10 +7,9 @@
 // cluster picture's details of the hub. No page writes an error or warning to the browser's console.
 import { expect } from 'chai';
 import request from 'supertest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
+import type { Page } from 'playwright-core';
 import { chromiumOrSkip, launchChromium, type LaunchedChromium } from '../support/chromium.js';
-import { expectedNoise, serveApp, watchConsole, welcome } from '../support/console-browser.js';
+import { expectedNoise, serveApp, signedInAnalyst } from '../support/console-browser.js';
 import { bearer } from '../support/fixtures.js';
 import { aSignup, IPS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 
@@ -18,7 +17,6 @@ describe('the console marks a hub that ties pending reviews to confirmed abusers
   this.timeout(180_000);
   let h: Harness;
   let chrome: LaunchedChromium;
-  let context: BrowserContext;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveApp>>;
   const noise: string[] = [];
@@ -42,12 +40,11 @@ describe('the console marks a hub that ties pending reviews to confirmed abusers
     await h.graphSettled();
     site = await serveApp(h.app);
     chrome = await launchChromium(chromium);
-    context = await chrome.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    watchConsole(context, noise);
-    page = await context.newPage();
-    const link = await addAnalyst(h.deps, { tenantId: h.tenant.tenantId, email: `hubs-${Date.now()}@example.org`, role: 'analyst' });
-    await welcome(page, site.origin, link.signInUrl);
-    await page.waitForSelector('.queue li');
+    ({ page } = await signedInAnalyst(
+      chrome.browser,
+      { origin: site.origin, deps: h.deps, tenantId: h.tenant.tenantId, noise },
+      { role: 'analyst', prefix: 'hubs', ready: '.queue li' },
+    ));
   });
 
   after(async () => {

@@ -158,6 +158,11 @@ describe('console API: its wire', function () {
         .post('/feedback', { subject: { kind: 'external_user_id', value: 'wire_2' }, outcome: 'confirmed_abuse', note: 'same phone' })
         .expect(200);
       await a.post('/feedback', { subject: { kind: 'email', value: 'wire1@shop-mail.com' }, outcome: 'chargeback' }).expect(200);
+      const reported = await a
+        .post('/feedback/many', { accounts: ['wire_1', 'wire_nobody'], outcome: 'false_positive', note: 'a household' })
+        .expect(200);
+      expect(reported.body).to.deep.include({ recorded: 1 });
+      expect(reported.body.results.map((r: { ok: boolean }) => r.ok)).to.deep.equal([true, false]);
       const listed = (await a.get('/feedback?email=wire1@shop-mail.com').expect(200)).body.feedback;
       await admin.post(`/feedback/${listed[0].feedback_id}/retract`, { note: 'reported by mistake' }).expect(200);
     });
@@ -172,8 +177,25 @@ describe('console API: its wire', function () {
       const { cluster_id: clusterId } = (await a.get(`/events/${ring[2]}/cluster`).expect(200)).body;
       await a.get('/accounts/wire_2/cluster').expect(200);
       await a.get(`/clusters/${encodeURIComponent(clusterId)}`).expect(200);
+      const page = (await a.get(`/clusters/${encodeURIComponent(clusterId)}/members?limit=2`).expect(200)).body;
+      expect(page.members).to.have.length(2);
+      const rest = (await a.get(`/clusters/${encodeURIComponent(clusterId)}/members?cursor=${page.next_cursor}`).expect(200)).body;
+      expect(rest.members.map((m: { external_user_id: string }) => m.external_user_id)).not.to.include.members(
+        page.members.map((m: { external_user_id: string }) => m.external_user_id),
+      );
+      expect(page.members.length + rest.members.length).to.equal(page.accounts_total);
+      expect((await a.get(`/clusters/${encodeURIComponent(clusterId)}/evidence`).expect(200)).body.marks).to.not.be.empty;
+      expect((await a.get('/accounts/wire_2/evidence').expect(200)).body).to.include({ account: 'wire_2' });
       const hub = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}`).expect(200)).body;
       expect(hub.accounts_total).to.be.greaterThan(1);
+      // A page at a time: the second page starts where the first ended.
+      const first = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}&limit=2`).expect(200)).body;
+      expect(first).to.include({ truncated: true, next_skip: 2 });
+      const second = (await a.get(`/hubs?kind=phone&value=${encodeURIComponent('+1555000444')}&limit=2&skip=2`).expect(200)).body;
+      expect(second).to.include({ truncated: false }).and.not.have.property('next_skip');
+      expect([...first.accounts, ...second.accounts].map((x: { external_user_id: string }) => x.external_user_id)).to.deep.equal(
+        hub.accounts.map((x: { external_user_id: string }) => x.external_user_id),
+      );
       const marks = (await a.get(`/events/${ring[2]}/evidence`).expect(200)).body.marks as {
         feedback_id: string | null;
         review_event_id?: string;
@@ -202,11 +224,14 @@ describe('console API: its wire', function () {
       await send(admin, 'delete', '/cypher/saved/wire-accounts').expect(200);
     });
 
-    it('answer the overview, a redelivery and the audit log as the wire says', async () => {
+    it('answer the overview, its list of clusters, a redelivery and the audit log as the wire says', async () => {
       await h.deps.db.query("UPDATE webhook_deliveries SET status = 'failed', attempts = 15, last_status_code = 500 WHERE tenant_id = $1", [
         h.tenant.tenantId,
       ]);
-      const failed = (await a.get('/overview').expect(200)).body.webhook.failed;
+      const overview = (await a.get('/overview').expect(200)).body;
+      const failed = overview.webhook.failed;
+      const today = overview.windows[0];
+      expect((await a.get(`/cluster-changes?from=${today.from}&to=${today.to}&limit=1`).expect(200)).body.total).to.equal(1);
       await admin.post(`/deliveries/${failed[0].delivery_id}/redeliver`).expect(200);
       expect((await admin.get('/audit?limit=2').expect(200)).body.next_cursor).to.be.a('string');
     });
@@ -216,6 +241,9 @@ describe('console API: its wire', function () {
       await a.get('/hubs?kind=phone&value=nobody').expect(404);
       await a.get('/hubs?kind=phone').expect(400);
       await a.get('/reviews?limit=500').expect(400);
+      await a.get('/clusters/nowhere/members').expect(404);
+      await a.get('/clusters/nowhere/members?cursor=not-a-cursor').expect(400);
+      await a.post('/feedback/many', { accounts: ['wire_0'], outcome: 'confirmed_abuse' }).expect(400);
       await a.post('/deliveries/dlv_nope/redeliver').expect(403);
     });
 

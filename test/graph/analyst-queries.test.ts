@@ -91,4 +91,11 @@ describe('analyst queries (cypher/analyst)', function () {
     expect(rows).to.have.length(1);
     expect(String(rows[0]!.device)).to.match(/^dev_/);
   });
+
+  it('accounts-on-device: the accounts that used a device, first seen on it', async () => {
+    const [device] = await run('account-devices', { account: 'ana' });
+    const rows = await run('accounts-on-device', { device: device!.device });
+    expect(rows.map((r) => r.account)).to.deep.equal(['ana']);
+    expect(rows[0]!.firstSeenAt).to.be.a('number').and.equal(device!.firstSeenAt);
+  });
 });

@@ -180,7 +180,7 @@ describe('clusters follow the evidence', function () {
     expect(reason(await h.verdict(login('o')), 'cluster_confirmed_abuse')?.detail).to.include({ via: 'phone,card' });
     expect(reason(await h.verdict(login('p')), 'cluster_confirmed_abuse')?.detail).to.include({ via: 'device,phone,card' });
     const event = await h.verdict(login('p'));
-    const explained = await explainCluster(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, event.body.id);
+    const explained = await explainCluster(h.deps, { tenantId: h.tenant.tenantId, mode: 'test' }, { eventId: event.body.id });
     expect(explained.cluster?.accounts).to.equal(5);
     expect(explained.marks).to.have.length(1);
     expect(explained.marks[0]).to.deep.include({ outcome: 'confirmed_abuse', subject_kind: 'account', via: ['device', 'phone', 'card'] });

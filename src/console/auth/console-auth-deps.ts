@@ -12,5 +12,6 @@ export interface ConsoleAuthDeps {
   // The sign-in limits' counters (sign-in-limits.ts).
   redis: Redis;
   passwords: Passwords;
-  config: Pick<Config, 'publicUrl' | 'consoleIdleMinutes' | 'consoleSignInPerIp' | 'consoleSignInPerAccount'>;
+  // secretsKeys: the master keys that sign-in links are tagged under (link-tokens.ts).
+  config: Pick<Config, 'publicUrl' | 'consoleIdleMinutes' | 'consoleSignInPerIp' | 'consoleSignInPerAccount' | 'secretsKeys'>;
 }

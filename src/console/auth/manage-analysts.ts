@@ -6,6 +6,7 @@ import type { ConsoleAuthDeps } from './console-auth-deps.js';
 import { newId } from '../../db/new-id.js';
 import { AppError } from '../../errors.js';
 import { tenantExists } from '../../tenants/key-store.js';
+import { linkTokens } from './link-tokens.js';
 import { inTransaction } from '../../db/queryable.js';
 import {
   deleteAnalyst,
@@ -24,7 +25,7 @@ const EMAIL = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
-type ManageDeps = Pick<ConsoleAuthDeps, 'db' | 'clock'> & { config: Pick<Config, 'publicUrl'> };
+type ManageDeps = Pick<ConsoleAuthDeps, 'db' | 'clock'> & { config: Pick<Config, 'publicUrl' | 'secretsKeys'> };
 
 export interface SignInLink {
   analystId: string;
@@ -38,9 +39,10 @@ async function requireTenant(deps: ManageDeps, tenantId: string): Promise<void> 
 
 // The token travels in the URL's fragment, which browsers never send to a server: it stays out
 // of access logs, proxies and Referer headers. The welcome page reads it and posts it once.
-// A new link voids the account's earlier unused ones: only the latest link opens the account.
+// A new link voids the account's earlier unused ones: only the latest link opens the account. Its
+// token carries our tag (link-tokens.ts), by which the door knows it from a guess.
 async function issueLink(deps: ManageDeps, analystId: string): Promise<SignInLink> {
-  const token = newToken();
+  const token = linkTokens(deps.config.secretsKeys).issue();
   const expiresAt = new Date(deps.clock.now().getTime() + SIGN_IN_LINK_HOURS * 3_600_000);
   await inTransaction(deps.db, async (tx) => {
     await voidSignInLinks(tx, analystId);

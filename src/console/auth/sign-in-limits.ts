@@ -1,9 +1,10 @@
 // The console door's limits, on the shared Redis limiter (rate-limiter-flexible, like the API's),
-// in fixed 15-minute windows: every attempt (a sign-in or a one-time link's use) counts against
-// the client IP (an IPv6 client by its /64); a sign-in also counts against the account, and a
-// link's use against the link. Points are taken before the password is checked, atomically, so
-// parallel attempts cannot all slip under the limit; a successful sign-in gives the account's
-// back. Redis down: an in-memory limiter per instance takes over, as for the API.
+// in fixed 15-minute windows: a sign-in counts against the client IP (an IPv6 client by its /64)
+// and the account; a one-time link's use counts against the link, and against the IP unless it
+// is a link of ours that can still be used (sign-in.ts), so a new analyst is not refused for what
+// others behind the same address spent. Points are taken before the password is checked,
+// atomically, so parallel attempts cannot all slip under the limit; a successful sign-in gives
+// the account's back. Redis down: an in-memory limiter per instance takes over, as for the API.
 // Keys are `console-sign-in:ip:<bucket>`, `console-sign-in:account:<sha256 of the address>` and
 // `console-sign-in:link:<sha256 of the link>`: not scoped by tenant, which is unknown until the
 // account is found.
@@ -14,7 +15,8 @@ import { AppError } from '../../errors.js';
 import { clientBucket } from '../../http/client-bucket.js';
 
 const WINDOW_SECONDS = 15 * 60;
-// Uses of one link (a mistyped password is retried; a link is one person's).
+// Uses of one link (it is one person's; a short password is refused before this counts). A link
+// of ours takes its point before the lookup, so one is looked up at most this often.
 const PER_LINK = 5;
 
 export interface SignInLimits {
@@ -22,9 +24,10 @@ export interface SignInLimits {
   attempt(email: string, ip: string): Promise<void>;
   // A correct password: the account's points come back.
   succeeded(email: string): Promise<void>;
-  // A one-time link's use, before anything is hashed: one point from the IP.
+  // A link's use that counts against the address (a token not of ours, before its lookup, or one
+  // of ours found used or expired): one point from the IP.
   linkAttempt(ip: string): Promise<void>;
-  // A link that exists: one point from the link.
+  // A link that exists, or a token of ours before its lookup: one point from the link.
   linkUse(tokenHash: string): Promise<void>;
 }
 

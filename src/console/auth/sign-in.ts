@@ -21,6 +21,7 @@ import {
   type SessionRow,
 } from './analyst-store.js';
 import { hashToken, newToken } from './manage-analysts.js';
+import { linkTokens } from './link-tokens.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 // A session ends after idle time (CONSOLE_IDLE_MINUTES) or, at the latest, after this.
@@ -81,16 +82,26 @@ export function checkPassword(password: string): void {
 // The one-time link: sets the password and signs in. A used, expired or unknown link is a 401,
 // answered before any hashing. Setting the password ends the account's other sessions and voids
 // its other links, in the transaction that uses this one.
+// A token we issued (its tag checks: link-tokens.ts) takes a point from its link and is looked up
+// even when its address has spent the sign-in limit: a new analyst behind a NAT whose neighbours
+// spent it gets in. Found used or expired, it then takes the address's point (429 once spent,
+// like a guess). Any other token takes the address's point before its lookup, so an address that
+// spent its limit gets 429 for it without a lookup. A limited client thus learns whether a
+// token is valid only for a link we gave out, by using it; a tag cannot be made without our key.
 export async function acceptSignInLink(
   deps: SignInDeps,
   limits: SignInLimits,
   input: { token: string; password: string; ip: string },
 ): Promise<NewSession> {
-  await limits.linkAttempt(input.ip);
   checkPassword(input.password);
   const tokenHash = hashToken(input.token);
-  if (!(await findUsableSignInLink(deps.db, tokenHash, deps.clock.now()))) throw linkRefused();
-  await limits.linkUse(tokenHash);
+  const ours = linkTokens(deps.config.secretsKeys).issuedHere(input.token);
+  await (ours ? limits.linkUse(tokenHash) : limits.linkAttempt(input.ip));
+  if (!(await findUsableSignInLink(deps.db, tokenHash, deps.clock.now()))) {
+    if (ours) await limits.linkAttempt(input.ip);
+    throw linkRefused();
+  }
+  if (!ours) await limits.linkUse(tokenHash);
   const passwordHash = await deps.passwords.hash(input.password);
   const analyst = await inTransaction(deps.db, async (tx) => {
     const analystId = await useSignInLink(tx, tokenHash, deps.clock.now());

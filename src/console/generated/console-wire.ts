@@ -42,6 +42,8 @@ export type EventSearchQuery = {
   feedback?: 'confirmed_abuse' | 'false_positive' | 'chargeback' | 'retracted';
   feedback_from?: string;
   feedback_to?: string;
+  undone_from?: string;
+  undone_to?: string;
   event_type?: 'signup' | 'trial_start' | 'trial_convert' | 'checkout_attempt' | 'login';
   from?: string;
   to?: string;
@@ -65,6 +67,26 @@ export type ResolveManyBody = {
   event_ids: string[];
   resolution: Resolution;
   note?: string;
+};
+
+export type RingQuery = {
+  cursor?: string;
+  limit?: number;
+};
+
+export type FeedbackManyBody = {
+  accounts: string[];
+  outcome: 'confirmed_abuse' | 'false_positive';
+  note: string;
+};
+
+export type ClusterChangesQuery = {
+  from: string;
+  to: string;
+  change?: 'made' | 'grown';
+  confirmed?: '1';
+  cursor?: string;
+  limit?: number;
 };
 
 export type UndoMarksBody = {
@@ -254,6 +276,8 @@ export type Identifier = {
 export type HubQuery = {
   kind: string;
   value: string;
+  skip?: number;
+  limit?: number;
 };
 
 export type HubAccount = {
@@ -266,7 +290,7 @@ export type HubAccount = {
   pending_reviews: number;
 };
 
-/** The accounts behind one identifier (a hub): who shares it, who is confirmed, what waits for review. */
+/** The accounts behind one identifier (a hub), a page at a time: who shares it, who is confirmed, what waits for review. */
 export type HubAccounts = {
   kind: string;
   value: string;
@@ -278,6 +302,8 @@ export type HubAccounts = {
   accounts: HubAccount[];
   /** More accounts link to it than are listed (the counts cover them all). */
   truncated: boolean;
+  /** Where the next page of accounts starts (?skip=), when there is one. */
+  next_skip?: number;
 };
 
 /** One account (external user id) on its page. */
@@ -322,6 +348,11 @@ export type ReviewQueue = {
   graph: 'ok' | 'unavailable';
   reviews: ReviewRow[];
   next_cursor?: string;
+  /** Under filters, on the first page (no cursor): how many pending reviews match them. A cluster filter counts the reviews its scan reached: complete is false when it stopped at its bound first, so at least count match. */
+  matching?: {
+    count: number;
+    complete: boolean;
+  };
 };
 
 export type Resolved = {
@@ -345,6 +376,56 @@ export type ResolveManyAnswer = {
     error: 'conflict' | 'not_found';
     message: string;
   })[];
+};
+
+/** One answer per account, each recorded and audited in its own transaction. */
+export type FeedbackManyAnswer = {
+  /** Reports written (a report that already stood is audited, not written again). */
+  recorded: number;
+  results: ({
+    external_user_id: string;
+    ok: true;
+    duplicate?: true;
+  } | {
+    external_user_id: string;
+    ok: false;
+    error: 'not_found';
+    message: string;
+  })[];
+};
+
+/** One account of a cluster in the ring view. */
+export type RingMember = {
+  external_user_id: string;
+  first_seen_at: string;
+  verdicts: {
+    allow: number;
+    review: number;
+    block: number;
+  };
+  reviews: {
+    pending: number;
+    approved: number;
+    denied: number;
+  };
+  /** Its pending reviews, oldest first (the first 50; the count is in reviews.pending). */
+  pending_review_ids: string[];
+  /** Marks standing about it: feedback about the account, one of its events or one of its emails, and its resolved reviews whose marks were not undone. */
+  marks: {
+    confirmed_abuse: number;
+    false_positive: number;
+    chargeback: number;
+  };
+  /** The graph counts it as confirmed abuse (as the verdict reads it). */
+  confirmed: boolean;
+};
+
+/** A page of a cluster's accounts, in the order they were first seen. */
+export type RingMembers = {
+  cluster_id: string;
+  accounts_total: number;
+  members: RingMember[];
+  next_cursor?: string;
 };
 
 export type MarksUndone = {
@@ -440,30 +521,45 @@ export type ClusterId = {
   cluster_id: string;
 };
 
-/** A mark standing on a cluster, with who reported it and what they said. */
+/** A mark on a cluster, with who reported it and what they said; one taken back says so. */
 export type Mark = {
   feedback_id: string | null;
   outcome: Outcome;
   subject_kind: string;
   marked_at: string;
-  /** The identifiers between the event's account and the subject (null: no live path). */
+  /** The identifiers between the event or account explained and the subject (null: no live path). */
   via: string[] | null;
   /** The path's nodes as the cluster picture keys them (null: no live path). */
   path: string[] | null;
+  /** The mark's subject as the cluster picture keys it (event:, account: or id:). */
+  subject_key: string;
+  /** The account or identifier a path to the subject ends at, as the picture keys it (an event is reached through it). */
+  target_key: string | null;
   subject_value: string | null;
   note: string | null;
   reported_by: string;
   review_event_id?: string;
+  /** A review's mark: who resolved the review (they, or an admin, may undo its marks). */
+  resolved_by?: string;
+  /** The mark was taken back: when, by whom (an analyst, or an operator at the CLI), and why. */
+  retracted?: {
+    at: string;
+    by: string;
+    note: string | null;
+  };
 };
 
-/** Why an event's cluster is what it is: each mark standing on it, with its path and reporter. */
+/** Why a cluster is what it is: each mark on it (standing or taken back), with its path and reporter. */
 export type Evidence = {
-  event_id: string;
   cluster: {
     id: string;
     accounts: number;
   } | null;
   marks: Mark[];
+  /** Explained from this event: paths start at its account (or its identifiers). */
+  event_id?: string;
+  /** Explained from this account: paths start at it. */
+  account?: string;
 };
 
 /** The reviewed saved queries, then the tenant's own. */
@@ -565,6 +661,7 @@ export type ActivityCounts = {
   false_positive: number;
   chargeback: number;
   retracted: number;
+  marks_undone: number;
   policies: number;
 };
 
@@ -623,18 +720,21 @@ export type Overview = {
       today: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
       /** null: the graph did not answer. */
       yesterday: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
       /** null: the graph did not answer. */
       last_week: {
         made: number;
         grown: number;
+        confirmed: number;
         capped: boolean;
       } | null;
     };
@@ -644,17 +744,6 @@ export type Overview = {
       note: string | null;
     }[];
   };
-  clusters_today: {
-    made: {
-      id: string;
-      accounts: number;
-    }[];
-    grown: {
-      id: string;
-      accounts: number;
-      fresh: number;
-    }[];
-  } | null;
   backlog: {
     pending: number;
     oldest_created_at: string | null;
@@ -672,6 +761,35 @@ export type Overview = {
     };
     failed: Delivery[];
   };
+};
+
+export type ClusterChange = {
+  id: string;
+  accounts: number;
+  /** Of its accounts, those first seen in the window. */
+  new_accounts: number;
+  /** made: every account of it is new; grown: it has older accounts too. */
+  change: 'made' | 'grown';
+  /** A confirmed_abuse mark stands on it. */
+  confirmed_abuse: boolean;
+};
+
+/** The clusters new accounts made or grew in a window, largest first: every one the overview counts. */
+export type ClusterChanges = {
+  from: string;
+  to: string;
+  counts: {
+    made: number;
+    grown: number;
+    /** Of those made or grown. */
+    confirmed: number;
+  };
+  /** More accounts were first seen in the window than were looked up in the graph. */
+  capped: boolean;
+  /** The clusters that match the filter, on every page. */
+  total: number;
+  clusters: ClusterChange[];
+  next_cursor?: string;
 };
 
 export type Redelivered = {
@@ -704,6 +822,9 @@ export type ConsoleWire = {
   EventSearchQuery: EventSearchQuery;
   ReviewQueueQuery: ReviewQueueQuery;
   ResolveManyBody: ResolveManyBody;
+  RingQuery: RingQuery;
+  FeedbackManyBody: FeedbackManyBody;
+  ClusterChangesQuery: ClusterChangesQuery;
   UndoMarksBody: UndoMarksBody;
   PageQuery: PageQuery;
   FeedbackSearchQuery: FeedbackSearchQuery;
@@ -738,6 +859,9 @@ export type ConsoleWire = {
   ReviewQueue: ReviewQueue;
   Resolved: Resolved;
   ResolveManyAnswer: ResolveManyAnswer;
+  FeedbackManyAnswer: FeedbackManyAnswer;
+  RingMember: RingMember;
+  RingMembers: RingMembers;
   MarksUndone: MarksUndone;
   FeedbackEntry: FeedbackEntry;
   FeedbackRecorded: FeedbackRecorded;
@@ -761,6 +885,8 @@ export type ConsoleWire = {
   ActivityCounts: ActivityCounts;
   Delivery: Delivery;
   Overview: Overview;
+  ClusterChange: ClusterChange;
+  ClusterChanges: ClusterChanges;
   Redelivered: Redelivered;
   AuditPage: AuditPage;
 };
