@@ -152,6 +152,7 @@ async function runShards() {
     pending: 0,
     reasons: {},
     durations: [],
+    failed: [],
     files: {},
     node: process.version,
     seconds: (Date.now() - started) / 1000,
@@ -164,14 +165,25 @@ async function runShards() {
       summary = JSON.parse(fs.readFileSync(r.summaryFile, 'utf8'));
     } catch {
       // A shard that ended before its reporter's last word (a crash) counts as a failure.
-      summary = { passes: 0, failures: 1, pending: 0, reasons: {}, durations: [], files: {} };
+      summary = {
+        passes: 0,
+        failures: 1,
+        pending: 0,
+        reasons: {},
+        durations: [],
+        failed: [{ title: `shard ${r.k} ended (exit ${r.code}) without its summary`, file: 'its log above', error: '' }],
+        files: {},
+      };
       process.stdout.write(`\n[test] shard ${r.k} of ${shards} ended (exit ${r.code}) without its summary\n`);
     }
     total.passes += summary.passes;
     total.failures += summary.failures + (r.code !== 0 && summary.failures === 0 ? 1 : 0);
+    if (r.code !== 0 && summary.failures === 0)
+      total.failed.push({ title: `shard ${r.k} exited ${r.code} with no test failed`, file: 'its log above', error: '' });
     total.pending += summary.pending;
     for (const [reason, n] of Object.entries(summary.reasons)) total.reasons[reason] = (total.reasons[reason] ?? 0) + n;
     total.durations.push(...summary.durations);
+    total.failed.push(...(summary.failed ?? []));
     Object.assign(total.files, summary.files);
     if (summary.node) total.node = summary.node;
   }
