@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from './api';
 import { isoToUtcInput, useTitle, utcInputToIso, when } from './format';
 import { navigate } from './router';
+import { useDraft } from './draft';
 import { EventTable, EventView } from './event-view';
 import type { EventRow, Me } from './types';
 
@@ -46,7 +47,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   return (
     <div>
       <h1>Events</h1>
-      <EventsFilters filters={filters} />
+      <EventsFilters key={query.toString()} filters={filters} />
       <LinkedFilters filters={filters} />
       {error && (
         <p class="error" role="alert">
@@ -94,10 +95,12 @@ function useEvents(filters: Filters) {
 // the linked filters, which the form does not show. A time it cannot read is said, not dropped.
 function EventsFilters({ filters }: { filters: Filters }) {
   const [unread, setUnread] = useState('');
+  // Times are drafted as shown (UTC wall-clock), the rest as in the URL.
+  const form = useDraft<Field>({ ...filters, from: isoToUtcInput(filters.from), to: isoToUtcInput(filters.to) });
   const submit = (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
-    const value = (f: Field) => String(form.get(f) ?? '').trim();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const value = (f: Field) => String(data.get(f) ?? '').trim();
     const bad = [...TIMES].find((f) => value(f) && !utcInputToIso(value(f)));
     setUnread(bad ? `${bad === 'from' ? 'From' : 'To'} (UTC): write the time as 2026-11-24 22:03 (a date alone is its midnight).` : '');
     if (bad) return;
@@ -106,10 +109,10 @@ function EventsFilters({ filters }: { filters: Filters }) {
   };
   return (
     <form class="search" onSubmit={submit}>
-      <TextFilters filters={filters} />
-      <ChoiceFilters filters={filters} />
-      <UtcTime name="from" label="From (UTC)" iso={filters.from} />
-      <UtcTime name="to" label="To (UTC)" iso={filters.to} />
+      <TextFilters form={form} />
+      <ChoiceFilters form={form} />
+      <UtcTime field={form.text('from')} label="From (UTC)" />
+      <UtcTime field={form.text('to')} label="To (UTC)" />
       <button type="submit">Search</button>
       {unread && (
         <p class="error" role="alert">
@@ -122,13 +125,13 @@ function EventsFilters({ filters }: { filters: Filters }) {
 
 // A time typed and shown in UTC as "2026-11-24 22:03": a text box, since the browser's own date
 // box shows the browser's locale ("11/24/2026, 10:03 PM") whatever its label says.
-const UtcTime = ({ name, label, iso }: { name: Field; label: string; iso: string }) => (
+type Form = ReturnType<typeof useDraft<Field>>;
+const UtcTime = ({ field, label }: { field: ReturnType<Form['text']>; label: string }) => (
   <label>
     {label}
     <input
       class="utc-time"
-      name={name}
-      value={isoToUtcInput(iso)}
+      {...field}
       placeholder="2026-11-24 22:03"
       inputMode="numeric"
       spellcheck={false}
@@ -140,48 +143,48 @@ const UtcTime = ({ name, label, iso }: { name: Field; label: string; iso: string
 
 // The form's text fields: the event id, the account, its email, IP, card fingerprint and identity,
 // and a reason code.
-function TextFilters({ filters }: { filters: Filters }) {
+function TextFilters({ form }: { form: Form }) {
   return (
     <>
       <label>
         Event id
-        <input name="id" value={filters.id} placeholder="evt_…" />
+        <input {...form.text('id')} placeholder="evt_…" />
       </label>
       <label>
         External user id
-        <input name="external_user_id" value={filters.external_user_id} />
+        <input {...form.text('external_user_id')} />
       </label>
       <label title="A whole address; the start of one ending in * (jane*); or a domain (@mailinator.com, or mailinator.com)">
         Email, start or domain
-        <input name="email" value={filters.email} placeholder="jane*, mailinator.com" />
+        <input {...form.text('email')} placeholder="jane*, mailinator.com" />
       </label>
       <label>
         IP
-        <input name="ip" value={filters.ip} />
+        <input {...form.text('ip')} />
       </label>
       <label>
         Card fingerprint
-        <input name="card" value={filters.card} />
+        <input {...form.text('card')} />
       </label>
       <label title="An identity value as kind=value, as the request sent it">
         Identity
-        <input name="identity" value={filters.identity} placeholder="phone=+15550001" />
+        <input {...form.text('identity')} placeholder="phone=+15550001" />
       </label>
       <label>
         Reason code
-        <input name="reason" value={filters.reason} placeholder="disposable_email" />
+        <input {...form.text('reason')} placeholder="disposable_email" />
       </label>
     </>
   );
 }
 
 // The form's choices: the review state, the verdict and the event type.
-function ChoiceFilters({ filters }: { filters: Filters }) {
+function ChoiceFilters({ form }: { form: Form }) {
   return (
     <>
       <label>
         Review
-        <select name="review" value={filters.review}>
+        <select {...form.choice('review')}>
           <option value="">any</option>
           <option value="pending">pending</option>
           <option value="approved">approved</option>
@@ -191,7 +194,7 @@ function ChoiceFilters({ filters }: { filters: Filters }) {
       </label>
       <label>
         Verdict
-        <select name="verdict" value={filters.verdict}>
+        <select {...form.choice('verdict')}>
           <option value="">any</option>
           <option>allow</option>
           <option>review</option>
@@ -200,7 +203,7 @@ function ChoiceFilters({ filters }: { filters: Filters }) {
       </label>
       <label>
         Type
-        <select name="event_type" value={filters.event_type}>
+        <select {...form.choice('event_type')}>
           <option value="">any</option>
           {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
             <option>{t}</option>

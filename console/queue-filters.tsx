@@ -1,6 +1,7 @@
 // The review queue's filters: kept in the page's URL (so opening an event and going back keeps
 // them), shown as a form that puts them there, and asked of the API as its query string.
 import { qs } from './api';
+import { useDraft } from './draft';
 import { navigate } from './router';
 
 export const FILTERS = ['event_type', 'reason', 'age', 'min_accounts', 'text', 'confirmed'] as const;
@@ -39,33 +40,34 @@ const apply = (e: Event) => {
   navigate(`/console/queue${qs(Object.fromEntries(FILTERS.map((f) => [f, String(form.get(f) ?? '').trim()])))}`);
 };
 
+// Mounted with the URL's query as its key: what is typed stays while the queue reloads.
 export function QueueFilters({ filters }: { filters: Filters }) {
+  const form = useDraft<(typeof FILTERS)[number]>(filters);
   return (
     <form class="filters" onSubmit={apply}>
-      <select name="event_type" value={filters.event_type} aria-label="Event type">
+      <select {...form.choice('event_type')} aria-label="Event type">
         <option value="">any type</option>
         {['signup', 'trial_start', 'trial_convert', 'checkout_attempt', 'login'].map((t) => (
           <option value={t}>{t}</option>
         ))}
       </select>
-      <input name="reason" value={filters.reason} placeholder="reason code" aria-label="Reason code" size={14} />
-      <select name="age" value={filters.age} aria-label="Age">
+      <input {...form.text('reason')} placeholder="reason code" aria-label="Reason code" size={14} />
+      <select {...form.choice('age')} aria-label="Age">
         {Object.entries(AGES).map(([k, a]) => (
           <option value={k}>{a.label}</option>
         ))}
       </select>
       <input
-        name="min_accounts"
+        {...form.text('min_accounts')}
         type="number"
         min={2}
-        value={filters.min_accounts}
         placeholder="cluster ≥"
         aria-label="Cluster at least (accounts)"
         class="narrow"
       />
-      <input name="text" value={filters.text} placeholder="user, email or domain" aria-label="User, email or domain" size={16} />
+      <input {...form.text('text')} placeholder="user, email or domain" aria-label="User, email or domain" size={16} />
       <label class="check">
-        <input type="checkbox" name="confirmed" value="1" checked={filters.confirmed === '1'} /> cluster confirmed since queued
+        <input type="checkbox" {...form.check('confirmed')} /> cluster confirmed since queued
       </label>
       <button type="submit">Filter</button>
     </form>

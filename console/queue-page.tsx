@@ -87,7 +87,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
           {filtered ? 'Oldest that matches waits' : 'Oldest waits'} {oldest ? ageSince(oldest) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move,{' '}
           <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.
         </p>
-        <QueueFilters filters={filters} />
+        <QueueFilters key={FILTERS.map((f) => filters[f]).join('\u0000')} filters={filters} />
         {queue.graph === 'unavailable' && (
           <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>
         )}

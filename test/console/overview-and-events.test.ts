@@ -335,6 +335,52 @@ describe('the overview and the events table', function () {
       }
     });
 
+    it("keeps what the analyst types while the page's search is still answering, and searches with it", async () => {
+      const { ctx, p } = await inZone('Asia/Tokyo');
+      // Hold the page's first search until the form is filled in: its answer redraws the page.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let asked = 0;
+      await p.route('**/console/api/events?*', async (route) => {
+        asked += 1;
+        await held;
+        await route.continue();
+      });
+      await p.goto(`${site.origin}/console/events?verdict=allow`);
+      await p.waitForSelector('form.search');
+      await p.waitForSelector('p.loading');
+      await p.fill('input[name=from]', '2026-11-24 22:03');
+      await p.fill('input[name=email]', 'mailinator.com');
+      await p.selectOption('select[name=verdict]', 'block');
+      const answered = p.waitForResponse((r) => r.url().includes('/console/api/events?'));
+      release();
+      await answered;
+      await p.waitForSelector('table.rows.events tbody tr, p.empty');
+      await p.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+      expect(asked).to.equal(1);
+      expect([
+        await p.inputValue('input[name=from]'),
+        await p.inputValue('input[name=email]'),
+        await p.inputValue('select[name=verdict]'),
+      ]).to.deep.equal(['2026-11-24 22:03', 'mailinator.com', 'block']);
+      await p.unroute('**/console/api/events?*');
+      await p.click('form.search button[type=submit]');
+      await p.waitForURL(/from=/);
+      const url = new URL(p.url());
+      expect([url.searchParams.get('from'), url.searchParams.get('email'), url.searchParams.get('verdict')]).to.deep.equal([
+        '2026-11-24T22:03:00.000Z',
+        'mailinator.com',
+        'block',
+      ]);
+      // A search from the URL starts the form again from it.
+      await p.goto(`${site.origin}/console/events?ip=${QUIET_IP}`);
+      await p.waitForSelector('table.rows.events tbody tr');
+      expect([await p.inputValue('input[name=from]'), await p.inputValue('input[name=ip]')]).to.deep.equal(['', QUIET_IP]);
+      await ctx.close();
+    });
+
     // The table's layout: each listed cell's text on one line, no cell over its neighbour, nothing
     // past the table's box, and the width of the codes column.
     const layout = (p: Page) =>

@@ -105,6 +105,36 @@ describe('the queue counts what its filters match, says when none is left, and t
     expect(both.matching).to.deep.equal({ count: 1, complete: true });
   });
 
+  it('keeps the filters the analyst types while the queue redraws (a review selected), and filters with them', async () => {
+    await page.goto(`${site.origin}/console/queue`);
+    await page.waitForFunction(() => document.querySelectorAll('.queue li').length === 5);
+    await page.fill('form.filters input[name=text]', 'beta');
+    await page.fill('form.filters input[name=min_accounts]', '2');
+    await page.selectOption('form.filters select[name=event_type]', 'signup');
+    await page.check('form.filters input[name=confirmed]');
+    // Selecting another review redraws the queue, its filters included.
+    await page.click('.queue li:nth-child(3)');
+    await page.waitForSelector('.queue li:nth-child(3).selected');
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    expect([
+      await page.inputValue('form.filters input[name=text]'),
+      await page.inputValue('form.filters input[name=min_accounts]'),
+      await page.inputValue('form.filters select[name=event_type]'),
+      await page.isChecked('form.filters input[name=confirmed]'),
+    ]).to.deep.equal(['beta', '2', 'signup', true]);
+    await page.uncheck('form.filters input[name=confirmed]');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('.queue li').length === 2);
+    const url = new URL(page.url());
+    expect([url.searchParams.get('text'), url.searchParams.get('min_accounts'), url.searchParams.get('event_type')]).to.deep.equal([
+      'beta',
+      '2',
+      'signup',
+    ]);
+    expect(url.searchParams.get('confirmed')).to.equal(null);
+    expect(await page.textContent('.queue h1 .count')).to.equal('2 of 5 pending match');
+  });
+
   it('says in the header how many of the pending reviews match the filters', async () => {
     await page.goto(`${site.origin}/console/queue`);
     await page.waitForSelector('.queue li');
