@@ -28,5 +28,5 @@ export function useDraft<F extends string>(filters: Draft<F>) {
     checked: draft[name] === '1',
     onChange: (e: Event) => set(name, (e.currentTarget as HTMLInputElement).checked ? '1' : ''),
   });
-  return { draft, text, choice, check };
+  return { text, choice, check };
 }

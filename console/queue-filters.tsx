@@ -40,7 +40,7 @@ const apply = (e: Event) => {
   navigate(`/console/queue${qs(Object.fromEntries(FILTERS.map((f) => [f, String(form.get(f) ?? '').trim()])))}`);
 };
 
-// Mounted with the URL's query as its key: what is typed stays while the queue reloads.
+// Mounted with the URL's filters as its key: what is typed stays while the queue reloads or redraws.
 export function QueueFilters({ filters }: { filters: Filters }) {
   const form = useDraft<(typeof FILTERS)[number]>(filters);
   return (

@@ -15,6 +15,8 @@ import type { MarksUndone, Me, ResolveManyAnswer, ResolveManyBody, ReviewQueue, 
 
 export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   const filters = filtersOf(query);
+  // The filters as one value: a change reloads the queue and starts the filter form again.
+  const filtersKey = FILTERS.map((f) => filters[f]).join('\u0000');
   const { queue, setQueue, error, index, setIndex, load } = useQueue(filters, query);
   const [notice, setNotice] = useState<ResolvedNotice | null>(null);
   const [message, setMessage] = useState('');
@@ -25,7 +27,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
   useEffect(() => {
     setResolvedHere(false);
     void load();
-  }, [FILTERS.map((f) => filters[f]).join('\u0000')]);
+  }, [filtersKey]);
   const reviews = queue?.reviews ?? [];
   const selected = reviews[Math.min(index, reviews.length - 1)];
   useSelectedInUrl(selected?.event_id);
@@ -87,7 +89,7 @@ export function QueuePage({ query, me }: { query: URLSearchParams; me: Me }) {
           {filtered ? 'Oldest that matches waits' : 'Oldest waits'} {oldest ? ageSince(oldest) : '–'}. Keys: <kbd>j</kbd>/<kbd>k</kbd> move,{' '}
           <kbd>a</kbd> approve, <kbd>d</kbd> deny, <kbd>n</kbd> note, <kbd>o</kbd> open.
         </p>
-        <QueueFilters key={FILTERS.map((f) => filters[f]).join('\u0000')} filters={filters} />
+        <QueueFilters key={filtersKey} filters={filters} />
         {queue.graph === 'unavailable' && (
           <p class="error">The identity graph did not answer: cluster sizes and markers are missing from this page.</p>
         )}
