@@ -3,6 +3,7 @@
 // no development files, and the README's snippets are the examples that the other tests run.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,6 +85,37 @@ describe('client: the package', function () {
     expect(files).to.include.members([manifest.main.replace(/^\.\//, ''), manifest.types.replace(/^\.\//, '')]);
     expect(targets.length).to.be.greaterThan(10);
     for (const target of targets) expect(files, `exports names ${target}`).to.include(target);
+  });
+
+  it('packs reproducibly: a clean copy of the sources builds and packs to the same bytes', async () => {
+    const packed = async (cwd: string, into: string) => {
+      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', into], { cwd });
+      const [pack] = JSON.parse(stdout) as Array<{ filename: string; integrity: string }>;
+      return {
+        sha256: createHash('sha256')
+          .update(fs.readFileSync(path.join(into, pack!.filename)))
+          .digest('hex'),
+        integrity: pack!.integrity,
+      };
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-pack-'));
+    try {
+      const copy = path.join(dir, 'client');
+      fs.mkdirSync(copy);
+      for (const entry of ['src', 'scripts', 'package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'tsconfig.cjs.json'])
+        fs.cpSync(path.join(CLIENT, entry), path.join(copy, entry), { recursive: true });
+      fs.symlinkSync(path.resolve(CLIENT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+      await run('npm', ['run', '--silent', 'build'], { cwd: copy });
+      const [here, again, clean] = await Promise.all([
+        packed(CLIENT, fs.mkdtempSync(path.join(dir, 'a-'))),
+        packed(CLIENT, fs.mkdtempSync(path.join(dir, 'b-'))),
+        packed(copy, fs.mkdtempSync(path.join(dir, 'c-'))),
+      ]);
+      expect(again, 'packing twice').to.deep.equal(here);
+      expect(clean, 'a clean build').to.deep.equal(here);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows in its README the code of the examples the tests run', () => {

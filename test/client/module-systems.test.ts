@@ -67,6 +67,11 @@ main().catch((err) => {
 const CJS_PROGRAM = PROGRAM.replace('LOADED', "require.resolve('@doorman/client')");
 const ESM_PROGRAM = PROGRAM.replace('LOADED', "import.meta.resolve('@doorman/client')");
 
+// The README's server-side code blocks (each headed by its example's path), exactly as written.
+const README_BLOCKS = [
+  ...fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8').matchAll(/```ts\n\/\/ examples\/([a-z-]+)\.ts\n([\s\S]*?)```/g),
+].map((m) => [m[1]!, m[2]!] as const);
+
 const STRICT = {
   target: 'ES2022',
   strict: true,
@@ -96,6 +101,9 @@ describe('client: the packed package in CommonJS and ES module projects', functi
       ['openapi-typescript-helpers', path.join(CLIENT, 'node_modules', 'openapi-typescript-helpers')],
       ['@types/node', path.join(ROOT, 'node_modules', '@types', 'node')],
       ['undici-types', path.join(ROOT, 'node_modules', 'undici-types')],
+      // The README's examples serve with Express.
+      ['express', path.join(CLIENT, 'node_modules', 'express')],
+      ['@types/express', path.join(CLIENT, 'node_modules', '@types', 'express')],
     ] as const)
       fs.symlinkSync(from, path.join(project, 'node_modules', name), 'dir');
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
@@ -106,21 +114,28 @@ describe('client: the packed package in CommonJS and ES module projects', functi
       fs.mkdirSync(path.join(project, dir));
       fs.writeFileSync(path.join(project, dir, 'package.json'), JSON.stringify({ type }));
       fs.writeFileSync(path.join(project, dir, 'main.ts'), program);
+      // The README's server-side examples as written there, copied from its code blocks.
+      for (const [name, code] of README_BLOCKS) fs.writeFileSync(path.join(project, dir, `readme-${name}.ts`), code);
     }
+    const readmeFiles = (dir: string) => README_BLOCKS.map(([name]) => `${dir}/readme-${name}.ts`);
     const configs: Record<string, object> = {
+      // esModuleInterop as `tsc --init` sets it, for the README's `import express from 'express'`.
       node10: {
-        compilerOptions: { ...STRICT, module: 'CommonJS', moduleResolution: 'Node10', outDir: 'cjs/out-node10' },
-        files: ['cjs/main.ts'],
+        compilerOptions: { ...STRICT, module: 'CommonJS', moduleResolution: 'Node10', esModuleInterop: true, outDir: 'cjs/out-node10' },
+        files: ['cjs/main.ts', ...readmeFiles('cjs')],
       },
       node16: {
         compilerOptions: { ...STRICT, module: 'Node16', moduleResolution: 'Node16', outDir: 'cjs/out-node16' },
-        files: ['cjs/main.ts'],
+        files: ['cjs/main.ts', ...readmeFiles('cjs')],
       },
       nodenext: {
         compilerOptions: { ...STRICT, module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'esm/out' },
-        files: ['esm/main.ts'],
+        files: ['esm/main.ts', ...readmeFiles('esm')],
       },
-      bundler: { compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, files: ['esm/main.ts'] },
+      bundler: {
+        compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true },
+        files: ['esm/main.ts', ...readmeFiles('esm')],
+      },
     };
     for (const [name, config] of Object.entries(configs))
       fs.writeFileSync(path.join(project, `tsconfig.${name}.json`), JSON.stringify(config));
@@ -150,7 +165,8 @@ describe('client: the packed package in CommonJS and ES module projects', functi
     webhook: 'denied',
   };
 
-  it("type-checks under every module resolution a project may use, the package's .d.ts files included", async () => {
+  it("type-checks under every module resolution a project may use, the package's .d.ts files and the README's examples included", async () => {
+    expect(README_BLOCKS.map(([name]) => name).sort()).to.deep.equal(['events-and-feedback', 'express-receiver', 'signup-screening']);
     await Promise.all(['node10', 'node16', 'nodenext', 'bundler'].map(compile));
   });
 

@@ -107,6 +107,21 @@ describe('client: screen()', function () {
       expect(held.size, 'the client did connect').to.be.greaterThan(0);
       const strict = await doorman.screen(aSignup() as never, { failOpen: false }).catch((err: DoormanError) => err);
       expect((strict as DoormanError).kind).to.equal('timeout');
+      // ping() gives up after its own 3 s budget (not the other calls' 10 s), or the one it is given.
+      const timed = async (call: () => Promise<unknown>) => {
+        const at = Date.now();
+        const err = await call().then(
+          () => expect.fail('answered'),
+          (e: unknown) => e,
+        );
+        return { kind: (err as DoormanError).kind, ms: Date.now() - at };
+      };
+      const ping = await timed(() => doorman.ping());
+      expect(ping.kind).to.equal('timeout');
+      expect(ping.ms).to.be.within(2900, 8000);
+      const quick = await timed(() => doorman.ping({ timeoutMs: 300 }));
+      expect(quick.kind).to.equal('timeout');
+      expect(quick.ms).to.be.within(250, 2500);
     } finally {
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));

@@ -26,11 +26,19 @@ export async function afterSignup(
   return { event, receipt, reviews };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+async function main(): Promise<void> {
   const doorman = doormanClient({ secretKey: process.env.DOORMAN_SECRET_KEY ?? '', baseUrl: process.env.DOORMAN_URL ?? '' });
   const [eventId = '', userId = ''] = process.argv.slice(2);
   await afterSignup(doorman, eventId, userId).then(console.log, (err: unknown) => {
     if (!(err instanceof DoormanError)) throw err;
     console.error(err.kind, err.status, err.code, err.message); // e.g. response 404 not_found
+  });
+}
+
+// Run as a program, not when a test imports afterSignup.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
   });
 }

@@ -34,9 +34,17 @@ export function signupApp(doorman: DoormanClient, createUser: (userId: string, e
   return app;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+async function main(): Promise<void> {
   const doorman = doormanClient({ secretKey: process.env.DOORMAN_SECRET_KEY ?? '', baseUrl: process.env.DOORMAN_URL ?? '' });
   const ping = await doorman.ping(); // throws on a wrong URL or key: fail the deploy, not every signup
   console.log(`doorman ${ping.status} (${ping.mode} mode) in ${ping.latencyMs} ms`);
   signupApp(doorman, async (userId, email) => console.log('created', userId, email)).listen(Number(process.env.PORT ?? 3001));
+}
+
+// Run as a program, not when a test imports signupApp.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
 }

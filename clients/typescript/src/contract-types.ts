@@ -3,9 +3,10 @@
 // sources) typed as their known values or any other string, so a code added to the service later
 // passes through instead of failing to type-check or to parse.
 //
-// Request types are stricter than the generated ones in two ways the generator cannot express:
+// Request types are stricter than the generated ones in three ways the generator cannot express:
 // - VerdictRequest is a union by `event_type`, and `ip` is required on the event types whose
 //   conditional in the document requires it (signup, trial_start, checkout_attempt today);
+// - `payment` is offered only on `checkout_attempt`, the one event type that reads it;
 // - an optional field also takes `undefined` (JSON leaves it out), so a value that may be absent,
 //   such as `req.get('user-agent')`, can be passed as it is under `exactOptionalPropertyTypes`.
 import type { components, webhooks } from './generated/openapi.js';
@@ -41,12 +42,16 @@ export type Verdict = Schemas['VerdictResponse']['verdict'];
 // Open: keys beyond the known ones are accepted (and ignored by Doorman).
 export type Payment = Flat<MayBeAbsent<Named<Schemas['Payment']>>> & { [key: string]: unknown };
 
-type CommonFields = MayBeAbsent<Omit<GeneratedRequest, 'event_type' | 'ip' | 'payment'>> & { payment?: Payment | undefined };
+type CommonFields = MayBeAbsent<Omit<GeneratedRequest, 'event_type' | 'ip' | 'payment'>>;
 // The end user's address, IPv4 or IPv6, e.g. `req.ip` behind your own trusted proxies.
 type IpField<T extends EventType> = T extends EventTypeRequiringIp ? { ip: string } : { ip?: string | undefined };
+// The event type whose rules read `payment` (contract §2.1: ignored on the others, so not offered
+// there: a payment on a signup does not compile instead of being silently dropped).
+export type EventTypeWithPayment = 'checkout_attempt';
+type PaymentField<T extends EventType> = T extends EventTypeWithPayment ? { payment?: Payment | undefined } : { payment?: never };
 
 // The request for one event type: `VerdictRequestOf<'login'>`.
-export type VerdictRequestOf<T extends EventType> = Flat<{ event_type: T } & IpField<T> & CommonFields>;
+export type VerdictRequestOf<T extends EventType> = Flat<{ event_type: T } & IpField<T> & PaymentField<T> & CommonFields>;
 // A funnel moment to screen: one member per event type, so a signup without `ip` does not compile.
 export type VerdictRequest = { [T in EventType]: VerdictRequestOf<T> }[EventType];
 

@@ -34,7 +34,9 @@ export interface PingResult {
 export interface DoormanClient {
   screen(event: VerdictRequest, options?: ScreenOptions): Promise<ScreenResult>;
   // A start-up check that screens nothing: Doorman answers at baseUrl, its dependencies are up, and
-  // it accepts the secret key. Throws DoormanError otherwise (`kind` and `code` say which).
+  // it accepts the secret key. Throws DoormanError otherwise (`kind` and `code` say which). Its
+  // budget is 3000 ms unless `timeoutMs` says otherwise (a server that accepts the connection and
+  // never answers throws `timeout` then).
   ping(options?: CallOptions): Promise<PingResult>;
   events: EventsApi;
   feedback: {
@@ -43,6 +45,10 @@ export interface DoormanClient {
     report(feedback: FeedbackRequest, options?: CallOptions): Promise<FeedbackReceipt>;
   };
 }
+
+// ping()'s default budget: a start-up check should say "not there" in seconds, not the 10 s the
+// other calls may take.
+export const PING_TIMEOUT_MS = 3000;
 
 export function doormanClient(options: DoormanClientOptions): DoormanClient {
   const { baseUrl, mode } = checkConfiguration(options);
@@ -64,7 +70,8 @@ export function doormanClient(options: DoormanClientOptions): DoormanClient {
   const events = eventsApi(transport);
   return {
     screen: (event, screenOptions) => screenEvent(transport, event, screenOptions),
-    async ping(callOptions) {
+    async ping(pingOptions) {
+      const callOptions = { ...pingOptions, timeoutMs: pingOptions?.timeoutMs ?? PING_TIMEOUT_MS };
       const started = Date.now();
       const [health] = await Promise.all([
         // A 503 is an answer here: Doorman is there, one of its stores is not.
@@ -110,6 +117,7 @@ export type {
   EventPage,
   EventType,
   EventTypeRequiringIp,
+  EventTypeWithPayment,
   FeedbackRequest,
   FeedbackSubject,
   Health,

@@ -7,7 +7,10 @@ import type { ReviewResolvedWebhook } from './contract-types.js';
 
 export type { ReviewResolvedWebhook } from './contract-types.js';
 
-export type WebhookFailure = 'missing_signature' | 'no_secret' | 'signature_mismatch' | 'invalid_payload';
+// In the order they are checked: no secret given; no Service-Signature header (or an empty one);
+// a header that holds no well-formed `sha256=<64 hex>` (such as `sha256=deadbeef`); no signature
+// matches; the signed body is not a JSON object with a string `type`.
+export type WebhookFailure = 'no_secret' | 'missing_signature' | 'malformed_signature' | 'signature_mismatch' | 'invalid_payload';
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
@@ -41,15 +44,22 @@ export function verifyWebhook(
   const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((s) => typeof s === 'string' && s.length > 0);
   if (keys.length === 0) throw new WebhookVerificationError('no_secret', 'no webhook secret (whsec_…) to verify with');
   const header = Array.isArray(signatureHeader) ? signatureHeader.join(' ') : (signatureHeader ?? '');
-  const candidates = String(header)
+  const parts = String(header)
     .trim()
     .split(/\s+/)
+    .filter((part) => part !== '');
+  if (parts.length === 0) throw new WebhookVerificationError('missing_signature', 'no Service-Signature header');
+  const candidates = parts
     .slice(0, MAX_SIGNATURES)
     .map((part) => SIGNATURE.exec(part)?.[1])
     .filter((hex): hex is string => hex !== undefined)
     .map((hex) => Buffer.from(hex, 'hex'));
-  if (candidates.length === 0)
-    throw new WebhookVerificationError('missing_signature', 'no sha256= signature in the Service-Signature header');
+  if (candidates.length === 0) {
+    throw new WebhookVerificationError(
+      'malformed_signature',
+      'the Service-Signature header holds no well-formed signature (sha256= and 64 hex digits)',
+    );
+  }
 
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
   let verified = false;

@@ -33,6 +33,13 @@ export const extraField: VerdictRequest = { event_type: 'login', plan: 'pro' };
 // @ts-expect-error identity values are strings
 export const identityNumber: VerdictRequest = { event_type: 'login', identity: { phone: 5550100 } };
 
+// Payment: only on a checkout_attempt (the one event type whose rules read it; the others ignore it).
+export const checkout: VerdictRequest = { event_type: 'checkout_attempt', ip: '203.0.113.7', payment: { amount: 4900, currency: 'usd' } };
+// @ts-expect-error a signup takes no payment (Doorman would ignore it)
+export const signupWithPayment: VerdictRequest = { event_type: 'signup', ip: '203.0.113.7', payment: { amount: 4900 } };
+// @ts-expect-error nor does a trial_convert
+export const convertWithPayment: VerdictRequestOf<'trial_convert'> = { event_type: 'trial_convert', payment: { amount: 4900 } };
+
 // Payment: open (unknown keys pass), its known fields typed.
 export const payment: Payment = { card_fingerprint: 'fp_1', amount: 4900, currency: 'usd', provider_reference: 'ch_1' };
 // @ts-expect-error amount is an integer of minor units, not a string
