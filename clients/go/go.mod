@@ -1,0 +1,3 @@
+module github.com/doorman-oss/doorman/clients/go
+
+go 1.23
