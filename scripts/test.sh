@@ -26,15 +26,19 @@ whole_suite=$(( $# == 0 ))
 # The scopes this run creates are the tenants made from now on (the graph check below).
 run_started="$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)"
 if [ "$whole_suite" = 1 ]; then
-  # The fault suite's toxiproxy (built from its Go module) and the fuzzer's schemathesis (from
-  # PyPI) are made ready in the background while the rest runs: on a fresh clone they take a
-  # minute or two, mostly waiting on downloads. Their output is shown if they fail.
+  # The fault suite's toxiproxy (built from its Go module), the fuzzer's schemathesis (from
+  # PyPI) and the other clients' toolchains are made ready in the background while the rest
+  # runs: on a fresh clone they take a minute or two, mostly waiting on downloads. Their output
+  # is shown if they fail.
   # The smoke stage runs beside the type-checks too (its own copy, database and port); its
   # report is printed whole when it is done.
   prep="$(mktemp -d)"
   trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$prep"' EXIT
   bash scripts/toxiproxy.sh >"$prep/toxiproxy.out" 2>"$prep/toxiproxy.log" & toxiproxy_prep=$!
   bash scripts/fuzz-install.sh >"$prep/fuzz.out" 2>"$prep/fuzz.log" & fuzz_prep=$!
+  # The Python and Go clients' toolchains (their tests run it again, which waits for this one if
+  # it is still going; a failure is reported there, with its output).
+  bash scripts/clients-install.sh >"$prep/clients.out" 2>"$prep/clients.log" &
   echo "[test] the smoke stage (in the background): the built service and CLI from a clean copy of the committed tree"
   node scripts/smoke.mjs >"$prep/smoke.log" 2>&1 & smoke=$!
   # The engine's mutation score, incrementally: only the mutants of engine code changed since the
