@@ -16,7 +16,7 @@ describe('client: Go (clients/go) against the real service', function () {
   after(() => run?.close());
 
   // The Go toolchain the install script found, first on PATH.
-  const goEnv = (): Record<string, string> => (run.tools.GO_BIN ? { PATH: `${run.tools.GO_BIN}:${process.env.PATH}` } : {});
+  const goEnv = () => ({ PATH: `${run.tools.GO_BIN}:${process.env.PATH}` });
 
   it('passes gofmt, go vet and go test -race: every shared vector, then the integration tests against the real server', async () => {
     const env = await run.integrationEnv();

@@ -1,9 +1,9 @@
 // What the Python and Go clients' integration tests need from the real service, served on
 // loopback for their own processes: a control server that plays the operator and the analyst
 // (set or rotate the tenant's webhook, resolve a review, read a delivery's attempts), and a flaky
-// proxy in front of the real server that answers the next requests itself (a 503 with
-// `retry-after`) when armed, then forwards, recording every request it saw. The protocol is
-// described in clients/test-vectors/README.md.
+// proxy in front of the real server (the recording proxy) that answers the next requests itself
+// (a 503 with `retry-after`) when armed, then forwards, recording every request it saw. The
+// protocol is described in clients/test-vectors/README.md.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import type { Deps } from '../../src/deps.js';
 import { resolveReview } from '../../src/reviews/resolve-review.js';
 import type { Scope } from '../../src/scope.js';
 import { setWebhook } from '../../src/webhooks/manage-webhooks.js';
+import { startRecordingProxy } from './recording-proxy.js';
 
 export interface FlakyRequest {
   method: string;
@@ -32,58 +33,32 @@ async function bodyOf(req: http.IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  });
-}
-
-function reply(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+function reply(res: http.ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
 
 export async function startClientControl(deps: Deps, scope: Scope, serverUrl: string): Promise<ClientControl> {
-  const upstream = new URL(serverUrl);
   let armed = { count: 0, status: 503, retryAfter: '1' };
-  let seen: FlakyRequest[] = [];
-
-  const flaky = http.createServer(async (req, res) => {
-    const body = await bodyOf(req);
-    const record: FlakyRequest = {
-      method: req.method ?? 'GET',
-      path: req.url ?? '/',
-      idempotency_key: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null,
-      body_sha256: createHash('sha256').update(body).digest('hex'),
-      status: 0,
+  let armedAt = 0;
+  const flaky = await startRecordingProxy(serverUrl, () => {
+    if (armed.count === 0) return undefined;
+    armed.count -= 1;
+    return {
+      status: armed.status,
+      headers: { 'content-type': 'application/json', 'retry-after': armed.retryAfter },
+      body: JSON.stringify({ error: 'internal', message: 'the flaky proxy answered for the service' }),
     };
-    seen.push(record);
-    if (armed.count > 0) {
-      armed.count -= 1;
-      record.status = armed.status;
-      reply(
-        res,
-        armed.status,
-        { error: 'internal', message: 'the flaky proxy answered for the service' },
-        { 'retry-after': armed.retryAfter },
-      );
-      return;
-    }
-    const forward = http.request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-      (answer) => {
-        record.status = answer.statusCode ?? 502;
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => {
-      record.status = 502;
-      reply(res, 502, { error: 'internal', message: 'the flaky proxy could not reach the service' });
-    });
-    forward.end(body);
   });
+  // What the proxy saw since it was last armed.
+  const seen = (): FlakyRequest[] =>
+    flaky.exchanges.slice(armedAt).map((e) => ({
+      method: e.method,
+      path: e.path,
+      idempotency_key: typeof e.headers['idempotency-key'] === 'string' ? e.headers['idempotency-key'] : null,
+      body_sha256: createHash('sha256').update(e.body).digest('hex'),
+      status: e.status,
+    }));
 
   const control = http.createServer(async (req, res) => {
     try {
@@ -117,25 +92,27 @@ export async function startClientControl(deps: Deps, scope: Scope, serverUrl: st
       }
       if (route === 'POST /flaky') {
         armed = { count: Number(input.count ?? 1), status: Number(input.status ?? 503), retryAfter: String(input.retry_after ?? '1') };
-        seen = [];
+        armedAt = flaky.exchanges.length;
         return reply(res, 200, {});
       }
-      if (route === 'GET /flaky') return reply(res, 200, { requests: seen });
+      if (route === 'GET /flaky') return reply(res, 200, { requests: seen() });
       return reply(res, 404, { error: 'not_found', message: `no control route ${route}` });
     } catch (err) {
       return reply(res, 500, { error: 'internal', message: String(err) });
     }
   });
 
-  const [controlUrl, flakyUrl] = await Promise.all([listen(control), listen(flaky)]);
+  await new Promise<void>((resolve, reject) => {
+    control.once('error', reject);
+    control.listen(0, '127.0.0.1', () => resolve());
+  });
   return {
-    controlUrl,
-    flakyUrl,
+    controlUrl: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
+    flakyUrl: flaky.url,
     close: async () => {
-      for (const server of [control, flaky]) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      control.closeAllConnections();
+      await new Promise<void>((resolve) => control.close(() => resolve()));
+      await flaky.close();
     },
   };
 }

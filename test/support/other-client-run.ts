@@ -3,16 +3,14 @@
 // PyPI, the Go client's generator from the module proxy), which `npm test` starts early; a real
 // `doorman serve`, the real webhook workers and, per client, a fresh tenant with the control
 // server and flaky proxy of client-control.ts, as the environment its integration tests read; and
-// the served OpenAPI document with two changed copies for the drift checks.
+// the served OpenAPI document with two changed copies for the drift checks (drift-documents.ts).
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Deps } from '../../src/deps.js';
 import type { Scope } from '../../src/scope.js';
 import { startWorkers } from '../../src/start-workers.js';
 import { type ClientControl, startClientControl } from './client-control.js';
 import { clientServer } from './client-server.js';
+import { type DriftDocuments, driftDocuments } from './drift-documents.js';
 import { aTenant } from './fixtures.js';
 import { testDeps } from './test-deps.js';
 import { IPS } from './verdict-harness.js';
@@ -61,7 +59,7 @@ export interface ClientRun {
   // The environment of the client's integration tests, for a fresh tenant of its own.
   integrationEnv(): Promise<Record<string, string>>;
   // The served document and two changed copies, as files.
-  documents(): Promise<{ file(name: 'served' | 'schema' | 'values'): string; remove(): void }>;
+  documents(): Promise<DriftDocuments>;
   close(): Promise<void>;
 }
 
@@ -89,17 +87,7 @@ export async function startClientRun(): Promise<ClientRun> {
         DOORMAN_CONTROL_URL: control.controlUrl,
       };
     },
-    async documents() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorman-clients-drift-'));
-      const document = (await (await fetch(`${serverUrl}/v1/openapi.json`)).json()) as Record<string, any>;
-      const changedSchema = structuredClone(document);
-      changedSchema.components.schemas.StoredEvent.properties.risk_band = { type: 'string' };
-      const changedValues = structuredClone(document);
-      changedValues['x-service-known-values'].reason_codes.push('brand_new_code');
-      const files = { served: document, schema: changedSchema, values: changedValues };
-      for (const [name, value] of Object.entries(files)) fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(value));
-      return { file: (name) => path.join(dir, `${name}.json`), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
-    },
+    documents: () => driftDocuments(serverUrl),
     async close() {
       await Promise.all(controls.map((c) => c.close()));
       await worker.close();
