@@ -1,11 +1,15 @@
-// Builds the Express app from its dependencies without listening. Middleware order is the
-// verdict flow's: request id and log line, (warm-up gate,) rate limit, authentication, body, route.
-import express, { type Express } from 'express';
+// Builds the API's request handler from its dependencies without listening: POST /v1/verdict on
+// its own route, matched first (src/verdicts/verdict-routes.ts), and every other route on the
+// Express app. Middleware order is the verdict flow's: request id and log line, (warm-up gate,)
+// rate limit, authentication, body, route; the verdict's route keeps it.
+import type http from 'node:http';
+import express from 'express';
 import type { Deps } from './deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
 import { requestMetrics } from './http/request-metrics.js';
-import { rateLimit } from './http/rate-limit.js';
+import { createRateLimiter, rateLimit } from './http/rate-limit.js';
+import { createOverloadGate } from './http/overload-gate.js';
 import { warmGate } from './http/warm-gate.js';
 import { optionsNotFound } from './http/options-not-found.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -13,13 +17,16 @@ import { contractRoutes } from './contract/contract-routes.js';
 import { createRequestValidator } from './contract/request-validator.js';
 import { deviceCors, deviceRoutes } from './devices/device-routes.js';
 import { eventRoutes } from './events/event-routes.js';
-import { verdictRoutes } from './verdicts/verdict-routes.js';
+import { verdictRoute } from './verdicts/verdict-routes.js';
 import { feedbackRoutes } from './feedback/feedback-routes.js';
 import { sdkRoutes } from './devices/sdk-routes.js';
 import { demoRoutes } from './devices/demo-routes.js';
 import { consoleRoutes } from './console/console-routes.js';
 
-export function createApp(deps: Deps): Express {
+// The API as a request handler (for http.createServer, or supertest in the tests).
+export type App = http.RequestListener;
+
+export function createApp(deps: Deps): App {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -38,13 +45,17 @@ export function createApp(deps: Deps): Express {
   const validator = createRequestValidator();
   // The analyst console: its own session auth and sign-in limits, not the API key's budget.
   app.use(consoleRoutes(deps, validator));
-  app.use(rateLimit(deps));
+  const limit = createRateLimiter(deps);
+  app.use(rateLimit(limit));
   app.use(contractRoutes());
   app.use(deviceRoutes(deps, validator));
-  app.use(verdictRoutes(deps, validator));
   app.use(eventRoutes(deps, validator));
   app.use(feedbackRoutes(deps, validator));
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return app;
+  const gate = createOverloadGate({ lagMs: deps.config.overloadLagMs, intervalMs: deps.config.overloadIntervalMs }, () =>
+    deps.metrics.verdictRefused(),
+  );
+  const verdict = verdictRoute(deps, validator, { limit, gate, trustProxy: app.get('trust proxy fn') });
+  return (req, res) => (verdict.matches(req) ? verdict.serve(req, res) : app(req, res));
 }

@@ -25,6 +25,10 @@ export interface Config {
   readonly redisUrl: string;
   readonly rateLimitPerMinute: number;
   readonly rateLimitWindowSeconds: number;
+  // Past saturation (src/http/overload-gate.ts): the event loop's lateness that counts as a queue
+  // (0: never refuse), and how long it must stand before verdicts are refused with 503.
+  readonly overloadLagMs: number;
+  readonly overloadIntervalMs: number;
   // Failed authentications per client address (IPv6: per /64) and window, past which keys not
   // seen to succeed lately get 429 without a lookup (http/authenticate.ts).
   readonly authFailuresPerIp: number;
@@ -36,6 +40,9 @@ export interface Config {
   readonly rdapBaseUrl: string | undefined;
   readonly intelDir: string;
   readonly signalDeadlineMs: number;
+  // The graph read's own deadline (never below signalDeadlineMs): the cluster read waits this
+  // long before the verdict is decided without the graph.
+  readonly graphDeadlineMs: number;
   readonly dnsTimeoutMs: number;
   readonly rdapTimeoutMs: number;
   // A JSON file naming intel sources of one's own (src/intel/intel-sources.ts); the built-in ones when unset.
@@ -247,6 +254,8 @@ function httpConfig(read: EnvReader) {
     host: read.str('HOST', '127.0.0.1'),
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     rateLimitWindowSeconds: read.int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    overloadLagMs: read.int('OVERLOAD_LAG_MS', 30, 0, 10_000),
+    overloadIntervalMs: read.int('OVERLOAD_INTERVAL_MS', 200, 10, 60_000),
     authFailuresPerIp: read.int('AUTH_FAILURES_PER_IP', 300, 1, 10_000_000),
     authFailureWindowSeconds: read.int('AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
     trustProxy: parseTrustProxy(read.env.TRUST_PROXY),
@@ -263,6 +272,7 @@ function httpConfig(read: EnvReader) {
 
 // The outside facts a verdict gathers (src/signals/): resolvers, RDAP, the intel files, deadlines.
 function signalsConfig(read: EnvReader) {
+  const signalDeadlineMs = read.int('SIGNAL_DEADLINE_MS', 150, 10, 10_000);
   return {
     dnsServers: read
       .str('DNS_SERVERS', '')
@@ -271,7 +281,10 @@ function signalsConfig(read: EnvReader) {
       .filter(Boolean),
     rdapBaseUrl: read.env.RDAP_BASE_URL ? read.url('RDAP_BASE_URL', '', ['http:', 'https:']) : undefined,
     intelDir: read.str('INTEL_DIR', path.join(repoDir, 'data', 'intel')),
-    signalDeadlineMs: read.int('SIGNAL_DEADLINE_MS', 150, 10, 10_000),
+    signalDeadlineMs,
+    // The identity graph is the verdict's heart: its read gets longer than the outside lookups
+    // (README, "Signals and deadlines", has the figures this was chosen from).
+    graphDeadlineMs: Math.max(read.int('GRAPH_DEADLINE_MS', 250, 10, 10_000), signalDeadlineMs),
     // Below the signal deadline, so a slow resolver is reported as such (timeout_failopen)
     // while the rest of the email facts still arrive in time.
     dnsTimeoutMs: read.int('DNS_TIMEOUT_MS', 100, 5, 10_000),

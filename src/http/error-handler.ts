@@ -76,33 +76,49 @@ function fromLibrary(err: LibraryError): AppError | undefined {
   );
 }
 
-export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
+// A failure as the contract answers it: status, body, the retry-after a rate limit carries in its
+// details, and the error to log with the request's line when it is a fault (a 5xx that is not the
+// service saying what it is). Express's error handler below and the verdict's own route
+// (src/verdicts/verdict-http.ts) both answer with it.
+export interface ErrorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  retryAfter?: string;
+  fault?: Error;
+}
+
+const INTERNAL = 'An internal error occurred. Retry the request; quote the X-Request-Id header when reporting it.';
+const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+
+function answerOf(err: AppError): ErrorAnswer {
   const body: Record<string, unknown> = { error: err.code, message: err.message };
   if (err.details) body.details = err.details;
   const retryAfter = err.details?.retry_after_seconds;
-  if (err.code === 'rate_limited' && typeof retryAfter === 'number' && !res.get('retry-after')) res.set('retry-after', String(retryAfter));
-  res.status(err.unavailable ? 503 : STATUS[err.code]).json(body);
+  return {
+    status: err.unavailable ? 503 : STATUS[err.code],
+    body,
+    ...(err.code === 'rate_limited' && typeof retryAfter === 'number' && { retryAfter: String(retryAfter) }),
+  };
 }
 
-// A 5xx's error goes to the request's one log line (http/request-logging.ts), stack included;
-// a warming 503 is no fault and carries none.
-const logWithResponse = (res: Parameters<RequestHandler>[1], err: unknown) => {
-  res.err = err instanceof Error ? err : new Error(String(err));
-};
-
-export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+export function errorAnswer(err: unknown): ErrorAnswer {
   const appError = err instanceof AppError ? err : fromLibrary(err as LibraryError);
   if (appError) {
-    if (appError.code === 'internal' && !appError.unavailable) logWithResponse(res, err);
-    sendError(res, appError);
-    return;
+    const answer = answerOf(appError);
+    // A warming 503 is no fault and carries none.
+    return appError.code === 'internal' && !appError.unavailable ? { ...answer, fault: asError(err) } : answer;
   }
-  logWithResponse(res, err);
+  return { ...answerOf(new AppError('internal', INTERNAL)), fault: asError(err) };
+}
+
+// A 5xx's error goes to the request's one log line (http/request-logging.ts), stack included.
+export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+  const answer = errorAnswer(err);
+  if (answer.fault) res.err = answer.fault;
+  // An error after the answer began: only the log line is left to write.
   if (res.headersSent) return;
-  sendError(
-    res,
-    new AppError('internal', 'An internal error occurred. Retry the request; quote the X-Request-Id header when reporting it.'),
-  );
+  if (answer.retryAfter && !res.get('retry-after')) res.set('retry-after', answer.retryAfter);
+  res.status(answer.status).json(answer.body);
 };
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

@@ -11,12 +11,23 @@ import { newId } from '../db/new-id.js';
 
 const INBOUND_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+// The caller's X-Request-Id when it is a plain token, else a new one.
+export function requestIdFor(inbound: string | string[] | undefined): string {
+  return typeof inbound === 'string' && INBOUND_ID.test(inbound) ? inbound : newId('req');
+}
+
+// The level and message of a request's one line (the verdict's own route writes its line with these).
+export function requestLineOf(status: number, fault: boolean): { level: 'info' | 'warn' | 'error'; message: string } {
+  if (status === 503 && !fault) return { level: 'warn', message: 'request answered 503 unavailable' };
+  if (fault || status >= 500) return { level: 'error', message: status === 503 ? 'request answered 503 unavailable' : 'request failed' };
+  return { level: 'info', message: 'request' };
+}
+
 export function requestLogging(logger: Logger) {
   return pinoHttp({
     logger,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const inbound = req.headers['x-request-id'];
-      const id = typeof inbound === 'string' && INBOUND_ID.test(inbound) ? inbound : newId('req');
+      const id = requestIdFor(req.headers['x-request-id']);
       res.setHeader('X-Request-Id', id);
       return id;
     },
@@ -33,10 +44,7 @@ export function requestLogging(logger: Logger) {
       const r = req as IncomingMessage & { route?: { path?: string }; baseUrl?: string };
       return r.route?.path ? { route: `${r.baseUrl ?? ''}${r.route.path}` } : {};
     },
-    customLogLevel: (_req, res, err) => {
-      if (res.statusCode === 503 && !err) return 'warn';
-      return err || res.statusCode >= 500 ? 'error' : 'info';
-    },
+    customLogLevel: (_req, res, err) => requestLineOf(res.statusCode, Boolean(err)).level,
     customSuccessMessage: () => 'request',
     customErrorMessage: (_req, res) => (res.statusCode === 503 ? 'request answered 503 unavailable' : 'request failed'),
     // pino-http invents an error ("failed with status code 503") for any 5xx without one; a 503

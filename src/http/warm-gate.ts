@@ -15,19 +15,27 @@ export interface WarmGateDeps {
   warmup(): Promise<void>;
 }
 
+// Resolves at once unless the process is warming; then waits for the warm-up, bounded, and throws
+// the retryable 503 (with Retry-After set through `set`) past that. Express's middleware below and
+// the verdict's own route (src/verdicts/verdict-http.ts) share it.
+export async function waitForWarmUp(deps: WarmGateDeps, set: (name: string, value: string) => void): Promise<void> {
+  if (deps.warmState() !== 'warming') return;
+  let timer: NodeJS.Timeout | undefined;
+  const warmed = await Promise.race([
+    deps.warmup().then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (warmed) return;
+  set('Retry-After', '5');
+  throw AppError.unavailable('The service is warming up; retry shortly.');
+}
+
 export function warmGate(deps: WarmGateDeps): RequestHandler {
   return async (_req, res, next) => {
-    if (deps.warmState() !== 'warming') return next();
-    let timer: NodeJS.Timeout | undefined;
-    const warmed = await Promise.race([
-      deps.warmup().then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (warmed) return next();
-    res.set('Retry-After', '5');
-    throw AppError.unavailable('The service is warming up; retry shortly.');
+    await waitForWarmUp(deps, (name, value) => res.set(name, value));
+    next();
   };
 }

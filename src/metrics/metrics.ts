@@ -15,6 +15,10 @@ export interface Metrics {
   // A verdict's MX lookup that got no answer from DNS (its dns signal missing), by why.
   dnsLookupFailed(reason: DnsFailure): void;
   rateLimited(bucket: 'key' | 'ip' | 'auth_failures'): void;
+  // A verdict's cluster read, from its start to its end (past the deadline too), by outcome.
+  graphRead(seconds: number, result: 'ok' | 'failed'): void;
+  // A verdict refused before any work because the process is past saturation (503).
+  verdictRefused(): void;
   webhookAttempt(outcome: 'delivered' | 'pending' | 'failed', createdAt: Date, now: Date): void;
   retentionDeleted(events: number): void;
   retentionScopeFailed(): void;
@@ -26,6 +30,8 @@ export interface Metrics {
 
 // Seconds. Verdicts answer in milliseconds; link and delivery lags reach minutes when a store is down.
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10];
+// Around the graph deadline (GRAPH_DEADLINE_MS, 250 ms by default).
+const GRAPH_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5];
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600];
 
 export function createMetrics(): Metrics {
@@ -65,6 +71,18 @@ export function createMetrics(): Metrics {
   const failOpen = new Counter({
     name: 'doorman_fail_open_total',
     help: 'Verdicts that failed open because a rule or the engine threw',
+    registers,
+  });
+  const graphReads = new Histogram({
+    name: 'doorman_graph_read_seconds',
+    help: "Verdicts' identity graph reads, start to end (past the graph deadline too), by result (ok | failed)",
+    labelNames: ['result'],
+    buckets: GRAPH_BUCKETS,
+    registers,
+  });
+  const refused = new Counter({
+    name: 'doorman_verdicts_refused_total',
+    help: 'Verdict requests answered 503 before any work because the process was past saturation',
     registers,
   });
   const rateLimited = new Counter({
@@ -107,6 +125,8 @@ export function createMetrics(): Metrics {
     },
     dnsLookupFailed: (reason) => dnsFailures.inc({ reason }),
     rateLimited: (bucket) => rateLimited.inc({ bucket }),
+    graphRead: (seconds, result) => graphReads.observe({ result }, seconds),
+    verdictRefused: () => refused.inc(),
     webhookAttempt(outcome, createdAt, now) {
       attempts.inc({ outcome: outcome === 'pending' ? 'retrying' : outcome });
       if (outcome === 'delivered') deliveryLag.observe(Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));

@@ -2,9 +2,8 @@
 // session cookie and its idle end, sign-out, CSRF and same-origin checks, the sign-in limits,
 // API keys refused on /console and cookies on /v1, and what each role may do.
 import { expect } from 'chai';
-import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { createApp, type App } from '../../src/app.js';
 import { redisReady } from '../../src/redis/redis-ready.js';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
@@ -17,7 +16,7 @@ describe('console sign-in and sessions', function () {
   let clockNow = Date.now();
   const clock = { now: () => new Date(clockNow) };
   let deps: Deps;
-  let app: Express;
+  let app: App;
   let tenant: TestTenant;
 
   before(async () => {
@@ -205,7 +204,7 @@ describe('console sign-in and sessions', function () {
 describe('console API permissions', function () {
   this.timeout(30_000);
   let deps: Deps;
-  let app: Express;
+  let app: App;
   let tenant: TestTenant;
 
   before(async () => {

@@ -5,8 +5,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import request from 'supertest';
-import type { Express } from 'express';
-import { createApp } from '../../src/app.js';
+import { createApp, type App } from '../../src/app.js';
 import { aTenant, bearer, type TestTenant } from '../support/fixtures.js';
 import { aSignup, DOMAINS, verdictHarness, type Harness } from '../support/verdict-harness.js';
 import { issueToken, recorded, tokenClaims } from '../support/device-tokens.js';
@@ -19,7 +18,7 @@ describe('POST /v1/verdict with a device token that must be dropped', () => {
 
   // Six signups with the token from fresh addresses: with a valid token the sixth would fire
   // velocity_device_signups (over 5 a day). Returns what was answered, stored and counted.
-  async function screenSix(tenant: TestTenant, token: string, app: Express = h.app) {
+  async function screenSix(tenant: TestTenant, token: string, app: App = h.app) {
     const answers: request.Response[] = [];
     for (let i = 0; i < 6; i++) {
       const ip = `100.64.${Math.floor(Math.random() * 250)}.${i + 1}`;

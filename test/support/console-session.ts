@@ -2,7 +2,7 @@
 // one-time link over HTTP, and a small client that sends the session cookie and the CSRF token
 // as the console's own script does.
 import { randomUUID } from 'node:crypto';
-import type { Express } from 'express';
+import type { App } from '../../src/app.js';
 import request from 'supertest';
 import type { Deps } from '../../src/deps.js';
 import { addAnalyst } from '../../src/console/auth/manage-analysts.js';
@@ -27,7 +27,7 @@ export const cookieOf = (res: request.Response): string => {
   return header.split(';')[0]!;
 };
 
-export function consoleClient(app: Express, cookie: string, csrf: string, who: { email: string; analystId: string }): ConsoleClient {
+export function consoleClient(app: App, cookie: string, csrf: string, who: { email: string; analystId: string }): ConsoleClient {
   return {
     ...who,
     cookie,
@@ -39,7 +39,7 @@ export function consoleClient(app: Express, cookie: string, csrf: string, who: {
 
 export async function anAnalyst(
   deps: Deps,
-  app: Express,
+  app: App,
   tenantId: string,
   role: 'analyst' | 'admin' = 'analyst',
   mode: 'live' | 'test' = 'test',

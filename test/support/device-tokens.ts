@@ -2,7 +2,7 @@
 // record-device-fixtures.ts), a token from the real POST /v1/device, and a token's claims.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Express } from 'express';
+import type { App } from '../../src/app.js';
 import request from 'supertest';
 import { bearer } from './fixtures.js';
 
@@ -28,7 +28,7 @@ export const tokenHeader = (token: string): { alg: string; kid?: string } => par
 export const tokenClaims = (token: string): { sub: string; aud: string; iat: number; exp: number } => part(token, 1);
 export const deviceIdOf = (token: string): string => tokenClaims(token).sub;
 
-export async function issueToken(app: Express, publishableKey: string, body: object): Promise<string> {
+export async function issueToken(app: App, publishableKey: string, body: object): Promise<string> {
   const res = await request(app).post('/v1/device').set(bearer(publishableKey)).send(body);
   if (res.status !== 200) throw new Error(`POST /v1/device answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.device_token as string;

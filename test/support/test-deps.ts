@@ -28,6 +28,10 @@ export const testEnv: NodeJS.ProcessEnv = {
   // The vault's master key for doorman_test, the same on every run (the database persists, and
   // its data keys are wrapped under this key). A test value: never a real deployment's.
   SECRETS_KEY: TEST_SECRETS_KEY,
+  // The overload gate off: the suite runs its shards, the stores and their servers side by side
+  // on a machine that is past saturation by design, and a verdict refused with 503 there would be
+  // a flaky test, not a finding. test/verdicts/overload.test.ts and the bench turn it on.
+  OVERLOAD_LAG_MS: '0',
   // No fetching of the public feeds on a schedule: the intel tests fetch from stand-ins of their own.
   INTEL_UPDATE_CRON: 'off',
 };

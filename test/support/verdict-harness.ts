@@ -4,9 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { createApp, type App } from '../../src/app.js';
 import type { Deps } from '../../src/deps.js';
 import { startDnsStandIn, type DnsStandIn } from './dns-stand-in.js';
 import { startHttpStandIn, type HttpStandIn } from './http-stand-in.js';
@@ -76,7 +75,7 @@ export function standIns(): Promise<{ dns: DnsStandIn; rdap: HttpStandIn; intelD
 
 export interface Harness {
   deps: Deps;
-  app: Express;
+  app: App;
   tenant: TestTenant;
   // A verdict, then a wait until its graph link is applied: the next step of a test's story
   // comes after the link lag, as a user's next action does (the lag is measured by the bench).

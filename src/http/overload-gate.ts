@@ -1,0 +1,85 @@
+// Past saturation, the verdict is refused at once rather than queued: 503 `internal` with
+// `retry-after: 1`, before any store is touched, so the caller fails open in milliseconds
+// instead of after seconds in a queue (README, "Past saturation").
+//
+// What is measured is the process's own queue: the event loop. A timer due every SAMPLE_MS
+// fires late by how long the loop was busy; a request that arrives meanwhile waits that long in
+// the socket before this process even reads it. A late timer alone is a burst (a garbage
+// collection, a batch of arrivals) and is absorbed. A lateness above OVERLOAD_LAG_MS that has
+// lasted OVERLOAD_INTERVAL_MS is a standing queue (the idea of CoDel: the queue's minimum over an
+// interval, not its peak): new verdicts are refused until a sample comes back under the target.
+// Only work not yet begun is refused; verdicts in flight finish. Waiting on a slow store costs no
+// loop time, so a slow graph or Postgres never triggers this: those are the deadlines' business
+// (`timeout_failopen`).
+import { AppError } from '../errors.js';
+
+const SAMPLE_MS = 10;
+// With no verdict for this long the sampler stops (and starts again with the next one).
+const IDLE_MS = 5_000;
+
+export interface OverloadGateOptions {
+  // The loop lateness that counts as a queue (ms); 0 turns the gate off.
+  lagMs: number;
+  // How long the lateness must stand before verdicts are refused (ms).
+  intervalMs: number;
+}
+
+export interface OverloadGate {
+  // Sets retry-after and throws the 503 when the process is past saturation; else returns at once.
+  admit(set: (name: string, value: string) => void): void;
+  // The loop lateness last measured (ms), and whether verdicts are being refused.
+  state(): { lagMs: number; refusing: boolean };
+  close(): void;
+}
+
+export function createOverloadGate(options: OverloadGateOptions, onRefuse: () => void = () => undefined): OverloadGate {
+  let timer: NodeJS.Timeout | undefined;
+  let expected = 0;
+  let lag = 0;
+  // When the lateness first went above the target, while it has stayed there.
+  let aboveSince: number | undefined;
+  let refusing = false;
+  let lastUse = 0;
+
+  const sample = () => {
+    const now = performance.now();
+    lag = Math.max(0, now - expected);
+    expected = now + SAMPLE_MS;
+    if (lag <= options.lagMs) {
+      aboveSince = undefined;
+      refusing = false;
+    } else {
+      // From this sample on: one long pause (a collection, a big reply) ends at its next sample.
+      aboveSince ??= now;
+      refusing = now - aboveSince >= options.intervalMs;
+    }
+    if (now - lastUse > IDLE_MS) stop();
+  };
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+    aboveSince = undefined;
+    refusing = false;
+    lag = 0;
+  };
+
+  return {
+    admit(set) {
+      if (options.lagMs === 0) return;
+      lastUse = performance.now();
+      if (!timer) {
+        expected = lastUse + SAMPLE_MS;
+        timer = setInterval(sample, SAMPLE_MS);
+        timer.unref();
+      }
+      if (!refusing) return;
+      onRefuse();
+      set('retry-after', '1');
+      throw AppError.unavailable(
+        'The service is past its capacity and did not screen this event; retry after 1 s, or decide without Doorman (fail open).',
+      );
+    },
+    state: () => ({ lagMs: lag, refusing }),
+    close: stop,
+  };
+}
