@@ -60,12 +60,14 @@ CALL {
          collect(DISTINCT CASE WHEN joins AND links > 1 THEN id.kind END) AS sharedKinds,
          count(CASE WHEN id.kind = 'device' AND k IS NOT NULL THEN 1 END) > 0 AS deviceSeen
 }
-// The hubs this account already links to (a card it paid with before, on a login without one).
+// The account's own live links, walked once: the hubs it already links to (a card it paid with
+// before, on a login without one), and the kinds it shares with other accounts.
 CALL {
   WITH a
   OPTIONAL MATCH (a)-[k:LINKED]->(j:Identifier)
-  WHERE k.expiredAt IS NULL AND j.hub AND coalesce(j.policyLinks, true)
-  RETURN collect(CASE WHEN j IS NOT NULL THEN {i: j, at: coalesce(j.hubAt, $read.hubThreshold)} END) AS accountHubs
+  WHERE k.expiredAt IS NULL
+  RETURN collect(CASE WHEN j.hub AND coalesce(j.policyLinks, true) THEN {i: j, at: coalesce(j.hubAt, $read.hubThreshold)} END) AS accountHubs,
+         collect(DISTINCT CASE WHEN coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1 THEN j.kind END) AS accountKinds
 }
 // The hubs' marked accounts: those with `confirmedAt`, the time of the earliest confirmed_abuse
 // mark that stands about them (on the account, on one of its events, or on an email it links),
@@ -96,7 +98,7 @@ CALL {
   RETURN head(collect({kind: h.kind, accounts: accounts, confirmed: confirmed, formedMs: formedMs, markedAt: markedAt})) AS hub
 }
 // The pending links this event joins: same account, or an identifier this event links through.
-WITH appliedSeq, a, linking, sharedKinds, deviceSeen, joinKeys, hub,
+WITH appliedSeq, a, linking, sharedKinds, accountKinds, deviceSeen, joinKeys, hub,
      [p IN $read.pending WHERE (p.account IS NOT NULL AND p.account = $read.account) OR any(k IN p.keys WHERE k IN joinKeys)] AS near
 CALL {
   WITH near
@@ -117,18 +119,11 @@ CALL {
   WITH a, linking, nearIds
   UNWIND CASE WHEN a IS NULL THEN linking + nearIds ELSE [a] + linking + nearIds END AS m
   MATCH (m)-[:IN]->(c:Cluster)
-  RETURN collect(DISTINCT c) AS memberClusters
-}
-// The kinds this account shares with other accounts through its own live links.
-CALL {
-  WITH a
-  OPTIONAL MATCH (a)-[k:LINKED]->(j:Identifier)
-  WHERE k.expiredAt IS NULL AND coalesce(j.linking, true) AND NOT j.hub AND j.accounts > 1
-  RETURN collect(DISTINCT j.kind) AS accountKinds
+  RETURN collect(DISTINCT c) AS memberClusters, count(CASE WHEN m = a THEN 1 END) > 0 AS accountClustered
 }
 WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, hub,
      memberClusters + [c IN nearClusters WHERE NOT c IN memberClusters] AS clusters,
-     $read.account IS NOT NULL AND (a IS NULL OR NOT EXISTS { (a)-[:IN]->(:Cluster) }) AS newAccount
+     $read.account IS NOT NULL AND NOT accountClustered AS newAccount
 WITH appliedSeq, a, linking, deviceSeen, nearNew, sharedKinds, accountKinds, joinKeys, hub, clusters, newAccount,
      reduce(s = [], c IN clusters | s + [k IN coalesce(c.abuse, []) WHERE NOT k IN s]) AS abuseKeys
 CALL {
