@@ -1,8 +1,9 @@
 // What the bench's runs share (run-bench.ts, runtime-compare.ts): the harness's own store
 // handles, the DNS stand-in, the run's tenant, the server processes it starts (waited for until
 // they answer, stopped at the end, and never left running when the run ends or fails), device
-// tokens and the traffic built on them, and measuring one step of load against one process.
-import { spawn, type ChildProcess } from 'node:child_process';
+// tokens and the traffic built on them, measuring one step of load against one process, and a
+// CPU hog that holds one core for a step.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { createTenant } from '../src/tenants/manage-tenants.js';
@@ -13,11 +14,14 @@ import type { Run } from './report.js';
 import { BENCH_DOMAINS, createContendedTraffic, createTraffic } from './traffic.js';
 
 export const QUICK = process.env.BENCH_QUICK === '1';
-// The verdict-against-floor steps: open-loop rates, then a closed loop at saturation.
-export const RATES = QUICK ? [100, 200] : [100, 200, 400];
+// The verdict-against-floor steps: open-loop rates, then a closed loop at saturation. (The quick
+// run keeps 400/s too: the targets table reads it.)
+export const RATES = QUICK ? [100, 200, 400] : [100, 200, 400];
 export const STEP_SECONDS = QUICK ? 5 : 20;
 export const SATURATION_SECONDS = QUICK ? 5 : 15;
 export const SATURATION_CONCURRENCY = 32;
+// The graph-read steps' rate: the read alone, and the verdict with one core hogged.
+export const HOGGED_RATE = 200;
 // Unmeasured traffic at 100 req/s through each server before the first step.
 export const WARM_UP_SECONDS = QUICK ? 2 : 5;
 // The contract's 600/min per key would cap one key at 10 req/s; the bench raises it (and says so).
@@ -43,6 +47,10 @@ export interface BenchRig {
   measure(label: string, child: ChildProcess, load: () => Promise<LoadResult>, drain?: boolean): Promise<Run>;
   // Mints the device tokens from a running verdict server, then builds traffic on them.
   mintTraffic(origin: string): Promise<{ traffic: Traffic; contended: Traffic }>;
+  // A child busy-looping on one core (core 0 through taskset where there is one) for `seconds`
+  // + 2 s, ending by itself; stopHog kills it by its pid at the end of the step anyway.
+  startHog(seconds: number): ChildProcess;
+  stopHog(hog: ChildProcess): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,6 +101,23 @@ export async function openBenchRig(): Promise<BenchRig> {
     return writer;
   }
 
+  const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  function startHog(seconds: number): ChildProcess {
+    const loop = `const end = Date.now() + ${Math.ceil((seconds + 2) * 1000)}; while (Date.now() < end) {}`;
+    const [cmd, args] = hasTaskset ? ['taskset', ['-c', '0', process.execPath, '-e', loop]] : [process.execPath, ['-e', loop]];
+    const hog = spawn(cmd, args, { stdio: 'ignore' });
+    children.push(hog);
+    log(`cpu hog pid ${hog.pid} for ${seconds + 2} s${hasTaskset ? ' on core 0 (taskset)' : ''}`);
+    return hog;
+  }
+
+  async function stopHog(hog: ChildProcess): Promise<void> {
+    if (hog.exitCode !== null || hog.signalCode !== null) return;
+    const exited = new Promise((r) => hog.once('exit', r));
+    if (hog.pid !== undefined) process.kill(hog.pid, 'SIGKILL');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+  }
+
   async function stop(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
@@ -136,7 +161,13 @@ export async function openBenchRig(): Promise<BenchRig> {
     const answered = result.ok;
     const cpuMsPerRequest = answered > 0 ? Number(((cpuSeconds * 1000) / answered).toFixed(2)) : 0;
     log(
-      `${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, errors ${result.errors}, cpu ${cpuPercent}% (${cpuMsPerRequest} ms/request), writer cpu ${writerCpuPercent ?? '-'}%, rss ${rssMbMax} MB`,
+      `${label}: ${result.throughput} req/s ok, p50 ${result.p50} ms, p90 ${result.p90}, p99 ${result.p99}, max ${result.max}, refused ${result.refused}, errors ${result.errors}, fail-open ${result.failOpen}${
+        Object.keys(result.failOpenSources).length
+          ? ` (${Object.entries(result.failOpenSources)
+              .map(([k, n]) => `${k} ${n}`)
+              .join(', ')})`
+          : ''
+      }, graph p50 ${result.graphP50} ms p99 ${result.graphP99} ms (of ${result.graphTimed}), cpu ${cpuPercent}% (${cpuMsPerRequest} ms/request), writer cpu ${writerCpuPercent ?? '-'}%, rss ${rssMbMax} MB`,
     );
     return { label, ...result, cpuPercent, cpuMsPerRequest, ...(writerCpuPercent !== undefined && { writerCpuPercent }), rssMbMax };
   }
@@ -166,5 +197,5 @@ export async function openBenchRig(): Promise<BenchRig> {
     await deps.close();
   }
 
-  return { deps, tenant, scope, env, startServer, startWriter, stop, drainOutbox, measure, mintTraffic, close };
+  return { deps, tenant, scope, env, startServer, startWriter, stop, drainOutbox, measure, mintTraffic, startHog, stopHog, close };
 }

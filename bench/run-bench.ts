@@ -1,7 +1,9 @@
-// `npm run bench`: verdict latency and throughput against the I/O floor, and cost as stored
-// data grows. Needs the local stack up (scripts/bench.sh brings it up and builds). Every load
-// targets loopback, is bounded in count and time, and stops by itself. Writes
-// docs/benchmarks.md and docs/benchmarks-latency.svg.
+// `npm run bench`: verdict latency and throughput against its floor (the honest floor, making the
+// verdict's store calls, and the old floor before issue 44, to show the change of baseline), the
+// graph read alone and with one core hogged, and cost as stored data grows. Needs the local stack
+// up (scripts/bench.sh brings it up and builds). Every load targets loopback, is bounded in count
+// and time, and stops by itself. Writes docs/benchmarks.md and docs/benchmarks-latency.svg, and
+// appends the run's row to docs/benchmarks-history.md.
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { freePort } from '../test/support/free-port.js';
@@ -9,8 +11,10 @@ import { closedLoop, openLoop, type LoadResult } from './load-generator.js';
 import { removeGraph, seedEvents, seedGraph, settle } from './seed-growth.js';
 import { probeReadYourWrites, type ProbeResult } from './read-your-writes.js';
 import { writeReport, type BacktestResult, type Run } from './report.js';
+import { graphReadAlone, type GraphReadResult } from './graph-read-alone.js';
 import { runGraphQuality } from './graph-quality/run-graph-quality.js';
 import {
+  HOGGED_RATE,
   log,
   openBenchRig,
   QUICK,
@@ -38,6 +42,8 @@ async function main(): Promise<void> {
   const writer = rig.startWriter();
   const floorPort = await freePort();
   const floor = await rig.startServer(['--import', 'tsx', 'bench/floor-server.ts'], floorPort);
+  const oldFloorPort = await freePort();
+  const oldFloor = await rig.startServer(['--import', 'tsx', 'bench/floor-old-server.ts'], oldFloorPort);
 
   const { traffic, contended } = await rig.mintTraffic(`http://127.0.0.1:${verdictPort}`);
   const origin = `http://127.0.0.1:${verdictPort}`;
@@ -55,23 +61,63 @@ async function main(): Promise<void> {
   log('warming up');
   await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(1), 100, WARM_UP_SECONDS);
   await openLoop(`http://127.0.0.1:${floorPort}`, traffic(1), 100, WARM_UP_SECONDS);
+  await openLoop(`http://127.0.0.1:${oldFloorPort}`, traffic(1), 100, WARM_UP_SECONDS);
 
-  const rates: { rate: number; verdict: Run; floor: Run }[] = [];
+  // Each rate and the saturation: the verdict, the honest floor, the old floor, in that order.
+  const rates: { rate: number; verdict: Run; floor: Run; oldFloor: Run }[] = [];
   for (const rate of RATES) {
     const v = await measure(`verdict @${rate}/s`, verdict, () =>
       openLoop(`http://127.0.0.1:${verdictPort}`, traffic(rate), rate, STEP_SECONDS),
     );
-    const f = await measure(`floor @${rate}/s`, floor, () => openLoop(`http://127.0.0.1:${floorPort}`, traffic(rate), rate, STEP_SECONDS));
-    rates.push({ rate, verdict: v, floor: f });
+    const f = await measure(`floor (honest) @${rate}/s`, floor, () =>
+      openLoop(`http://127.0.0.1:${floorPort}`, traffic(rate), rate, STEP_SECONDS),
+    );
+    const o = await measure(`floor (old) @${rate}/s`, oldFloor, () =>
+      openLoop(`http://127.0.0.1:${oldFloorPort}`, traffic(rate), rate, STEP_SECONDS),
+    );
+    rates.push({ rate, verdict: v, floor: f, oldFloor: o });
   }
   const saturation = {
     verdict: await measure('verdict saturation', verdict, () =>
       closedLoop(`http://127.0.0.1:${verdictPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS),
     ),
-    floor: await measure('floor saturation', floor, () =>
+    floor: await measure('floor (honest) saturation', floor, () =>
       closedLoop(`http://127.0.0.1:${floorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS),
     ),
+    oldFloor: await measure('floor (old) saturation', oldFloor, () =>
+      closedLoop(`http://127.0.0.1:${oldFloorPort}`, traffic(7), SATURATION_CONCURRENCY, SATURATION_SECONDS),
+    ),
   };
+
+  // The graph read: alone from this process (idle, then with one core hogged), and the verdict
+  // @200/s with one core hogged (its fail-opens, and its read's duration from Server-Timing).
+  const readAlone = async (label: string, hogged: boolean): Promise<GraphReadResult> => {
+    await drainOutbox(label);
+    const hog = hogged ? rig.startHog(STEP_SECONDS) : undefined;
+    try {
+      const result = await graphReadAlone(rig, label, traffic(17), HOGGED_RATE, STEP_SECONDS);
+      log(
+        `${label}: ${result.reads} reads, p50 ${result.p50} ms, p99 ${result.p99}, max ${result.max}, over 150 ms ${result.over150}, over 250 ms ${result.over250}, failed ${result.failed}, skipped ${result.skipped}`,
+      );
+      return result;
+    } finally {
+      if (hog) await rig.stopHog(hog);
+    }
+  };
+  const graphAloneIdle = await readAlone(`graph read alone @${HOGGED_RATE}/s`, false);
+  const graphAloneHogged = await readAlone(`graph read alone @${HOGGED_RATE}/s, one core hogged`, true);
+  const hoggedVerdict = await measure(`verdict @${HOGGED_RATE}/s, one core hogged`, verdict, async () => {
+    const hog = rig.startHog(STEP_SECONDS);
+    try {
+      return await openLoop(`http://127.0.0.1:${verdictPort}`, traffic(19), HOGGED_RATE, STEP_SECONDS);
+    } finally {
+      await rig.stopHog(hog);
+    }
+  });
+  const graphFailOpens = (r: Run) => (r.failOpenSources['timeout:graph'] ?? 0) + (r.failOpenSources['unavailable:graph'] ?? 0);
+  log(
+    `verdict @${HOGGED_RATE}/s, one core hogged: graph fail-opens ${graphFailOpens(hoggedVerdict)} of ${hoggedVerdict.sent} (${hoggedVerdict.sent ? ((100 * graphFailOpens(hoggedVerdict)) / hoggedVerdict.sent).toFixed(2) : '0'}%), p50 ${hoggedVerdict.p50} ms, p99 ${hoggedVerdict.p99} ms, graph read p99 ${hoggedVerdict.graphP99} ms`,
+  );
   const contention = {
     open: await withProbe(`contended @${CONTENDED_RATE}/s`, STEP_SECONDS, () =>
       openLoop(origin, contended(11), CONTENDED_RATE, STEP_SECONDS),
@@ -99,7 +145,7 @@ async function main(): Promise<void> {
     });
   }
 
-  await Promise.all([rig.stop(verdict), rig.stop(floor), rig.stop(writer)]);
+  await Promise.all([rig.stop(verdict), rig.stop(floor), rig.stop(oldFloor), rig.stop(writer)]);
   // Policy backtests: stored events evaluated per second, in a tenant of its own.
   log('backtest throughput');
   const backtest = JSON.parse(
@@ -144,16 +190,34 @@ async function main(): Promise<void> {
       saturationSeconds: SATURATION_SECONDS,
       concurrency: SATURATION_CONCURRENCY,
       rateLimit: RATE_LIMIT,
+      hoggedRate: HOGGED_RATE,
     },
     rates,
     saturation,
+    graphRead: { aloneIdle: graphAloneIdle, aloneHogged: graphAloneHogged, hoggedVerdict },
     contention,
     growth,
     backtest,
     graphQuality,
     minutes: (Date.now() - started) / 60_000,
+    commit: commitOf(),
   });
   log(`done in ${((Date.now() - started) / 60_000).toFixed(1)} min; wrote docs/benchmarks.md`);
+}
+
+// The checkout's commit for the history row, marked when the tree has changes.
+function commitOf(): string {
+  try {
+    const head = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty = execSync('git status --porcelain --untracked-files=no', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    return dirty ? `${head} + uncommitted changes` : head;
+  } catch {
+    return 'unknown';
+  }
 }
 
 await main();

@@ -6,6 +6,7 @@
 // Writes bench/graph-quality/results/<label>.json. Options: --label NAME, --seed N, --scale F
 // (multiplies every count of people; 0.25 for a quick run).
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -81,13 +82,16 @@ export async function runGraphQuality(
     AUTH_FAILURES_PER_IP: '1000000',
     TRUST_PROXY: 'loopback',
     SIGNAL_DEADLINE_MS: '2000',
+    // Quality, not speed: the replay drives this in-process server as fast as it answers, and a
+    // verdict refused past saturation (README, "Past saturation") would be a decision not scored.
+    OVERLOAD_LAG_MS: '0',
     METRICS_PORT: '0',
     LOG_LEVEL: 'warn',
   });
   const deps = createDeps(config, { logger: pino({ level: 'warn' }), clock });
   await deps.warmup();
   await deps.graphWriter.start();
-  const server = createApp(deps).listen(0, '127.0.0.1');
+  const server = http.createServer(createApp(deps)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const tenant = await createTenant(deps.db, `graph-quality-${label}-${Date.now()}`);
