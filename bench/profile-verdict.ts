@@ -95,7 +95,7 @@ process.stderr.write(
   `[profile] Server-Timing of ${timings.get('(client total)')?.length ?? 0} sampled verdicts (p50 / p90 ms):\n${[...timings].map(([k, xs]) => `  ${k}: ${med(xs, 0.5).toFixed(1)} / ${med(xs, 0.9).toFixed(1)}`).join('\n')}\n`,
 );
 process.stderr.write(
-  `[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, p50 ${result.p50} ms, p99 ${result.p99} ms; server CPU ${used.cpuPercent}%, ${((used.cpuSeconds * 1000) / result.ok).toFixed(2)} ms per request\n`,
+  `[profile] ${rate}/s for ${seconds} s: ${result.throughput} req/s ok, ${result.refused} refused, p50 ${result.p50} ms, p99 ${result.p99} ms; server CPU ${used.cpuPercent}%, ${((used.cpuSeconds * 1000) / result.ok).toFixed(2)} ms per request\n`,
 );
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM');

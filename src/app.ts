@@ -53,8 +53,9 @@ export function createApp(deps: Deps): App {
   app.use(feedbackRoutes(deps, validator));
   app.use(notFoundHandler);
   app.use(errorHandler);
-  const gate = createOverloadGate({ lagMs: deps.config.overloadLagMs, intervalMs: deps.config.overloadIntervalMs }, () =>
-    deps.metrics.verdictRefused(),
+  const gate = createOverloadGate(
+    { lagMs: deps.config.overloadLagMs, intervalMs: deps.config.overloadIntervalMs, poolWaiting: () => deps.db.waitingCount },
+    () => deps.metrics.verdictRefused(),
   );
   const verdict = verdictRoute(deps, validator, { limit, gate, trustProxy: app.get('trust proxy fn') });
   return (req, res) => (verdict.matches(req) ? verdict.serve(req, res) : app(req, res));

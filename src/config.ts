@@ -26,7 +26,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly rateLimitWindowSeconds: number;
   // Past saturation (src/http/overload-gate.ts): the event loop's lateness that counts as a queue
-  // (0: never refuse), and how long it must stand before verdicts are refused with 503.
+  // (0: never refuse), and how long it (or waiters for a Postgres connection) must stand before
+  // verdicts are refused with 503.
   readonly overloadLagMs: number;
   readonly overloadIntervalMs: number;
   // Failed authentications per client address (IPv6: per /64) and window, past which keys not

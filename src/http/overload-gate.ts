@@ -2,15 +2,18 @@
 // `retry-after: 1`, before any store is touched, so the caller fails open in milliseconds
 // instead of after seconds in a queue (README, "Past saturation").
 //
-// What is measured is the process's own queue: the event loop. A timer due every SAMPLE_MS
-// fires late by how long the loop was busy; a request that arrives meanwhile waits that long in
-// the socket before this process even reads it. A late timer alone is a burst (a garbage
-// collection, a batch of arrivals) and is absorbed. A lateness above OVERLOAD_LAG_MS that has
-// lasted OVERLOAD_INTERVAL_MS is a standing queue (the idea of CoDel: the queue's minimum over an
-// interval, not its peak): new verdicts are refused until a sample comes back under the target.
-// Only work not yet begun is refused; verdicts in flight finish. Waiting on a slow store costs no
-// loop time, so a slow graph or Postgres never triggers this: those are the deadlines' business
-// (`timeout_failopen`).
+// What is watched is this process's own queues, sampled every SAMPLE_MS:
+// - the event loop: a timer due every SAMPLE_MS fires late by how long the loop was busy, and a
+//   request that arrives meanwhile waits that long in the socket before it is even read (this
+//   process's CPU is the bottleneck);
+// - the Postgres pool: requests waiting for a connection, which every verdict's write needs (the
+//   database, or the machine under it, is the bottleneck: the pool is where the work queues).
+// A queue seen at one sample is a burst (a garbage collection, a batch of arrivals) and is
+// absorbed. A queue seen at every sample for OVERLOAD_INTERVAL_MS is a standing queue (the idea of
+// CoDel: a queue's minimum over an interval, not its peak): new verdicts are refused until a
+// sample finds no queue. Only work not yet begun is refused; verdicts in flight finish. Waiting
+// on Neo4j or Redis never triggers it: those waits are bounded by the verdict's deadlines
+// (`timeout_failopen`), and a slow graph must not turn into refused verdicts.
 import { AppError } from '../errors.js';
 
 const SAMPLE_MS = 10;
@@ -20,15 +23,17 @@ const IDLE_MS = 5_000;
 export interface OverloadGateOptions {
   // The loop lateness that counts as a queue (ms); 0 turns the gate off.
   lagMs: number;
-  // How long the lateness must stand before verdicts are refused (ms).
+  // How long a queue must stand before verdicts are refused (ms).
   intervalMs: number;
+  // Requests waiting for a Postgres connection now (pg.Pool's waitingCount).
+  poolWaiting: () => number;
 }
 
 export interface OverloadGate {
   // Sets retry-after and throws the 503 when the process is past saturation; else returns at once.
   admit(set: (name: string, value: string) => void): void;
-  // The loop lateness last measured (ms), and whether verdicts are being refused.
-  state(): { lagMs: number; refusing: boolean };
+  // The loop lateness and pool queue last measured, and whether verdicts are being refused.
+  state(): { lagMs: number; poolWaiting: number; refusing: boolean };
   close(): void;
 }
 
@@ -36,6 +41,7 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
   let timer: NodeJS.Timeout | undefined;
   let expected = 0;
   let lag = 0;
+  let waiting = 0;
   // When the lateness first went above the target, while it has stayed there.
   let aboveSince: number | undefined;
   let refusing = false;
@@ -45,7 +51,8 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
     const now = performance.now();
     lag = Math.max(0, now - expected);
     expected = now + SAMPLE_MS;
-    if (lag <= options.lagMs) {
+    waiting = options.poolWaiting();
+    if (lag <= options.lagMs && waiting === 0) {
       aboveSince = undefined;
       refusing = false;
     } else {
@@ -61,6 +68,7 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
     aboveSince = undefined;
     refusing = false;
     lag = 0;
+    waiting = 0;
   };
 
   return {
@@ -79,7 +87,7 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
         'The service is past its capacity and did not screen this event; retry after 1 s, or decide without Doorman (fail open).',
       );
     },
-    state: () => ({ lagMs: lag, refusing }),
+    state: () => ({ lagMs: lag, poolWaiting: waiting, refusing }),
     close: stop,
   };
 }

@@ -1,7 +1,8 @@
 // Past saturation (src/http/overload-gate.ts, README "Past saturation"): while this process's event
-// loop has a standing queue, a verdict is refused at once with 503 and retry-after, before any
-// store is touched; a burst is absorbed, and verdicts are served again once the queue drains.
-// The queue is made for real: this process's loop is kept busy in 50 ms slices.
+// loop or its Postgres pool has a standing queue, a verdict is refused at once with 503 and
+// retry-after, before any store is touched; a burst is absorbed, and verdicts are served again once
+// the queue drains. The queues are made for real: this process's loop kept busy in 50 ms slices,
+// and every connection of a small pool held by a transaction.
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer } from '../support/fixtures.js';
@@ -42,7 +43,7 @@ describe('past saturation', function () {
   it('serves every verdict of an ordinary load, and absorbs one long pause', async () => {
     for (let i = 0; i < 20; i++) expect((await send()).status).to.equal(200);
     // One 150 ms pause is a burst, not a standing queue: the verdict sent during it is served.
-    const during = send();
+    const during = send().then((res) => res);
     await hog(150, 150);
     expect((await during).status).to.equal(200);
   });
@@ -77,5 +78,23 @@ describe('past saturation', function () {
     // The queue drained: served again.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await send()).status).to.equal(200);
+  });
+
+  it('refuses verdicts while requests wait for a Postgres connection, and serves the one that waited once it gets one', async () => {
+    const small = await verdictHarness({ OVERLOAD_LAG_MS: '20', OVERLOAD_INTERVAL_MS: '100', PG_POOL_MAX: '2' });
+    const post = () => request(small.app).post('/v1/verdict').set(bearer(small.tenant.keys.sk_test)).send(aSignup());
+    expect((await post()).status).to.equal(200);
+    // Every connection of the pool held, as a slow database holds them.
+    const held = await Promise.all([small.deps.db.connect(), small.deps.db.connect()]);
+    // Sent now (supertest sends on then), it waits for a connection.
+    const waited = post().then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const refused = await post();
+    expect(refused.status).to.equal(503);
+    expect(refused.headers['retry-after']).to.equal('1');
+    for (const client of held) client.release();
+    expect((await waited).status).to.equal(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await post()).status).to.equal(200);
   });
 });
