@@ -39,16 +39,14 @@ import { clearableDeadline } from '../src/deadline.js';
 import { verifyDeviceToken } from '../src/devices/device-token.js';
 import { ENGINE_VERSION } from '../src/engine/engine-version.js';
 import type { Reason } from '../src/engine/types.js';
-import { joiningKeys, readClusterFacts, type ClusterFacts } from '../src/graph/identity-graph.js';
-import { listCandidates } from '../src/lists/list-values.js';
+import { joiningKeys, readClusterFacts } from '../src/graph/identity-graph.js';
 import { watchPolicies } from '../src/policies/documents/policy-registry.js';
-import { domainAndParents } from '../src/signals/email/domain-and-parents.js';
 import { parseEmail } from '../src/signals/email/parse-email.js';
 import { bearerToken, hashKey } from '../src/tenants/api-key.js';
 import { findKey, type KeyRow } from '../src/tenants/key-store.js';
 import { Timings } from '../src/timings.js';
 import { countVelocity } from '../src/velocity/velocity-store.js';
-import { eventLink, velocityCounters, type Identified } from '../src/verdicts/collect-signals.js';
+import { eventLink, graphSignal, listValues, velocityCounters, type Identified } from '../src/verdicts/collect-signals.js';
 import { findAnswer } from '../src/verdicts/idempotency-store.js';
 import { storedRequest, verdictEventOf, type VerdictRequest } from '../src/verdicts/verdict-request.js';
 import { writeJudgedEvent, type WriteExtras } from '../src/verdicts/verdict-store.js';
@@ -56,7 +54,6 @@ import { gather, type Gathered } from '../src/verdicts/with-deadline.js';
 
 // The floor wakes no writer: its links wait for the writer's poll.
 const NO_WAKE = { written: () => undefined };
-const DAY_MS = 86_400_000;
 
 const deps = createDeps(loadConfig());
 // The bench never revokes a key: a plain memo stands for the verdict's key directory.
@@ -78,39 +75,6 @@ await deps.warmup();
 // Contract §4.1 (verdict-routes.ts idempotencyKeyOf, not imported: that file loads the HTTP plumbing).
 const idempotencyKeyOf = (header: string | string[] | undefined) =>
   typeof header === 'string' && header.length > 0 && header.length <= 255 ? header : undefined;
-
-// The graph facts as the verdict stores them in the event's signals (collect-signals graphSignal's
-// fields), so the write's signals column is the verdict's size.
-function storedGraph(facts: ClusterFacts, nowMs: number, card?: string, country?: string) {
-  const days = (at: number | null) => (at === null ? undefined : Math.floor((nowMs - at) / DAY_MS));
-  const cards = card ? [...facts.cards, { card, country: country ?? '' }] : facts.cards;
-  return {
-    ...(facts.clusterId && { clusterId: facts.clusterId }),
-    linkedAccounts: facts.accounts,
-    recentAccounts: facts.recentAccounts,
-    viaKinds: facts.viaKinds,
-    ...(facts.evidence && { abuseEvidence: { via: facts.evidence.via, markedAt: new Date(facts.evidence.at).toISOString() } }),
-    ...(facts.hub && {
-      hub: {
-        kind: facts.hub.kind,
-        accounts: facts.hub.accounts,
-        confirmedAccounts: facts.hub.confirmed,
-        formedSeconds: Math.round(facts.hub.formedMs / 1000),
-        markedAt: new Date(facts.hub.markedAt).toISOString(),
-      },
-    }),
-    confirmedAbuse: facts.confirmedAbuse,
-    falsePositive: facts.falsePositive,
-    chargebacks: facts.chargebacks,
-    suppressedCodes: facts.suppressed,
-    distinctCards24h: new Set(cards.map((c) => c.card)).size,
-    distinctCardCountries24h: new Set(cards.map((c) => c.country).filter(Boolean)).size,
-    accountHasHistory: facts.accountHistory,
-    deviceSeenForAccount: facts.deviceSeen,
-    ...(days(facts.lastTrialStartAt) !== undefined && { daysSinceLastTrialStart: days(facts.lastTrialStartAt) }),
-    ...(days(facts.convertedAt) !== undefined && { daysSinceConversion: days(facts.convertedAt) }),
-  };
-}
 
 type Missing = { source: string; reason: 'timeout' | 'unavailable' };
 
@@ -168,17 +132,7 @@ async function answer(req: http.IncomingMessage, rawBody: Buffer): Promise<{ sta
   const link = eventLink(scope, identified, now, deps.config.hubThreshold, policy);
   const counting = counters.length > 0 ? countVelocity(deps.redis, counters, now.getTime()) : undefined;
   // collect-signals listValues: the same candidates.
-  const listHits = deps.lists.match(
-    scope,
-    listCandidates({
-      email: event.email,
-      emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,
-      ip: event.ip,
-      deviceId,
-      cardFingerprint: event.payment?.cardFingerprint,
-      externalUserId: event.externalUserId,
-    }),
-  );
+  const listHits = deps.lists.match(scope, listValues(identified));
   const windowSeconds = policy.rules.identity_cluster?.windowSeconds;
   const recentSince = windowSeconds === undefined ? 0 : now.getTime() - windowSeconds * 1000;
   const [lists, velocity, graph] = await Promise.all([
@@ -214,7 +168,7 @@ async function answer(req: http.IncomingMessage, rawBody: Buffer): Promise<{ sta
       ...(payment && { payment }),
       lists: listed,
       ...(velocitySignal && { velocity: velocitySignal }),
-      ...(facts && { graph: storedGraph(facts, now.getTime(), payment?.cardFingerprint, payment?.country) }),
+      ...(facts && { graph: graphSignal(facts, now.getTime(), payment?.cardFingerprint, payment?.country) }),
       missing,
     },
   };

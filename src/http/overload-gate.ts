@@ -32,16 +32,12 @@ export interface OverloadGateOptions {
 export interface OverloadGate {
   // Sets retry-after and throws the 503 when the process is past saturation; else returns at once.
   admit(set: (name: string, value: string) => void): void;
-  // The loop lateness and pool queue last measured, and whether verdicts are being refused.
-  state(): { lagMs: number; poolWaiting: number; refusing: boolean };
   close(): void;
 }
 
 export function createOverloadGate(options: OverloadGateOptions, onRefuse: () => void = () => undefined): OverloadGate {
   let timer: NodeJS.Timeout | undefined;
   let expected = 0;
-  let lag = 0;
-  let waiting = 0;
   // When the lateness first went above the target, while it has stayed there.
   let aboveSince: number | undefined;
   let refusing = false;
@@ -49,9 +45,9 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
 
   const sample = () => {
     const now = performance.now();
-    lag = Math.max(0, now - expected);
+    const lag = Math.max(0, now - expected);
     expected = now + SAMPLE_MS;
-    waiting = options.poolWaiting();
+    const waiting = options.poolWaiting();
     if (lag <= options.lagMs && waiting === 0) {
       aboveSince = undefined;
       refusing = false;
@@ -67,8 +63,6 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
     timer = undefined;
     aboveSince = undefined;
     refusing = false;
-    lag = 0;
-    waiting = 0;
   };
 
   return {
@@ -87,7 +81,6 @@ export function createOverloadGate(options: OverloadGateOptions, onRefuse: () =>
         'The service is past its capacity and did not screen this event; retry after 1 s, or decide without Doorman (fail open).',
       );
     },
-    state: () => ({ lagMs: lag, poolWaiting: waiting, refusing }),
     close: stop,
   };
 }

@@ -79,7 +79,7 @@ export interface FreshRead {
 
 const DAY_MS = 86_400_000;
 
-function graphSignal(facts: ClusterFacts, nowMs: number, card?: string, country?: string): GraphSignal {
+export function graphSignal(facts: ClusterFacts, nowMs: number, card?: string, country?: string): GraphSignal {
   const days = (at: number | null) => (at === null ? undefined : Math.floor((nowMs - at) / DAY_MS));
   // This event's card counts among the cluster's cards of the last day.
   const cards = card ? [...facts.cards, { card, country: country ?? '' }] : facts.cards;
@@ -131,7 +131,7 @@ function emailFacts(email: EmailLookup, vouched: boolean): { signal: EmailSignal
 }
 
 // An event once its device token is verified: what velocity counts, the lists match and the
-// graph links. (Exported with the two functions below for the bench's honest floor, which makes
+// graph links. (Exported with the functions below that take it, and graphSignal, for the bench's honest floor, which makes
 // the verdict's store calls with these very parameters: bench/floor-server.ts.)
 export interface Identified {
   event: VerdictEvent;
@@ -177,7 +177,7 @@ export function eventLink(scope: Scope, { event, eventId, deviceId }: Identified
   );
 }
 
-function listValues({ event, deviceId, domain }: Identified) {
+export function listValues({ event, deviceId, domain }: Identified) {
   return listCandidates({
     email: event.email,
     emailDomains: domain ? domainAndParents(domain.full, domain.registrable) : undefined,

@@ -27,7 +27,7 @@ import { Timings } from '../timings.js';
 import { decideVerdict, type DecideVerdictDeps } from './decide-verdict.js';
 import { verdictEventOf, type VerdictRequest } from './verdict-request.js';
 
-export const VERDICT_ROUTE = '/v1/verdict';
+const VERDICT_ROUTE = '/v1/verdict';
 
 // With tracing on (src/tracing/start-tracing.ts), the route's work is one span under the HTTP
 // server's, where Express's routes have the Express instrumentation's; without it, a no-op.
@@ -77,7 +77,7 @@ function pathOf(url: string): string {
   }
 }
 
-export function isVerdictPath(url: string): boolean {
+function isVerdictPath(url: string): boolean {
   const path = pathOf(url);
   if (path === VERDICT_ROUTE) return true;
   const lower = path.toLowerCase();
